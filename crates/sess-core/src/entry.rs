@@ -1,0 +1,452 @@
+//! Session entries: one JSON object per line after the header.
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use crate::envelope::{Envelope, EnvelopeError, Field};
+use crate::id::EntryId;
+use crate::raw::RawJson;
+
+/// One persisted event of a session.
+///
+/// An entry keeps the exact JSON text it was read from and the fields sess needs
+/// to understand, so writing it back never loses what a newer agent wrote: unknown
+/// entry types and unknown fields survive every load and rewrite unchanged.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    json: Arc<str>,
+    id: EntryId,
+    parent_id: Option<EntryId>,
+    timestamp: Option<Box<str>>,
+    kind: EntryKind,
+}
+
+/// What an entry is, with the fields that context rebuild, the tree and the
+/// listings read. Everything else stays in [`Entry::json`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum EntryKind {
+    /// `message`: an agent message (user, assistant, tool result, …).
+    Message(MessageEntry),
+    /// `thinking_level_change`.
+    ThinkingLevelChange(ThinkingLevelChange),
+    /// `model_change`, in either dialect: `{model, role?}` (xcsh, oh-my-pi) or
+    /// `{provider, modelId}` (pi-mono).
+    ModelChange(ModelChange),
+    /// `compaction`: a summary that replaces the path before `firstKeptEntryId`.
+    Compaction(Compaction),
+    /// `branch_summary`: a summary of an abandoned branch.
+    BranchSummary(BranchSummary),
+    /// `custom`: extension state, never part of the model context.
+    Custom(CustomEntry),
+    /// `custom_message`: an extension message that joins the model context.
+    CustomMessage(CustomMessage),
+    /// `label`: sets or clears the label of another entry.
+    Label(Label),
+    /// `ttsr_injection`: rules injected into the conversation.
+    TtsrInjection(TtsrInjection),
+    /// `session_init`: the initial prompt and tools of a subagent session.
+    SessionInit,
+    /// `mode_change`: the agent's mode (for example `plan`).
+    ModeChange(ModeChange),
+    /// `session_info` (pi-mono): the session's display name.
+    SessionInfo(SessionInfo),
+    /// `context_change` (xcsh).
+    ContextChange(ContextChange),
+    /// `service_tier_change` (xcsh).
+    ServiceTierChange(ServiceTierChange),
+    /// `mcp_tool_selection` (xcsh).
+    McpToolSelection(McpToolSelection),
+    /// Any other type, kept as it is.
+    Unknown(UnknownEntry),
+}
+
+/// Fields of a `message` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageEntry {
+    /// The agent message, exactly as stored.
+    pub message: Option<RawJson>,
+}
+
+/// Fields of a `thinking_level_change` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThinkingLevelChange {
+    /// The new level; `null` or absent means `"off"`.
+    pub thinking_level: Option<RawJson>,
+}
+
+/// Fields of a `model_change` entry in both dialects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelChange {
+    /// `"provider/modelId"` (xcsh, oh-my-pi).
+    pub model: Option<String>,
+    /// The model role; absent means `"default"`.
+    pub role: Option<String>,
+    /// pi-mono's provider.
+    pub provider: Option<String>,
+    /// pi-mono's model id.
+    pub model_id: Option<String>,
+}
+
+impl ModelChange {
+    /// The role and `"provider/modelId"` this change sets, whichever dialect wrote it.
+    pub fn assignment(&self) -> Option<(&str, String)> {
+        let role = self.role.as_deref().unwrap_or("default");
+        if let Some(model) = self.model.as_deref().filter(|m| !m.is_empty()) {
+            return Some((role, model.to_owned()));
+        }
+        match (&self.provider, &self.model_id) {
+            (Some(provider), Some(model_id)) => Some((role, format!("{provider}/{model_id}"))),
+            _ => None,
+        }
+    }
+}
+
+/// Fields of a `compaction` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compaction {
+    /// The summary text.
+    pub summary: Option<RawJson>,
+    /// xcsh's short recap.
+    pub short_summary: Option<RawJson>,
+    /// The first entry of the path that the compaction keeps.
+    pub first_kept_entry_id: Option<EntryId>,
+    /// Context size before compaction.
+    pub tokens_before: Option<RawJson>,
+    /// Hook data kept across the compaction (xcsh).
+    pub preserve_data: Option<RawJson>,
+}
+
+/// Fields of a `branch_summary` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BranchSummary {
+    /// The entry the abandoned branch left from, or `"root"`.
+    pub from_id: Option<RawJson>,
+    /// The summary text.
+    pub summary: Option<RawJson>,
+}
+
+/// Fields of a `custom` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomEntry {
+    /// The extension that wrote it.
+    pub custom_type: Option<String>,
+}
+
+/// Fields of a `custom_message` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CustomMessage {
+    /// The extension that wrote it.
+    pub custom_type: Option<RawJson>,
+    /// A string or an array of text and image blocks.
+    pub content: Option<RawJson>,
+    /// Whether the agent's UI shows it.
+    pub display: Option<RawJson>,
+    /// Extension data, not sent to the model.
+    pub details: Option<RawJson>,
+    /// Who initiated it (xcsh).
+    pub attribution: Option<RawJson>,
+}
+
+/// Fields of a `label` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    /// The labelled entry.
+    pub target_id: Option<EntryId>,
+    /// The label; a falsy or absent label clears it.
+    pub label: Option<RawJson>,
+}
+
+impl Label {
+    /// The label text this entry sets, or `None` when it clears the label.
+    pub fn text(&self) -> Option<String> {
+        let label = self.label.as_ref().filter(|l| l.is_truthy())?;
+        Some(label.as_string().unwrap_or_else(|| label.as_str().to_owned()))
+    }
+}
+
+/// Fields of a `ttsr_injection` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TtsrInjection {
+    /// Names of the injected rules.
+    pub injected_rules: Vec<String>,
+}
+
+/// Fields of a `mode_change` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeChange {
+    /// The new mode, or `"none"`.
+    pub mode: Option<RawJson>,
+    /// Mode data (for example the plan file).
+    pub data: Option<RawJson>,
+}
+
+/// Fields of a `session_info` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The display name.
+    pub name: Option<String>,
+}
+
+/// Fields of a `context_change` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextChange {
+    /// The context's name.
+    pub context_name: Option<RawJson>,
+    /// The context's tenant.
+    pub tenant: Option<RawJson>,
+}
+
+/// Fields of a `service_tier_change` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServiceTierChange {
+    /// The new tier; `null` clears it.
+    pub service_tier: Option<RawJson>,
+}
+
+/// Fields of a `mcp_tool_selection` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpToolSelection {
+    /// The selected tool names.
+    pub selected_tool_names: Option<RawJson>,
+}
+
+/// An entry of a type sess does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownEntry {
+    /// The `type` as written, when it is a string.
+    pub type_name: Option<String>,
+}
+
+/// Why a JSON line is not an entry.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryError {
+    /// The line is not valid JSON.
+    #[error("invalid JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// The line is JSON but not an object.
+    #[error("not a JSON object")]
+    NotAnObject,
+    /// The object has no string `id`.
+    #[error("entry has no string id")]
+    MissingId,
+}
+
+impl From<EnvelopeError> for EntryError {
+    fn from(err: EnvelopeError) -> Self {
+        match err {
+            EnvelopeError::Json(err) => Self::Json(err),
+            EnvelopeError::NotAnObject => Self::NotAnObject,
+        }
+    }
+}
+
+impl Entry {
+    /// Parses one entry from its JSON text.
+    ///
+    /// # Errors
+    /// When the text is not a JSON object with a string `id`.
+    pub fn parse(json: &str) -> Result<Self, EntryError> {
+        let json: Arc<str> = Arc::from(json.trim_matches(is_json_whitespace));
+        let envelope = Envelope::parse(&json)?;
+        Self::from_envelope(&json, &envelope)
+    }
+
+    pub(crate) fn from_envelope(json: &Arc<str>, env: &Envelope<'_>) -> Result<Self, EntryError> {
+        let id = env.string(Field::Id).ok_or(EntryError::MissingId)?;
+        let raw = |field| env.get(field).map(|value| raw_json(json, value));
+        let string = |field| env.string(field);
+        let kind = match env.string(Field::Type).as_deref() {
+            Some("message") => EntryKind::Message(MessageEntry { message: raw(Field::Message) }),
+            Some("thinking_level_change") => {
+                EntryKind::ThinkingLevelChange(ThinkingLevelChange { thinking_level: raw(Field::ThinkingLevel) })
+            }
+            Some("model_change") => EntryKind::ModelChange(ModelChange {
+                model: string(Field::Model),
+                role: string(Field::Role),
+                provider: string(Field::Provider),
+                model_id: string(Field::ModelId),
+            }),
+            Some("compaction") => EntryKind::Compaction(Compaction {
+                summary: raw(Field::Summary),
+                short_summary: raw(Field::ShortSummary),
+                first_kept_entry_id: string(Field::FirstKeptEntryId).map(EntryId::new),
+                tokens_before: raw(Field::TokensBefore),
+                preserve_data: raw(Field::PreserveData),
+            }),
+            Some("branch_summary") => {
+                EntryKind::BranchSummary(BranchSummary { from_id: raw(Field::FromId), summary: raw(Field::Summary) })
+            }
+            Some("custom") => EntryKind::Custom(CustomEntry { custom_type: string(Field::CustomType) }),
+            Some("custom_message") => EntryKind::CustomMessage(CustomMessage {
+                custom_type: raw(Field::CustomType),
+                content: raw(Field::Content),
+                display: raw(Field::Display),
+                details: raw(Field::Details),
+                attribution: raw(Field::Attribution),
+            }),
+            Some("label") => EntryKind::Label(Label {
+                target_id: string(Field::TargetId).map(EntryId::new),
+                label: raw(Field::Label),
+            }),
+            Some("ttsr_injection") => EntryKind::TtsrInjection(TtsrInjection {
+                injected_rules: env
+                    .get(Field::InjectedRules)
+                    .and_then(|v| serde_json::from_str::<Vec<serde_json::Value>>(v.get()).ok())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|v| match v {
+                        serde_json::Value::String(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect(),
+            }),
+            Some("session_init") => EntryKind::SessionInit,
+            Some("mode_change") => EntryKind::ModeChange(ModeChange { mode: raw(Field::Mode), data: raw(Field::Data) }),
+            Some("session_info") => EntryKind::SessionInfo(SessionInfo { name: string(Field::Name) }),
+            Some("context_change") => EntryKind::ContextChange(ContextChange {
+                context_name: raw(Field::ContextName),
+                tenant: raw(Field::Tenant),
+            }),
+            Some("service_tier_change") => {
+                EntryKind::ServiceTierChange(ServiceTierChange { service_tier: raw(Field::ServiceTier) })
+            }
+            Some("mcp_tool_selection") => {
+                EntryKind::McpToolSelection(McpToolSelection { selected_tool_names: raw(Field::SelectedToolNames) })
+            }
+            other => EntryKind::Unknown(UnknownEntry { type_name: other.map(str::to_owned) }),
+        };
+        Ok(Self {
+            json: Arc::clone(json),
+            id: EntryId::new(id),
+            parent_id: string(Field::ParentId).filter(|p| !p.is_empty()).map(EntryId::new),
+            timestamp: string(Field::Timestamp).map(String::into_boxed_str),
+            kind,
+        })
+    }
+
+    /// The entry's id.
+    pub fn id(&self) -> &EntryId {
+        &self.id
+    }
+
+    /// The parent's id; `None` for a root (a `null`, empty or missing `parentId`).
+    pub fn parent_id(&self) -> Option<&EntryId> {
+        self.parent_id.as_ref()
+    }
+
+    /// The ISO timestamp as written.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.timestamp.as_deref()
+    }
+
+    /// What the entry is.
+    pub fn kind(&self) -> &EntryKind {
+        &self.kind
+    }
+
+    /// The `type` string of the entry.
+    pub fn type_name(&self) -> &str {
+        self.kind.type_name()
+    }
+
+    /// The exact JSON text of the entry (one line, no newline).
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The message of a `message` entry.
+    pub fn message(&self) -> Option<&RawJson> {
+        match &self.kind {
+            EntryKind::Message(m) => m.message.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl EntryKind {
+    /// The `type` string this kind is written with.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Self::Message(_) => "message",
+            Self::ThinkingLevelChange(_) => "thinking_level_change",
+            Self::ModelChange(_) => "model_change",
+            Self::Compaction(_) => "compaction",
+            Self::BranchSummary(_) => "branch_summary",
+            Self::Custom(_) => "custom",
+            Self::CustomMessage(_) => "custom_message",
+            Self::Label(_) => "label",
+            Self::TtsrInjection(_) => "ttsr_injection",
+            Self::SessionInit => "session_init",
+            Self::ModeChange(_) => "mode_change",
+            Self::SessionInfo(_) => "session_info",
+            Self::ContextChange(_) => "context_change",
+            Self::ServiceTierChange(_) => "service_tier_change",
+            Self::McpToolSelection(_) => "mcp_tool_selection",
+            Self::Unknown(u) => u.type_name.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+/// A [`RawJson`] for `value`, which is a slice of `line`.
+pub(crate) fn raw_json(line: &Arc<str>, value: &RawValue) -> RawJson {
+    let start = offset_in(line, value.get());
+    RawJson::new(Arc::clone(line), start..start + value.get().len())
+}
+
+/// Byte offset of `part` inside `whole`; `part` must be a subslice of `whole`.
+pub(crate) fn offset_in(whole: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize)
+}
+
+/// The whitespace `JSON.parse` allows around a value.
+pub(crate) fn is_json_whitespace(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn keeps_unknown_fields_and_types() {
+        let line = r#"{"type":"future_thing","id":"x1","parentId":null,"timestamp":"t","extra":{"a":[1,2]}}"#;
+        let entry = Entry::parse(line).unwrap();
+        assert_eq!(entry.json(), line);
+        assert_eq!(entry.type_name(), "future_thing");
+        assert_eq!(entry.parent_id(), None);
+    }
+
+    #[test]
+    fn repeated_keys_take_the_last_value() {
+        let entry = Entry::parse(r#"{"type":"message","id":"a","id":"b","parentId":"p"}"#).unwrap();
+        assert_eq!(entry.id().as_str(), "b");
+    }
+
+    #[test]
+    fn reads_both_model_change_dialects() {
+        let pi = Entry::parse(r#"{"type":"model_change","id":"1","provider":"openai","modelId":"gpt-4o"}"#).unwrap();
+        let xcsh = Entry::parse(r#"{"type":"model_change","id":"2","model":"a/b","role":"smol"}"#).unwrap();
+        let EntryKind::ModelChange(pi) = pi.kind() else { panic!() };
+        let EntryKind::ModelChange(xcsh) = xcsh.kind() else { panic!() };
+        assert_eq!(pi.assignment(), Some(("default", "openai/gpt-4o".to_owned())));
+        assert_eq!(xcsh.assignment(), Some(("smol", "a/b".to_owned())));
+    }
+
+    #[test]
+    fn message_is_kept_verbatim() {
+        let entry =
+            Entry::parse(r#"{"type":"message","id":"a","message":{"role":"user","content":"hi \u00e9","n":1.50}}"#)
+                .unwrap();
+        assert_eq!(entry.message().unwrap().as_str(), r#"{"role":"user","content":"hi \u00e9","n":1.50}"#);
+    }
+
+    #[test]
+    fn rejects_lines_that_are_not_entries() {
+        assert!(matches!(Entry::parse("[1]"), Err(EntryError::NotAnObject)));
+        assert!(matches!(Entry::parse("{\"type\":\"message\"}"), Err(EntryError::MissingId)));
+        assert!(matches!(Entry::parse("{\"id\":\"a\"} {}"), Err(EntryError::Json(_))));
+        assert!(matches!(Entry::parse("{\"id\":"), Err(EntryError::Json(_))));
+    }
+}

@@ -1,0 +1,167 @@
+//! The session header: the first JSON line of a session file.
+
+use std::sync::Arc;
+
+use crate::envelope::{Envelope, Field};
+use crate::raw::RawJson;
+
+/// The session format version sess writes.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// The header line (`"type":"session"`) of a session file.
+#[derive(Clone, Debug)]
+pub struct SessionHeader {
+    json: Arc<str>,
+    id: String,
+    version: Version,
+    timestamp: Option<String>,
+    cwd: Option<String>,
+    title: Option<String>,
+    parent_session: Option<String>,
+}
+
+/// The `version` field as the peers compare it: `header.version ?? 1`, then
+/// JavaScript's numeric coercion (`"2"` is 2, `"abc"` is `NaN`, which never
+/// compares smaller, so such a file is never migrated).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Version(pub f64);
+
+impl Version {
+    /// Whether a file with this version needs migrating to the current one.
+    pub fn needs_migration(self) -> bool {
+        self.0 < f64::from(CURRENT_VERSION)
+    }
+
+    /// Whether the version is a number (after coercion).
+    pub fn is_number(self) -> bool {
+        !self.0.is_nan()
+    }
+
+    /// Whether this version is newer than sess knows.
+    pub fn is_newer_than_supported(self) -> bool {
+        self.0 > f64::from(CURRENT_VERSION)
+    }
+
+    pub(crate) fn from_json_text(raw: Option<&str>) -> Self {
+        let number = match raw {
+            None | Some("null" | "true") => 1.0,
+            Some("false") => 0.0,
+            Some(text) if text.starts_with('"') => {
+                let s: String = serde_json::from_str(text).unwrap_or_default();
+                let s = s.trim();
+                if s.is_empty() { 0.0 } else { s.parse().unwrap_or(f64::NAN) }
+            }
+            Some(text) => text.parse().unwrap_or(f64::NAN),
+        };
+        Self(number)
+    }
+}
+
+impl SessionHeader {
+    /// Parses a header line. `None` when the text is not an object with
+    /// `"type":"session"` and a string `id` (the peers' own test).
+    pub fn parse(json: &str) -> Option<Self> {
+        let json: Arc<str> = Arc::from(json.trim());
+        let envelope = Envelope::parse(&json).ok()?;
+        Self::from_envelope(&json, &envelope)
+    }
+
+    pub(crate) fn from_envelope(json: &Arc<str>, env: &Envelope<'_>) -> Option<Self> {
+        if env.string(Field::Type).as_deref() != Some("session") {
+            return None;
+        }
+        let id = env.string(Field::Id)?;
+        let version = Version::from_json_text(env.get(Field::Version).map(serde_json::value::RawValue::get));
+        Some(Self {
+            json: Arc::clone(json),
+            id,
+            version,
+            timestamp: env.string(Field::Timestamp),
+            cwd: env.string(Field::Cwd),
+            title: env.string(Field::Title),
+            parent_session: env.string(Field::ParentSession),
+        })
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The format version.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The creation time as written.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.timestamp.as_deref()
+    }
+
+    /// The working directory the session was started in.
+    pub fn cwd(&self) -> Option<&str> {
+        self.cwd.as_deref()
+    }
+
+    /// The title (xcsh, oh-my-pi).
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// The opaque lineage marker: a session id or a session file path.
+    pub fn parent_session(&self) -> Option<&str> {
+        self.parent_session.as_deref()
+    }
+
+    /// The exact JSON text of the header.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The header as a raw JSON value.
+    pub fn raw(&self) -> RawJson {
+        RawJson::new(Arc::clone(&self.json), 0..self.json.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_peer_header() {
+        let h = SessionHeader::parse(
+            r#"{"type":"session","version":3,"id":"01a2","timestamp":"2026-11-30T07:04:55.591Z","cwd":"/home/dev/p"}"#,
+        )
+        .unwrap();
+        assert_eq!(h.id(), "01a2");
+        assert_eq!(h.version(), Version(3.0));
+        assert!(!h.version().needs_migration());
+        assert_eq!(h.cwd(), Some("/home/dev/p"));
+    }
+
+    #[test]
+    fn missing_version_means_v1() {
+        let h = SessionHeader::parse(r#"{"type":"session","id":"x"}"#).unwrap();
+        assert!(h.version().needs_migration());
+    }
+
+    #[test]
+    fn versions_coerce_like_javascript() {
+        let v = |text: &str| {
+            SessionHeader::parse(&format!(r#"{{"type":"session","id":"x","version":{text}}}"#)).unwrap().version()
+        };
+        assert_eq!(v("\"2\""), Version(2.0));
+        assert!(!v("\"abc\"").needs_migration());
+        assert!(!v("{}").needs_migration());
+        assert!(v("null").needs_migration());
+        assert!(v("4").is_newer_than_supported());
+    }
+
+    #[test]
+    fn rejects_non_headers() {
+        assert!(SessionHeader::parse(r#"{"type":"session","id":5}"#).is_none());
+        assert!(SessionHeader::parse(r#"{"type":"message","id":"a"}"#).is_none());
+        assert!(SessionHeader::parse("not json").is_none());
+    }
+}

@@ -1,0 +1,157 @@
+use super::*;
+use crate::id::SequentialIds;
+use pretty_assertions::assert_eq;
+use rstest::rstest;
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+fn entry(id: &str, parent: Option<&str>) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"hi"}}}}"#
+    )
+}
+
+fn read_text(text: &str) -> ReadOutcome {
+    read(text.as_bytes(), &mut SequentialIds::new("m"))
+}
+
+fn ids(outcome: &ReadOutcome) -> Vec<&str> {
+    outcome.file.entries().iter().map(|e| e.id().as_str()).collect()
+}
+
+fn issues(outcome: &ReadOutcome) -> Vec<(usize, IssueKind)> {
+    outcome
+        .issues
+        .iter()
+        .map(|i| {
+            let kind = match &i.kind {
+                IssueKind::InvalidJson(_) => IssueKind::InvalidJson(String::new()),
+                other => other.clone(),
+            };
+            (i.line, kind)
+        })
+        .collect()
+}
+
+#[test]
+fn reads_a_clean_file() {
+    let text = format!("{HEADER}\n{}\n{}\n", entry("a", None), entry("b", Some("a")));
+    let outcome = read_text(&text);
+    assert_eq!(outcome.file.header().unwrap().id(), "s1");
+    assert_eq!(ids(&outcome), ["a", "b"]);
+    assert_eq!(outcome.file.entry_lines(), [2, 3]);
+    assert!(outcome.issues.is_empty());
+    assert_eq!(outcome.file.to_jsonl(), text);
+}
+
+#[rstest]
+#[case::blank_lines(format!("{HEADER}\n\n   \n{}\n\n", entry("a", None)), vec!["a"], vec![])]
+#[case::crlf(format!("{HEADER}\r\n{}\r\n{}\r\n", entry("a", None), entry("b", Some("a"))), vec!["a", "b"], vec![])]
+#[case::bom(format!("\u{feff}{HEADER}\n{}\n", entry("a", None)), vec!["a"], vec![])]
+#[case::bom_and_crlf(format!("\u{feff}{HEADER}\r\n{}\r\n", entry("a", None)), vec!["a"], vec![])]
+#[case::truncated_last_line(
+    format!("{HEADER}\n{}\n{{\"type\":\"message\",\"id\":\"b\",\"mess", entry("a", None)),
+    vec!["a"],
+    vec![(3, IssueKind::TruncatedLastLine)]
+)]
+#[case::unterminated_but_complete_last_line(
+    format!("{HEADER}\n{}", entry("a", None)),
+    vec!["a"],
+    vec![]
+)]
+#[case::bad_middle_line(
+    format!("{HEADER}\n{}\n{{oops\n{}\n", entry("a", None), entry("b", Some("a"))),
+    vec!["a", "b"],
+    vec![(3, IssueKind::InvalidJson(String::new()))]
+)]
+#[case::open_value_cannot_swallow_the_next_line(
+    format!("{HEADER}\n{{\"b\":\n{}\n{}\n", entry("a", None), entry("b", Some("a"))),
+    vec!["a", "b"],
+    vec![(2, IssueKind::InvalidJson(String::new()))]
+)]
+#[case::two_values_on_one_line(
+    format!("{HEADER}\n{} {}\n{}\n", entry("a", None), entry("x", None), entry("b", Some("a"))),
+    vec!["b"],
+    vec![(2, IssueKind::InvalidJson(String::new()))]
+)]
+#[case::scalars(
+    format!("{HEADER}\n1\n\"x\"\nnull\n[1]\n{}\n", entry("a", None)),
+    vec!["a"],
+    vec![(2, IssueKind::NotAnObject), (3, IssueKind::NotAnObject), (4, IssueKind::NotAnObject), (5, IssueKind::NotAnObject)]
+)]
+#[case::nul_line(format!("{HEADER}\n\0\n{}\n", entry("a", None)), vec!["a"], vec![(2, IssueKind::InvalidJson(String::new()))])]
+#[case::missing_id(
+    format!("{HEADER}\n{{\"type\":\"message\",\"parentId\":null}}\n{}\n", entry("a", None)),
+    vec!["a"],
+    vec![(2, IssueKind::MissingId)]
+)]
+#[case::extra_header(format!("{HEADER}\n{HEADER}\n{}\n", entry("a", None)), vec!["a"], vec![(2, IssueKind::ExtraHeader)])]
+#[case::garbage_before_header(format!("garbage\n{HEADER}\n{}\n", entry("a", None)), vec!["a"], vec![(1, IssueKind::InvalidJson(String::new()))])]
+#[case::corrupt_header(
+    format!("{{\"type\":\"sess\n{}\n", entry("a", None)),
+    vec!["a"],
+    vec![(1, IssueKind::InvalidJson(String::new())), (2, IssueKind::NotAHeader)]
+)]
+#[case::header_without_id(
+    format!("{{\"type\":\"session\",\"version\":3}}\n{}\n", entry("a", None)),
+    vec!["a"],
+    vec![(1, IssueKind::NotAHeader), (1, IssueKind::MissingId)]
+)]
+fn lenient_reading(
+    #[case] text: String,
+    #[case] expected_ids: Vec<&str>,
+    #[case] expected_issues: Vec<(usize, IssueKind)>,
+) {
+    let outcome = read_text(&text);
+    assert_eq!(ids(&outcome), expected_ids);
+    assert_eq!(issues(&outcome), expected_issues);
+}
+
+#[test]
+fn invalid_utf8_is_replaced_and_kept() {
+    let mut bytes = format!("{HEADER}\n").into_bytes();
+    bytes.extend_from_slice(
+        b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"content\":\"\xff\xfe\"}}\n",
+    );
+    let outcome = read(&bytes, &mut SequentialIds::new("m"));
+    assert_eq!(ids(&outcome), ["a"]);
+    assert_eq!(issues(&outcome), [(2, IssueKind::InvalidUtf8)]);
+    assert!(outcome.file.entries()[0].json().contains('\u{fffd}'));
+}
+
+#[test]
+fn oh_my_pi_title_line_is_kept_before_the_header() {
+    let title = r#"{"type":"title","v":1,"title":"","updatedAt":"2026-11-30T07:06:01.848Z","pad":"   "}"#;
+    let text = format!("{title}\n{HEADER}\n{}\n", entry("a", None));
+    let outcome = read_text(&text);
+    assert_eq!(outcome.file.title_line(), Some(title));
+    assert_eq!(outcome.file.header().unwrap().id(), "s1");
+    assert!(outcome.issues.is_empty());
+    assert_eq!(outcome.file.to_jsonl(), text);
+}
+
+#[test]
+fn empty_input_has_no_header_and_no_issues() {
+    let outcome = read_text("");
+    assert!(outcome.file.header().is_none());
+    assert!(outcome.issues.is_empty());
+}
+
+#[test]
+fn legacy_files_are_migrated_on_read() {
+    let text = "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"t\"}\n\
+                {\"type\":\"message\",\"timestamp\":\"t1\",\"message\":{\"role\":\"user\"}}\n\
+                not json\n\
+                {\"type\":\"message\",\"timestamp\":\"t2\",\"message\":{\"role\":\"hookMessage\"}}\n";
+    let outcome = read_text(text);
+    assert_eq!(outcome.migrated_from, Some(Version(1.0)));
+    assert_eq!(ids(&outcome), ["m0", "m1"]);
+    assert_eq!(outcome.file.entry_lines(), [2, 4]);
+    assert_eq!(issues(&outcome), [(3, IssueKind::InvalidJson(String::new()))]);
+    assert_eq!(outcome.file.header().unwrap().json(), r#"{"type":"session","id":"s","timestamp":"t","version":3}"#);
+    assert_eq!(
+        outcome.file.entries()[1].json(),
+        r#"{"type":"message","timestamp":"t2","message":{"role":"custom"},"id":"m1","parentId":"m0"}"#
+    );
+}

@@ -1,0 +1,59 @@
+//! The session model of `sess`, with no I/O.
+//!
+//! A pi-family session is a JSONL file: a header line, then one entry per line.
+//! Entries form a tree through `id`/`parentId`; the agent appends under a moving
+//! leaf. This crate reads that format leniently ([`read`]), migrates old
+//! versions ([`migrate`]), indexes the tree ([`EntryIndex`], [`Tree`]), rebuilds
+//! the model context from any leaf ([`context::build`]), derives the linear
+//! segments the database backends store ([`segment::derive`]) and checks
+//! integrity ([`integrity::check`]).
+//!
+//! Entries keep their exact JSON text, so unknown types and fields are written
+//! back unchanged.
+//!
+//! ```
+//! use sess_core::{context, read, EntryIndex, Leaf, SequentialIds};
+//!
+//! let text = concat!(
+//!     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#, "\n",
+//!     r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#, "\n",
+//!     r#"{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","thinkingLevel":"high"}"#, "\n",
+//! );
+//! let outcome = read(text.as_bytes(), &mut SequentialIds::new("id"));
+//! assert!(outcome.issues.is_empty());
+//! let entries = outcome.file.entries();
+//! let index = EntryIndex::new(entries);
+//! let ctx = context::build(entries, &index, Leaf::Last);
+//! let json = serde_json::to_value(&ctx)?;
+//! assert_eq!(json["thinkingLevel"], "high");
+//! assert_eq!(json["messages"][0]["content"], "hi");
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+
+pub mod context;
+mod entry;
+mod envelope;
+mod header;
+mod id;
+pub mod integrity;
+mod jsonl;
+pub mod migrate;
+mod raw;
+pub mod segment;
+mod session_file;
+mod time;
+mod tree;
+
+pub use context::{Leaf, SessionContext};
+pub use entry::{
+    BranchSummary, Compaction, ContextChange, CustomEntry, CustomMessage, Entry, EntryError, EntryKind, Label,
+    McpToolSelection, MessageEntry, ModeChange, ModelChange, ServiceTierChange, SessionInfo, ThinkingLevelChange,
+    TtsrInjection, UnknownEntry,
+};
+pub use header::{CURRENT_VERSION, SessionHeader, Version};
+pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
+pub use jsonl::{IssueKind, LineIssue, ReadOutcome, SessionReader, read};
+pub use raw::RawJson;
+pub use session_file::SessionFile;
+pub use time::parse_iso_millis;
+pub use tree::{EntryIndex, Path, Tree};

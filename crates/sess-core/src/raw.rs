@@ -1,0 +1,127 @@
+//! JSON values kept as the exact text they were read from.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A JSON value inside an entry line, kept as its exact source text.
+///
+/// Entries never re-encode what they did not need to understand: a message, a
+/// `details` object or an unknown field is written back byte for byte. A `RawJson`
+/// shares the line it came from, so cloning it is cheap.
+#[derive(Clone)]
+pub struct RawJson {
+    line: Arc<str>,
+    start: u32,
+    end: u32,
+}
+
+impl RawJson {
+    /// A value that spans `range` of `line`. The caller guarantees that the range
+    /// holds one complete JSON value.
+    pub(crate) fn new(line: Arc<str>, range: Range<usize>) -> Self {
+        // Lines are limited to u32::MAX bytes by the reader, so the casts are exact.
+        let start = u32::try_from(range.start).unwrap_or(u32::MAX);
+        let end = u32::try_from(range.end).unwrap_or(u32::MAX);
+        Self { line, start, end }
+    }
+
+    /// A standalone value parsed from `text`.
+    ///
+    /// # Errors
+    /// When `text` is not exactly one JSON value.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        let trimmed = serde_json::from_str::<&RawValue>(text)?.get();
+        let line: Arc<str> = Arc::from(trimmed);
+        let len = line.len();
+        Ok(Self::new(line, 0..len))
+    }
+
+    /// The exact JSON text of the value.
+    pub fn as_str(&self) -> &str {
+        &self.line[self.start as usize..self.end as usize]
+    }
+
+    /// `true` for the literal `null`.
+    pub fn is_null(&self) -> bool {
+        self.as_str() == "null"
+    }
+
+    /// JavaScript truthiness of the value, which is what the peers test with
+    /// `if (entry.summary)`: `null`, `false`, `0` and `""` are falsy.
+    pub fn is_truthy(&self) -> bool {
+        let text = self.as_str();
+        match text.as_bytes().first() {
+            Some(b'n' | b'f') | None => false,
+            Some(b'"') => text.len() > 2,
+            Some(b'-' | b'0'..=b'9') => text.parse::<f64>().is_ok_and(|n| n != 0.0),
+            Some(_) => true,
+        }
+    }
+
+    /// The value as a string, when it is a JSON string.
+    pub fn as_string(&self) -> Option<String> {
+        if self.as_str().starts_with('"') { serde_json::from_str(self.as_str()).ok() } else { None }
+    }
+
+    /// Decodes the value into `T`.
+    ///
+    /// # Errors
+    /// When the value does not have the shape of `T`.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for RawJson {}
+
+impl Serialize for RawJson {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(self.as_str()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RawJson;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case::null("null", false)]
+    #[case::false_("false", false)]
+    #[case::true_("true", true)]
+    #[case::zero("0", false)]
+    #[case::negative_zero("-0.0", false)]
+    #[case::number("0.5", true)]
+    #[case::empty_string("\"\"", false)]
+    #[case::string("\"x\"", true)]
+    #[case::empty_object("{}", true)]
+    #[case::empty_array("[]", true)]
+    fn truthiness_follows_javascript(#[case] text: &str, #[case] truthy: bool) {
+        assert_eq!(RawJson::parse(text).unwrap().is_truthy(), truthy);
+    }
+
+    #[test]
+    fn keeps_exact_text() {
+        let raw = RawJson::parse(" {\"b\":1.0,\"a\":\"\\u00e9\"} ").unwrap();
+        assert_eq!(raw.as_str(), "{\"b\":1.0,\"a\":\"\\u00e9\"}");
+        assert_eq!(serde_json::to_string(&raw).unwrap(), raw.as_str());
+    }
+}
