@@ -1,0 +1,26 @@
+//! `sess context FILE [--leaf ID]`.
+
+use anyhow::bail;
+use sess_core::{EntryIndex, Leaf, context};
+
+use crate::Outcome;
+use crate::cli::ContextArgs;
+use crate::load::load;
+use crate::output::{print_json, warn};
+
+pub(crate) fn run(args: &ContextArgs) -> anyhow::Result<Outcome> {
+    let outcome = load(&args.file)?;
+    let entries = outcome.file.entries();
+    let index = EntryIndex::new(entries);
+    let leaf = match &args.leaf {
+        Some(id) if !index.contains(id) => bail!("`{}` has no entry `{id}`", args.file.display()),
+        Some(id) => Leaf::Id(id),
+        None => Leaf::Last,
+    };
+    let ctx = context::build(entries, &index, leaf);
+    if let Some(at) = &ctx.cycle_at {
+        warn(format_args!("`{}`: the parent chain loops at entry {at}; the context stops there", args.file.display()));
+    }
+    print_json(&ctx, args.compact)?;
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,47 @@
+//! The `sess` command.
+
+mod cli;
+mod commands;
+mod load;
+mod output;
+mod summary;
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+/// What a command reports back: success, or findings that scripts can test for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: the command ran and found problems (verify, migrate --check).
+    Findings,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Context(args) => commands::context::run(&args),
+        Command::Tree(args) => commands::tree::run(&args),
+        Command::Migrate(args) => commands::migrate::run(&args),
+        Command::Verify(args) => commands::verify::run(&args),
+        Command::Segments(args) => commands::segments::run(&args),
+    };
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            output::report_error(&err);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}

@@ -1,0 +1,72 @@
+//! Writing to the terminal: stdout for results, stderr for warnings and errors.
+
+use std::fmt::Display;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use serde::Serialize;
+use sess_core::LineIssue;
+
+/// Buffered, locked stdout.
+pub(crate) fn stdout() -> BufWriter<io::StdoutLock<'static>> {
+    BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// Prints `value` as JSON (pretty unless `compact`) and a newline.
+pub(crate) fn print_json<T: Serialize>(value: &T, compact: bool) -> anyhow::Result<()> {
+    let mut out = stdout();
+    if compact {
+        serde_json::to_writer(&mut out, value)?;
+    } else {
+        serde_json::to_writer_pretty(&mut out, value)?;
+    }
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A warning on stderr.
+#[allow(clippy::print_stderr)]
+pub(crate) fn warn(message: impl Display) {
+    eprintln!("warning: {message}");
+}
+
+/// Warnings for the lines the reader skipped or repaired, at most 20 of them.
+pub(crate) fn warn_issues(path: &Path, issues: &[LineIssue]) {
+    const SHOWN: usize = 20;
+    for issue in issues.iter().take(SHOWN) {
+        warn(format_args!("`{}`: {issue}", path.display()));
+    }
+    if issues.len() > SHOWN {
+        warn(format_args!(
+            "`{}`: {} more lines with problems (run `sess verify`)",
+            path.display(),
+            issues.len() - SHOWN
+        ));
+    }
+}
+
+/// Prints an error and its causes, then any hints, on stderr.
+#[allow(clippy::print_stderr)]
+pub(crate) fn report_error(err: &anyhow::Error) {
+    eprintln!("error: {err}");
+    for cause in err.chain().skip(1).filter(|c| !c.is::<Hint>()) {
+        eprintln!("  caused by: {cause}");
+    }
+    if let Some(hint) = err.chain().find_map(|c| c.downcast_ref::<Hint>()) {
+        eprintln!("hint: {}", hint.0);
+    }
+}
+
+/// A hint for the user, printed on its own line after the error. Attach it with
+/// `anyhow::Error::new(Hint(..)).context(message)`.
+#[derive(Debug)]
+pub(crate) struct Hint(pub(crate) String);
+
+impl Display for Hint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Hint {}
