@@ -194,10 +194,10 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
             | EntryKind::Unknown(_) => {}
         }
     }
-    if let Some(model) = assistant_model {
-        if !context.models.iter().any(|(role, _)| role == "default") {
-            context.models.push(("default".to_owned(), model));
-        }
+    if let Some(model) = assistant_model
+        && !context.models.iter().any(|(role, _)| role == "default")
+    {
+        context.models.push(("default".to_owned(), model));
     }
     compaction
 }

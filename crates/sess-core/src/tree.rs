@@ -38,13 +38,13 @@ impl EntryIndex {
     /// Adds the entry at `position` (the next one after those already indexed).
     pub fn push(&mut self, entry: &Entry, position: usize) {
         self.by_id.insert(entry.id().clone(), position);
-        if let EntryKind::Label(label) = entry.kind() {
-            if let Some(target) = &label.target_id {
-                match label.text() {
-                    Some(text) => self.labels.insert(target.clone(), text),
-                    None => self.labels.remove(target),
-                };
-            }
+        if let EntryKind::Label(label) = entry.kind()
+            && let Some(target) = &label.target_id
+        {
+            match label.text() {
+                Some(text) => self.labels.insert(target.clone(), text),
+                None => self.labels.remove(target),
+            };
         }
     }
 

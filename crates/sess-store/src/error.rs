@@ -24,6 +24,46 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A blob reference that is not `blob:sha256:` followed by 64 hex digits. It
+    /// is never used as a path.
+    #[error("invalid blob reference `{reference}`")]
+    InvalidBlobRef {
+        /// The reference as found.
+        reference: String,
+    },
+    /// A blob whose bytes do not hash to its name.
+    #[error("blob `{}` is corrupt: its content does not match its SHA-256", path.display())]
+    CorruptBlob {
+        /// The blob file.
+        path: PathBuf,
+    },
+    /// An entry or header that cannot be written.
+    #[error("invalid entry: {reason}")]
+    InvalidEntry {
+        /// Why.
+        reason: String,
+    },
+    /// An entry id that does not exist in the session.
+    #[error("entry `{id}` not found")]
+    EntryNotFound {
+        /// The id asked for.
+        id: String,
+    },
+    /// An operation that needs a session file, on an in-memory session.
+    #[error("{operation} needs a persisted session")]
+    NotPersisted {
+        /// What was asked.
+        operation: &'static str,
+    },
+    /// An earlier write failed; the session stopped persisting. Every later call
+    /// returns this, naming the first failure.
+    #[error("session `{}` stopped persisting after an earlier error: {message}", path.display())]
+    Latched {
+        /// The session file.
+        path: PathBuf,
+        /// The first error.
+        message: String,
+    },
 }
 
 impl Error {

@@ -20,9 +20,11 @@
 
 pub mod durable;
 mod error;
+pub mod storage;
 mod ids;
 mod session_file;
 
 pub use error::{Error, Result};
 pub use ids::RandomIds;
-pub use session_file::read_session_file;
+pub use session_file::{read_session, read_session_file};
+pub use storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};

@@ -1,0 +1,228 @@
+//! An in-memory storage for in-memory sessions and tests.
+
+use std::collections::BTreeMap;
+use std::io::{self, Cursor, Read};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::SystemTime;
+
+use super::{DirEntry, FileStat, SessionStorage, StorageLock, StorageWriter};
+
+/// Files and directories in a map. Cloning shares the contents.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStorage {
+    state: Arc<Mutex<State>>,
+    unlocked: Arc<Condvar>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    files: BTreeMap<PathBuf, MemFile>,
+    dirs: std::collections::BTreeSet<PathBuf>,
+    locked: std::collections::BTreeSet<PathBuf>,
+    next_identity: u64,
+}
+
+#[derive(Debug, Clone)]
+struct MemFile {
+    bytes: Vec<u8>,
+    modified: SystemTime,
+    identity: u64,
+}
+
+impl MemoryStorage {
+    /// An empty storage.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The paths of every file, sorted.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.state().files.keys().cloned().collect()
+    }
+}
+
+fn not_found(path: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, format!("{} not found", path.display()))
+}
+
+impl State {
+    fn add_dirs(&mut self, path: &Path) {
+        for ancestor in path.ancestors().skip(1) {
+            if ancestor.as_os_str().is_empty() {
+                break;
+            }
+            self.dirs.insert(ancestor.to_owned());
+        }
+    }
+
+    fn new_file(&mut self, bytes: Vec<u8>) -> MemFile {
+        self.next_identity += 1;
+        MemFile { bytes, modified: SystemTime::now(), identity: self.next_identity }
+    }
+}
+
+struct MemWriter {
+    storage: MemoryStorage,
+    path: PathBuf,
+}
+
+impl StorageWriter for MemWriter {
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut state = self.storage.state();
+        let file = state.files.get_mut(&self.path).ok_or_else(|| not_found(&self.path))?;
+        file.bytes.extend_from_slice(bytes);
+        file.modified = SystemTime::now();
+        Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct MemLock {
+    storage: MemoryStorage,
+    path: PathBuf,
+}
+
+impl StorageLock for MemLock {}
+
+impl Drop for MemLock {
+    fn drop(&mut self) {
+        self.storage.state().locked.remove(&self.path);
+        self.storage.unlocked.notify_all();
+    }
+}
+
+impl SessionStorage for MemoryStorage {
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        let mut state = self.state();
+        state.dirs.insert(dir.to_owned());
+        state.add_dirs(dir);
+        Ok(())
+    }
+
+    fn stat(&self, path: &Path) -> io::Result<FileStat> {
+        let state = self.state();
+        if let Some(file) = state.files.get(path) {
+            return Ok(FileStat {
+                len: file.bytes.len() as u64,
+                modified: Some(file.modified),
+                is_dir: false,
+                identity: Some((0, file.identity)),
+            });
+        }
+        if state.dirs.contains(path) {
+            return Ok(FileStat { len: 0, modified: None, is_dir: true, identity: None });
+        }
+        Err(not_found(path))
+    }
+
+    fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
+        let bytes = self.state().files.get(path).map(|f| f.bytes.clone()).ok_or_else(|| not_found(path))?;
+        Ok(Box::new(Cursor::new(bytes)))
+    }
+
+    fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
+        let state = self.state();
+        let bytes = &state.files.get(path).ok_or_else(|| not_found(path))?.bytes;
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+        let end = start.saturating_add(max).min(bytes.len());
+        Ok(bytes[start..end].to_vec())
+    }
+
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let state = self.state();
+        if !state.dirs.contains(dir) {
+            return Err(not_found(dir));
+        }
+        let files = state.files.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
+        let dirs = state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
+        Ok(files.chain(dirs).collect())
+    }
+
+    fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
+        {
+            let mut state = self.state();
+            if state.files.contains_key(path) {
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", path.display())));
+            }
+            let file = state.new_file(Vec::new());
+            state.files.insert(path.to_owned(), file);
+            state.add_dirs(path);
+        }
+        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned() }))
+    }
+
+    fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
+        {
+            let mut state = self.state();
+            if !state.files.contains_key(path) {
+                let file = state.new_file(Vec::new());
+                state.files.insert(path.to_owned(), file);
+                state.add_dirs(path);
+            }
+        }
+        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned() }))
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+        let mut state = self.state();
+        let file = state.files.get_mut(path).ok_or_else(|| not_found(path))?;
+        file.bytes.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+        Ok(())
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut state = self.state();
+        if let Some(file) = state.files.remove(from) {
+            state.files.insert(to.to_owned(), file);
+            state.add_dirs(to);
+            return Ok(());
+        }
+        if state.dirs.contains(from) {
+            let moved: Vec<PathBuf> = state.files.keys().filter(|p| p.starts_with(from)).cloned().collect();
+            for old in moved {
+                if let (Some(file), Ok(rest)) = (state.files.remove(&old), old.strip_prefix(from)) {
+                    state.files.insert(to.join(rest), file);
+                }
+            }
+            let dirs: Vec<PathBuf> = state.dirs.iter().filter(|p| p.starts_with(from)).cloned().collect();
+            for old in dirs {
+                state.dirs.remove(&old);
+                if let Ok(rest) = old.strip_prefix(from) {
+                    state.dirs.insert(to.join(rest));
+                }
+            }
+            state.add_dirs(to);
+            return Ok(());
+        }
+        Err(not_found(from))
+    }
+
+    fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.state().files.remove(path).map(|_| ()).ok_or_else(|| not_found(path))
+    }
+
+    fn lock(&self, path: &Path) -> io::Result<Box<dyn StorageLock>> {
+        let mut state = self.state();
+        loop {
+            if !state.files.contains_key(path) {
+                return Err(not_found(path));
+            }
+            if state.locked.insert(path.to_owned()) {
+                return Ok(Box::new(MemLock { storage: self.clone(), path: path.to_owned() }));
+            }
+            state = self.unlocked.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
