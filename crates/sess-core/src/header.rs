@@ -58,6 +58,44 @@ impl Version {
 }
 
 impl SessionHeader {
+    /// A current-version header, with its keys in the order the agents write them:
+    /// `type`, `version`, `id`, `timestamp`, `cwd`, `parentSession`?.
+    pub fn new(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>) -> Self {
+        let mut map = serde_json::Map::new();
+        map.insert("type".into(), "session".into());
+        map.insert("version".into(), CURRENT_VERSION.into());
+        map.insert("id".into(), id.into());
+        map.insert("timestamp".into(), timestamp.into());
+        map.insert("cwd".into(), cwd.into());
+        if let Some(parent) = parent_session {
+            map.insert("parentSession".into(), parent.into());
+        }
+        Self {
+            json: Arc::from(serde_json::Value::Object(map).to_string()),
+            id: id.to_owned(),
+            version: Version(f64::from(CURRENT_VERSION)),
+            timestamp: Some(timestamp.to_owned()),
+            cwd: Some(cwd.to_owned()),
+            title: None,
+            parent_session: parent_session.map(str::to_owned),
+        }
+    }
+
+    /// A copy with `key` set to `value`: an existing key keeps its place, a new
+    /// one goes at the end (as a JavaScript assignment does). `type` and `id`
+    /// cannot be changed this way.
+    #[must_use]
+    pub fn with(&self, key: &str, value: serde_json::Value) -> Self {
+        if key == "type" || key == "id" {
+            return self.clone();
+        }
+        let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str::<serde_json::Value>(&self.json) else {
+            return self.clone();
+        };
+        map.insert(key.to_owned(), value);
+        Self::parse(&serde_json::Value::Object(map).to_string()).unwrap_or_else(|| self.clone())
+    }
+
     /// Parses a header line. `None` when the text is not an object with
     /// `"type":"session"` and a string `id` (the peers' own test).
     pub fn parse(json: &str) -> Option<Self> {
@@ -138,6 +176,22 @@ mod tests {
         assert_eq!(h.version(), Version(3.0));
         assert!(!h.version().needs_migration());
         assert_eq!(h.cwd(), Some("/home/dev/p"));
+    }
+
+    #[test]
+    fn new_headers_use_the_agents_key_order() {
+        let h = SessionHeader::new("s1", "2026-01-01T00:00:00.000Z", "/p", Some("/old.jsonl"));
+        assert_eq!(
+            h.json(),
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","parentSession":"/old.jsonl"}"#
+        );
+        let titled = h.with("title", "T".into()).with("cwd", "/q".into());
+        assert_eq!(
+            titled.json(),
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/q","parentSession":"/old.jsonl","title":"T"}"#
+        );
+        assert_eq!(titled.title(), Some("T"));
+        assert_eq!(titled.cwd(), Some("/q"));
     }
 
     #[test]

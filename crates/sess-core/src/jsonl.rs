@@ -91,6 +91,11 @@ pub struct ReadOutcome {
     pub migrated_from: Option<Version>,
     /// Whether the file ends with a line that has no newline.
     pub unterminated_tail: bool,
+    /// Bytes read.
+    pub len: u64,
+    /// Where the last line starts, when it has no newline and does not parse
+    /// (a write that was cut off): cutting the file here removes it.
+    pub torn_tail_at: Option<u64>,
 }
 
 /// Reads a whole JSONL file held in memory.
@@ -121,6 +126,8 @@ pub struct SessionReader {
     lines: Vec<usize>,
     issues: Vec<LineIssue>,
     unterminated_tail: bool,
+    len: u64,
+    torn_tail_at: Option<u64>,
 }
 
 impl SessionReader {
@@ -135,6 +142,8 @@ impl SessionReader {
         self.line_no += 1;
         let line_no = self.line_no;
         self.unterminated_tail = !terminated;
+        let line_start = self.len;
+        self.len += bytes.len() as u64 + u64::from(terminated);
         let mut bytes = bytes;
         if line_no == 1 {
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -155,6 +164,7 @@ impl SessionReader {
             Ok(envelope) => envelope,
             Err(EnvelopeError::NotAnObject) => return self.issue(line_no, IssueKind::NotAnObject),
             Err(EnvelopeError::Json(_)) if !terminated => {
+                self.torn_tail_at = Some(line_start);
                 return self.issue(line_no, IssueKind::TruncatedLastLine);
             }
             Err(EnvelopeError::Json(err)) => {
@@ -236,6 +246,8 @@ impl SessionReader {
             issues: self.issues,
             migrated_from,
             unterminated_tail: self.unterminated_tail,
+            len: self.len,
+            torn_tail_at: self.torn_tail_at,
         }
     }
 

@@ -155,3 +155,15 @@ fn legacy_files_are_migrated_on_read() {
         r#"{"type":"message","timestamp":"t2","message":{"role":"custom"},"id":"m1","parentId":"m0"}"#
     );
 }
+
+#[test]
+fn a_torn_tail_is_located() {
+    let text = format!("{HEADER}\n{}\n{{\"type\":\"mess", entry("a", None));
+    let outcome = read_text(&text);
+    assert_eq!(outcome.len, text.len() as u64);
+    assert_eq!(outcome.torn_tail_at, Some(text.rfind('\n').unwrap() as u64 + 1));
+    let complete = format!("{HEADER}\n{}", entry("a", None));
+    let outcome = read_text(&complete);
+    assert!(outcome.unterminated_tail);
+    assert_eq!(outcome.torn_tail_at, None);
+}

@@ -55,5 +55,5 @@ pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
 pub use jsonl::{IssueKind, LineIssue, ReadOutcome, SessionReader, read};
 pub use raw::RawJson;
 pub use session_file::SessionFile;
-pub use time::parse_iso_millis;
+pub use time::{format_iso_millis, parse_iso_millis};
 pub use tree::{EntryIndex, Path, Tree};

@@ -72,6 +72,39 @@ pub fn parse_iso_millis(text: &str) -> Option<i64> {
     (ms.abs() <= 8_640_000_000_000_000).then_some(ms)
 }
 
+/// The ISO 8601 form `new Date(ms).toISOString()` gives: UTC, milliseconds and
+/// a trailing `Z`, e.g. `2026-11-30T07:04:55.593Z`. Years outside 0..=9999 use
+/// the six-digit signed form.
+pub fn format_iso_millis(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute, second, millis) =
+        (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else if year < 0 {
+        format!("-{:06}", -year)
+    } else {
+        format!("+{year:06}")
+    };
+    format!("{year}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z")
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 struct Cursor<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -153,7 +186,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_iso_millis;
+    use super::{format_iso_millis, parse_iso_millis};
     use rstest::rstest;
 
     #[rstest]
@@ -175,5 +208,16 @@ mod tests {
     #[case::trailing("2026-11-30T07:04:55Zx", None)]
     fn parses_like_date_parse(#[case] text: &str, #[case] expected: Option<i64>) {
         assert_eq!(parse_iso_millis(text), expected);
+    }
+
+    #[rstest]
+    #[case(0, "1970-01-01T00:00:00.000Z")]
+    #[case(1_796_022_295_593, "2026-11-30T07:04:55.593Z")]
+    #[case(-1, "1969-12-31T23:59:59.999Z")]
+    #[case(1_709_164_800_000, "2024-02-29T00:00:00.000Z")]
+    #[case(253_402_300_800_000, "+010000-01-01T00:00:00.000Z")]
+    fn formats_like_to_iso_string(#[case] ms: i64, #[case] expected: &str) {
+        assert_eq!(format_iso_millis(ms), expected);
+        assert_eq!(parse_iso_millis(expected), Some(ms));
     }
 }

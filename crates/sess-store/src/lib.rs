@@ -18,13 +18,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod clock;
 pub mod durable;
 mod error;
+mod manager;
 pub mod storage;
 mod ids;
 mod session_file;
 
 pub use error::{Error, Result};
+pub use clock::{Clock, SteppingClock, SystemClock};
 pub use ids::RandomIds;
+pub use manager::{
+    Breadcrumbs, CompactionParams, CustomMessageParams, Durability, Notice, SessionInitParams, SessionManager,
+    SessionManagerBuilder, TitleSource,
+};
 pub use session_file::{read_session, read_session_file};
 pub use storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};

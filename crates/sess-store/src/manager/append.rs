@@ -1,0 +1,250 @@
+//! Appending entries: every `append_*` creates exactly one entry whose parent is
+//! the leaf, and the new entry becomes the leaf.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sess_core::{Entry, EntryId, EntryKind, fresh_id};
+
+use super::SessionManager;
+use crate::error::{Error, Result};
+
+/// Where the base fields (`id`, `parentId`, `timestamp`) go in the JSON object.
+/// The agents write them after `customType` and its data for `custom` and
+/// `custom_message` entries, and right after `type` for every other type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BaseFields {
+    First,
+    Last,
+}
+
+/// The fields of a `compaction` entry.
+#[derive(Clone, Debug, Default)]
+pub struct CompactionParams {
+    /// The summary of what was compacted.
+    pub summary: String,
+    /// A short recap.
+    pub short_summary: Option<String>,
+    /// The first entry the compaction keeps.
+    pub first_kept_entry_id: String,
+    /// Context size before compaction.
+    pub tokens_before: u64,
+    /// Extension data.
+    pub details: Option<Value>,
+    /// Hook data kept across the compaction.
+    pub preserve_data: Option<Value>,
+    /// Whether an extension made it.
+    pub from_extension: Option<bool>,
+}
+
+/// The fields of a `custom_message` entry.
+#[derive(Clone, Debug)]
+pub struct CustomMessageParams {
+    /// The extension that writes it.
+    pub custom_type: String,
+    /// A string or an array of text and image blocks.
+    pub content: Value,
+    /// Whether the agent's UI shows it.
+    pub display: bool,
+    /// Extension data, not sent to the model.
+    pub details: Option<Value>,
+    /// Who initiated it (`"agent"` when not given).
+    pub attribution: Option<String>,
+}
+
+/// The fields of a `session_init` entry.
+#[derive(Clone, Debug, Default)]
+pub struct SessionInitParams {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// The task.
+    pub task: String,
+    /// The tools available.
+    pub tools: Vec<String>,
+    /// The output schema, if structured output was asked for.
+    pub output_schema: Option<Value>,
+}
+
+fn opt<T: Into<Value>>(fields: &mut Vec<(&'static str, Value)>, key: &'static str, value: Option<T>) {
+    if let Some(value) = value {
+        fields.push((key, value.into()));
+    }
+}
+
+impl SessionManager {
+    /// Appends a message (an agent message: `{"role": …, …}`).
+    pub fn append_message<M: Serialize + ?Sized>(&mut self, message: &M) -> Result<EntryId> {
+        let message = serde_json::to_value(message).map_err(invalid)?;
+        self.append_entry("message", vec![("message", message)], BaseFields::First)
+    }
+
+    /// Appends a thinking level change; `None` is written as `null` (off).
+    pub fn append_thinking_level_change(&mut self, level: Option<&str>) -> Result<EntryId> {
+        self.append_entry("thinking_level_change", vec![("thinkingLevel", level.into())], BaseFields::First)
+    }
+
+    /// Appends a model change (`model` is `"provider/modelId"`; `role` defaults to
+    /// `default` when read).
+    pub fn append_model_change(&mut self, model: &str, role: Option<&str>) -> Result<EntryId> {
+        let mut fields = vec![("model", model.into())];
+        opt(&mut fields, "role", role);
+        self.append_entry("model_change", fields, BaseFields::First)
+    }
+
+    /// Appends a compaction.
+    pub fn append_compaction(&mut self, params: CompactionParams) -> Result<EntryId> {
+        let mut fields = vec![("summary", params.summary.into())];
+        opt(&mut fields, "shortSummary", params.short_summary);
+        fields.push(("firstKeptEntryId", params.first_kept_entry_id.into()));
+        fields.push(("tokensBefore", params.tokens_before.into()));
+        opt(&mut fields, "details", params.details);
+        opt(&mut fields, "fromExtension", params.from_extension);
+        opt(&mut fields, "preserveData", params.preserve_data);
+        self.append_entry("compaction", fields, BaseFields::First)
+    }
+
+    /// Appends extension state (never part of the model context).
+    pub fn append_custom_entry(&mut self, custom_type: &str, data: Option<Value>) -> Result<EntryId> {
+        let mut fields = vec![("customType", custom_type.into())];
+        opt(&mut fields, "data", data);
+        self.append_entry("custom", fields, BaseFields::Last)
+    }
+
+    /// Appends an extension message that joins the model context.
+    pub fn append_custom_message_entry(&mut self, params: CustomMessageParams) -> Result<EntryId> {
+        let mut fields =
+            vec![("customType", params.custom_type.into()), ("content", params.content), ("display", params.display.into())];
+        opt(&mut fields, "details", params.details);
+        fields.push(("attribution", params.attribution.unwrap_or_else(|| "agent".to_owned()).into()));
+        self.append_entry("custom_message", fields, BaseFields::Last)
+    }
+
+    /// Sets (`Some`) or clears (`None`) the label of an existing entry.
+    pub fn append_label_change(&mut self, target_id: &str, label: Option<&str>) -> Result<EntryId> {
+        if !self.index.contains(target_id) {
+            return Err(Error::EntryNotFound { id: target_id.to_owned() });
+        }
+        let mut fields = vec![("targetId", target_id.into())];
+        opt(&mut fields, "label", label.filter(|l| !l.is_empty()));
+        self.append_entry("label", fields, BaseFields::First)
+    }
+
+    /// Records rules injected into the conversation.
+    pub fn append_ttsr_injection(&mut self, rules: &[String]) -> Result<EntryId> {
+        self.append_entry("ttsr_injection", vec![("injectedRules", rules.into())], BaseFields::First)
+    }
+
+    /// Records the initial prompt and tools of a subagent session.
+    pub fn append_session_init(&mut self, params: SessionInitParams) -> Result<EntryId> {
+        let mut fields = vec![
+            ("systemPrompt", params.system_prompt.into()),
+            ("task", params.task.into()),
+            ("tools", params.tools.into()),
+        ];
+        opt(&mut fields, "outputSchema", params.output_schema);
+        self.append_entry("session_init", fields, BaseFields::First)
+    }
+
+    /// Records a mode change (`"none"` leaves a mode).
+    pub fn append_mode_change(&mut self, mode: &str, data: Option<Value>) -> Result<EntryId> {
+        let mut fields = vec![("mode", mode.into())];
+        opt(&mut fields, "data", data);
+        self.append_entry("mode_change", fields, BaseFields::First)
+    }
+
+    /// Records the active context (xcsh).
+    pub fn append_context_change(&mut self, context_name: &str, tenant: &str, namespace: &str) -> Result<EntryId> {
+        let fields = vec![("contextName", context_name.into()), ("tenant", tenant.into()), ("namespace", namespace.into())];
+        self.append_entry("context_change", fields, BaseFields::First)
+    }
+
+    /// Records a service tier change; `None` clears it (xcsh).
+    pub fn append_service_tier_change(&mut self, tier: Option<&str>) -> Result<EntryId> {
+        self.append_entry("service_tier_change", vec![("serviceTier", tier.into())], BaseFields::First)
+    }
+
+    /// Records the MCP tools selected for this branch (xcsh).
+    pub fn append_mcp_tool_selection(&mut self, names: &[String]) -> Result<EntryId> {
+        self.append_entry("mcp_tool_selection", vec![("selectedToolNames", names.into())], BaseFields::First)
+    }
+
+    /// Records the session's display name the way pi-mono does (`session_info`).
+    pub fn append_session_info(&mut self, name: &str) -> Result<EntryId> {
+        self.append_entry("session_info", vec![("name", name.trim().into())], BaseFields::First)
+    }
+
+    /// Appends an entry of any type from its type-specific fields; `id`,
+    /// `parentId` and `timestamp` are filled in (any given are replaced).
+    pub fn append_raw(&mut self, entry_type: &str, fields: Map<String, Value>) -> Result<EntryId> {
+        let layout = if matches!(entry_type, "custom" | "custom_message") { BaseFields::Last } else { BaseFields::First };
+        let fields =
+            fields.into_iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "parentId" | "timestamp")).collect();
+        self.append_raw_with_layout(entry_type, fields, layout)
+    }
+
+    /// Builds the entry object in the agents' key order and appends it.
+    pub(crate) fn append_entry(
+        &mut self,
+        entry_type: &'static str,
+        fields: Vec<(&'static str, Value)>,
+        layout: BaseFields,
+    ) -> Result<EntryId> {
+        let fields = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        self.append_raw_with_layout(entry_type, fields, layout)
+    }
+
+    fn append_raw_with_layout(&mut self, entry_type: &str, fields: Map<String, Value>, layout: BaseFields) -> Result<EntryId> {
+        let mut object = Map::new();
+        object.insert("type".into(), entry_type.into());
+        let (id, timestamp) = (self.next_entry_id(), self.now_iso());
+        let parent = self.leaf.as_ref().map_or(Value::Null, |p| p.as_str().into());
+        let base = [("id", id.as_str().into()), ("parentId", parent), ("timestamp", timestamp.into())];
+        if layout == BaseFields::First {
+            object.extend(base.clone().into_iter().map(|(k, v)| (k.to_owned(), v)));
+        }
+        object.extend(fields);
+        if layout == BaseFields::Last {
+            object.extend(base.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        }
+        self.push_entry(&Value::Object(object))
+    }
+
+    /// A fresh id no entry of this session has.
+    pub(crate) fn next_entry_id(&mut self) -> EntryId {
+        let index = &self.index;
+        fresh_id(self.ids.as_mut(), &|candidate| index.contains(candidate))
+    }
+
+    /// Adds an entry built by this manager to memory, makes it the leaf, then
+    /// persists it. Memory is updated even when persisting fails.
+    pub(crate) fn push_entry(&mut self, object: &Value) -> Result<EntryId> {
+        let entry = Entry::parse(&object.to_string()).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+        let id = entry.id().clone();
+        self.remember(entry);
+        self.leaf = Some(id.clone());
+        self.persist_pending()?;
+        Ok(id)
+    }
+
+    /// Adds an entry to memory and the index.
+    pub(crate) fn remember(&mut self, entry: Entry) {
+        if is_assistant(&entry) {
+            self.has_assistant = true;
+        }
+        self.index.push(&entry, self.entries.len());
+        self.entries.push(entry);
+    }
+}
+
+/// Whether an entry is an assistant message.
+pub(crate) fn is_assistant(entry: &Entry) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Role {
+        role: Option<Value>,
+    }
+    matches!(entry.kind(), EntryKind::Message(_))
+        && entry.message().and_then(|m| m.decode::<Role>().ok()).and_then(|r| r.role).is_some_and(|r| r == "assistant")
+}
+
+fn invalid(err: serde_json::Error) -> Error {
+    Error::InvalidEntry { reason: err.to_string() }
+}

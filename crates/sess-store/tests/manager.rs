@@ -1,0 +1,386 @@
+//! The `SessionManager` through its public API: the tree operations, persistence
+//! rules, and what happens to other writers' entries and damaged files.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use sess_core::SequentialIds;
+use sess_store::storage::{MemoryStorage, SessionStorage};
+use sess_store::{
+    CompactionParams, CustomMessageParams, Notice, SessionManager, SessionManagerBuilder, SteppingClock, TitleSource,
+    read_session,
+};
+
+const DIR: &str = "/sessions/--p--";
+
+fn builder(storage: &Arc<dyn SessionStorage>) -> SessionManagerBuilder {
+    SessionManager::builder()
+        .storage(storage.clone())
+        .clock(Arc::new(SteppingClock::new(1_767_225_600_000)))
+        .ids(Box::new(SequentialIds::new("e")))
+}
+
+fn memory() -> Arc<dyn SessionStorage> {
+    Arc::new(MemoryStorage::new())
+}
+
+fn user(text: &str) -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1})
+}
+
+fn assistant(text: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "text", "text": text}], "provider": "p", "model": "m", "timestamp": 2})
+}
+
+/// The file's lines as JSON values.
+fn lines(storage: &Arc<dyn SessionStorage>, path: &Path) -> Vec<Value> {
+    let bytes = storage.read(path).unwrap();
+    String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn ids(storage: &Arc<dyn SessionStorage>, path: &Path) -> Vec<String> {
+    lines(storage, path).iter().skip(1).map(|l| l["id"].as_str().unwrap().to_owned()).collect()
+}
+
+mod tree_operations {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn every_append_hangs_under_the_leaf_and_becomes_it() {
+        let mut sm = SessionManager::in_memory("/p");
+        let a = sm.append_message(&user("one")).unwrap();
+        let b = sm.append_thinking_level_change(Some("high")).unwrap();
+        let c = sm.append_model_change("openai/gpt-4o", None).unwrap();
+        let d = sm.append_custom_entry("ext", Some(json!({"n": 1}))).unwrap();
+        let entries = sm.entries();
+        assert_eq!(entries[0].parent_id(), None);
+        assert_eq!(entries[1].parent_id(), Some(&a));
+        assert_eq!(entries[2].parent_id(), Some(&b));
+        assert_eq!(entries[3].parent_id(), Some(&c));
+        assert_eq!(sm.leaf_id(), Some(&d));
+        // custom entries keep the agents' key order: base fields last.
+        assert!(entries[3].json().starts_with(r#"{"type":"custom","customType":"ext","data":{"n":1},"id":"#));
+    }
+
+    #[test]
+    fn branch_reset_and_branch_with_summary() {
+        let mut sm = SessionManager::in_memory("/p");
+        let a = sm.append_message(&user("one")).unwrap();
+        sm.append_message(&assistant("two")).unwrap();
+        sm.branch(a.as_str()).unwrap();
+        let c = sm.append_message(&user("three")).unwrap();
+        assert_eq!(sm.entry(c.as_str()).unwrap().parent_id(), Some(&a));
+        assert!(sm.branch("missing").is_err());
+
+        sm.reset_leaf();
+        let root = sm.append_message(&user("new root")).unwrap();
+        assert_eq!(sm.entry(root.as_str()).unwrap().parent_id(), None);
+
+        let summary = sm.branch_with_summary(Some(a.as_str()), "left it", None, Some(false)).unwrap();
+        let entry = sm.entry(summary.as_str()).unwrap();
+        assert_eq!(entry.parent_id(), Some(&a));
+        assert!(entry.json().contains(r#""fromId":"e0","summary":"left it","fromExtension":false"#));
+        let from_root = sm.branch_with_summary(None, "from the root", None, None).unwrap();
+        assert_eq!(sm.entry(from_root.as_str()).unwrap().parent_id(), None);
+        assert!(sm.entry(from_root.as_str()).unwrap().json().contains(r#""fromId":"root""#));
+    }
+
+    #[test]
+    fn labels_need_an_existing_target() {
+        let mut sm = SessionManager::in_memory("/p");
+        let a = sm.append_message(&user("one")).unwrap();
+        sm.append_label_change(a.as_str(), Some("checkpoint")).unwrap();
+        assert_eq!(sm.label(a.as_str()), Some("checkpoint"));
+        sm.append_label_change(a.as_str(), None).unwrap();
+        assert_eq!(sm.label(a.as_str()), None);
+        assert!(sm.append_label_change("nope", Some("x")).is_err());
+    }
+
+    #[test]
+    fn context_follows_the_leaf() {
+        let mut sm = SessionManager::in_memory("/p");
+        let a = sm.append_message(&user("one")).unwrap();
+        sm.append_message(&assistant("two")).unwrap();
+        sm.branch(a.as_str()).unwrap();
+        sm.append_message(&user("other")).unwrap();
+        let ctx = serde_json::to_value(sm.build_session_context()).unwrap();
+        let texts: Vec<&str> = ctx["messages"].as_array().unwrap().iter().map(|m| m["content"][0]["text"].as_str().unwrap()).collect();
+        assert_eq!(texts, ["one", "other"]);
+        sm.reset_leaf();
+        assert!(sm.build_session_context().messages.is_empty());
+    }
+
+    #[test]
+    fn compaction_and_custom_message_fields() {
+        let mut sm = SessionManager::in_memory("/p");
+        let a = sm.append_message(&user("one")).unwrap();
+        sm.append_compaction(CompactionParams {
+            summary: "S".into(),
+            short_summary: Some("s".into()),
+            first_kept_entry_id: a.to_string(),
+            tokens_before: 10,
+            ..CompactionParams::default()
+        })
+        .unwrap();
+        sm.append_custom_message_entry(CustomMessageParams {
+            custom_type: "ext".into(),
+            content: json!("hi"),
+            display: true,
+            details: None,
+            attribution: None,
+        })
+        .unwrap();
+        let entries = sm.entries();
+        assert!(entries[1].json().contains(r#""summary":"S","shortSummary":"s","firstKeptEntryId":"e0","tokensBefore":10"#));
+        assert!(entries[2].json().starts_with(
+            r#"{"type":"custom_message","customType":"ext","content":"hi","display":true,"attribution":"agent","id":"#
+        ));
+    }
+}
+
+mod persistence {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn nothing_is_written_before_the_first_assistant_message() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        let path = sm.session_file().unwrap().to_owned();
+        assert!(path.file_name().unwrap().to_str().unwrap().ends_with(&format!("_{}.jsonl", sm.session_id())));
+        sm.append_message(&user("hello")).unwrap();
+        assert!(!storage.exists(&path));
+        sm.append_message(&assistant("hi")).unwrap();
+        assert_eq!(ids(&storage, &path), ["e0", "e1"]);
+        sm.append_message(&user("more")).unwrap();
+        assert_eq!(ids(&storage, &path), ["e0", "e1", "e2"]);
+        let header = &lines(&storage, &path)[0];
+        assert_eq!(header["type"], "session");
+        assert_eq!(header["cwd"], "/p");
+        assert_eq!(header["version"], 3);
+    }
+
+    #[test]
+    fn ensure_on_disk_writes_without_an_assistant() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        sm.append_message(&user("hello")).unwrap();
+        sm.ensure_on_disk().unwrap();
+        let path = sm.session_file().unwrap().to_owned();
+        assert_eq!(ids(&storage, &path), ["e0"]);
+        sm.append_message(&user("again")).unwrap();
+        assert_eq!(ids(&storage, &path), ["e0", "e1"]);
+    }
+
+    #[test]
+    fn an_opened_file_persists_every_append_and_its_leaf_is_the_last_entry() {
+        let storage = memory();
+        let path = {
+            let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+            let a = sm.append_message(&user("one")).unwrap();
+            sm.append_message(&assistant("two")).unwrap();
+            sm.branch(a.as_str()).unwrap();
+            sm.append_message(&user("three")).unwrap();
+            sm.session_file().unwrap().to_owned()
+        };
+        let mut sm = builder(&storage).open(&path).unwrap();
+        assert_eq!(sm.cwd(), "/p");
+        assert_eq!(sm.leaf_id().unwrap().as_str(), "e2");
+        let id = sm.append_custom_entry("ext", None).unwrap();
+        assert_ne!(id.as_str(), "e0");
+        assert_eq!(ids(&storage, &path).len(), 4);
+        assert_eq!(sm.entries().last().unwrap().parent_id().unwrap().as_str(), "e2");
+    }
+
+    #[test]
+    fn a_missing_file_starts_a_session_at_that_path() {
+        let storage = memory();
+        let path = PathBuf::from("/sessions/explicit.jsonl");
+        let mut sm = builder(&storage).open(&path).unwrap();
+        assert_eq!(sm.session_file(), Some(path.as_path()));
+        assert_eq!(lines(&storage, &path).len(), 1);
+        sm.append_message(&user("hi")).unwrap();
+        assert_eq!(lines(&storage, &path).len(), 2);
+    }
+
+    #[test]
+    fn legacy_files_are_migrated_and_rewritten_on_open() {
+        let storage = memory();
+        let path = Path::new("/s/v1.jsonl");
+        let v1 = "{\"type\":\"session\",\"id\":\"old\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n\
+                  {\"type\":\"message\",\"timestamp\":\"t\",\"message\":{\"role\":\"hookMessage\",\"content\":\"x\"}}\n";
+        sess_store::write_atomic(storage.as_ref(), path, v1.as_bytes()).unwrap();
+        let sm = builder(&storage).open(path).unwrap();
+        let lines = lines(&storage, path);
+        assert_eq!(lines[0]["version"], 3);
+        assert_eq!(lines[1]["message"]["role"], "custom");
+        assert_eq!(lines[1]["id"], sm.entries()[0].id().as_str());
+    }
+
+    #[test]
+    fn a_corrupt_header_is_moved_aside_never_overwritten() {
+        let storage = memory();
+        let path = Path::new("/s/bad.jsonl");
+        let original = "{\"type\":\"sess\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}\n";
+        sess_store::write_atomic(storage.as_ref(), path, original.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::CorruptFileMoved { moved_to }) = notices.first() else { panic!("{notices:?}") };
+        assert!(moved_to.to_str().unwrap().starts_with("/s/bad.jsonl.corrupt-"));
+        assert_eq!(storage.read(moved_to).unwrap(), original.as_bytes());
+        assert_eq!(lines(&storage, path).len(), 1);
+        assert!(sm.entries().is_empty());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_before_the_next_append() {
+        let storage = memory();
+        let path = Path::new("/s/torn.jsonl");
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/p\"}\n\
+                    {\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"}}\n\
+                    {\"type\":\"message\",\"id\":\"b\",\"par";
+        sess_store::write_atomic(storage.as_ref(), path, text.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        sm.append_message(&user("after")).unwrap();
+        assert!(matches!(sm.drain_notices().as_slice(), [Notice::TornTailRemoved { bytes: 24, .. }]));
+        let outcome = read_session(storage.as_ref(), path, &mut SequentialIds::new("x")).unwrap();
+        assert!(outcome.issues.is_empty());
+        assert_eq!(outcome.file.entries().len(), 2);
+        assert_eq!(outcome.file.entries()[1].parent_id().unwrap().as_str(), "a");
+    }
+
+    #[test]
+    fn a_complete_last_line_without_newline_gets_one() {
+        let storage = memory();
+        let path = Path::new("/s/nonl.jsonl");
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}";
+        sess_store::write_atomic(storage.as_ref(), path, text.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        sm.append_message(&user("after")).unwrap();
+        assert_eq!(ids(&storage, path).len(), 2);
+    }
+
+    #[test]
+    fn a_deleted_file_is_written_again_with_its_header() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        sm.append_message(&assistant("hi")).unwrap();
+        let path = sm.session_file().unwrap().to_owned();
+        storage.remove_file(&path).unwrap();
+        sm.append_message(&user("again")).unwrap();
+        let lines = lines(&storage, &path);
+        assert_eq!(lines[0]["type"], "session");
+        assert_eq!(lines.len(), 3);
+    }
+
+    #[test]
+    fn unreadable_lines_are_copied_aside_before_a_rewrite() {
+        let storage = memory();
+        let path = Path::new("/s/damaged.jsonl");
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{broken\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{}}\n";
+        sess_store::write_atomic(storage.as_ref(), path, text.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        assert!(matches!(sm.drain_notices().as_slice(), [Notice::SkippedLines { lines }] if lines == &[2]));
+        sm.set_session_name("renamed", TitleSource::User).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::OriginalKept { copy }) = notices.first() else { panic!("{notices:?}") };
+        assert_eq!(storage.read(copy).unwrap(), text.as_bytes());
+        assert_eq!(lines(&storage, path)[0]["title"], "renamed");
+    }
+}
+
+mod new_sessions {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn populated(storage: &Arc<dyn SessionStorage>) -> SessionManager {
+        let mut sm = builder(storage).create("/p", Path::new(DIR)).unwrap();
+        let a = sm.append_message(&user("one")).unwrap();
+        sm.append_label_change(a.as_str(), Some("start")).unwrap();
+        sm.append_message(&assistant("two")).unwrap();
+        sm.branch(a.as_str()).unwrap();
+        sm.append_message(&user("other")).unwrap();
+        sm
+    }
+
+    #[test]
+    fn create_branched_session_copies_the_path_and_its_labels() {
+        let storage = memory();
+        let mut sm = populated(&storage);
+        let old = sm.session_file().unwrap().to_owned();
+        let new = sm.create_branched_session("e3").unwrap().unwrap();
+        assert_ne!(old, new);
+        let lines = lines(&storage, &new);
+        assert_eq!(lines[0]["parentSession"], old.display().to_string());
+        let kinds: Vec<(&str, &str)> =
+            lines[1..].iter().map(|l| (l["type"].as_str().unwrap(), l["id"].as_str().unwrap())).collect();
+        assert_eq!(kinds, [("message", "e0"), ("message", "e3"), ("label", "e4")]);
+        assert_eq!(lines[3]["parentId"], "e3");
+        assert_eq!(lines[3]["targetId"], "e0");
+        assert_eq!(lines[3]["label"], "start");
+        // The label keeps the time it was set.
+        assert_eq!(lines[3]["timestamp"], "2026-01-01T00:00:00.003Z");
+        assert_eq!(sm.session_file(), Some(new.as_path()));
+        assert_eq!(sm.leaf_id().unwrap().as_str(), "e4");
+        assert!(sm.create_branched_session("missing").is_err());
+    }
+
+    #[test]
+    fn fork_copies_the_whole_tree_under_a_new_id() {
+        let storage = memory();
+        let mut sm = populated(&storage);
+        let old_id = sm.session_id().to_owned();
+        let (old, new) = sm.fork().unwrap();
+        assert_eq!(ids(&storage, &old), ids(&storage, &new));
+        let header = &lines(&storage, &new)[0];
+        assert_eq!(header["parentSession"], old_id);
+        assert_ne!(header["id"], old_id);
+        assert!(SessionManager::in_memory("/p").fork().is_err());
+    }
+
+    #[test]
+    fn fork_from_copies_another_file() {
+        let storage = memory();
+        let source = populated(&storage).session_file().unwrap().to_owned();
+        let source_id = lines(&storage, &source)[0]["id"].clone();
+        let forked = builder(&storage).fork_from(&source, "/q", Path::new("/sessions/--q--")).unwrap();
+        let path = forked.session_file().unwrap().to_owned();
+        assert!(path.starts_with("/sessions/--q--"));
+        assert_eq!(ids(&storage, &path), ids(&storage, &source));
+        assert_eq!(lines(&storage, &path)[0]["parentSession"], source_id);
+        assert_eq!(lines(&storage, &path)[0]["cwd"], "/q");
+    }
+
+    #[test]
+    fn session_names_are_sanitized_and_user_titles_win() {
+        let storage = memory();
+        let mut sm = populated(&storage);
+        assert!(sm.set_session_name("  My\tsession\u{7}  name ", TitleSource::User).unwrap());
+        assert_eq!(sm.session_name().as_deref(), Some("My session name"));
+        assert!(!sm.set_session_name("auto title", TitleSource::Auto).unwrap());
+        assert!(!sm.set_session_name(" \n ", TitleSource::User).unwrap());
+        let header = &lines(&storage, sm.session_file().unwrap())[0];
+        assert_eq!(header["title"], "My session name");
+        assert_eq!(header["titleSource"], "user");
+    }
+
+    #[test]
+    fn move_to_moves_file_and_artifacts_and_updates_cwd() {
+        let storage = memory();
+        let mut sm = populated(&storage);
+        let old = sm.session_file().unwrap().to_owned();
+        let artifacts = old.with_extension("");
+        sess_store::write_atomic(storage.as_ref(), &artifacts.join("out.txt"), b"artifact").unwrap();
+        sm.move_to("/q", Path::new("/sessions/--q--")).unwrap();
+        let new = sm.session_file().unwrap().to_owned();
+        assert!(!storage.exists(&old));
+        assert_eq!(lines(&storage, &new)[0]["cwd"], "/q");
+        assert_eq!(storage.read(&new.with_extension("").join("out.txt")).unwrap(), b"artifact");
+        assert_eq!(sm.cwd(), "/q");
+    }
+}

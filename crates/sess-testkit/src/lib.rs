@@ -1,0 +1,23 @@
+//! Test tools for `sess`.
+//!
+//! - [`FaultStorage`] wraps any storage and fails the Nth write, sync or rename.
+//! - [`CrashStorage`] keeps what was written apart from what was synced, and can
+//!   "crash": every file and directory falls back to its last synced state.
+//!
+//! ```
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use sess_store::storage::{write_atomic, MemoryStorage, SessionStorage};
+//! use sess_testkit::{FaultStorage, Op};
+//!
+//! let storage = FaultStorage::new(Arc::new(MemoryStorage::new()));
+//! storage.fail_on(Op::Rename, 1);
+//! assert!(write_atomic(&storage, Path::new("/s.jsonl"), b"x\n").is_err());
+//! assert!(!storage.exists(Path::new("/s.jsonl")));
+//! ```
+
+mod crash;
+mod fault;
+
+pub use crash::CrashStorage;
+pub use fault::{FaultStorage, Op};
