@@ -22,11 +22,16 @@ pub mod blob;
 pub mod durable;
 mod error;
 mod ids;
+mod prepare;
 mod session_file;
 pub mod storage;
 
 pub use blob::{BlobStore, parse_blob_ref};
 pub use error::{Error, Result};
 pub use ids::RandomIds;
+pub use prepare::{
+    BLOB_EXTERNALIZE_THRESHOLD, MAX_PERSIST_CHARS, Resolved, TRUNCATION_NOTICE, prepare_for_persistence,
+    resolve_blob_refs,
+};
 pub use session_file::{read_session, read_session_file};
 pub use storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};
