@@ -79,8 +79,7 @@ pub fn format_iso_millis(ms: i64) -> String {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
-    let (hour, minute, second, millis) =
-        (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
+    let (hour, minute, second, millis) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
     let year = if (0..=9999).contains(&year) {
         format!("{year:04}")
     } else if year < 0 {

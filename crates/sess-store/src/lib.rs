@@ -18,20 +18,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod blob;
 mod clock;
 pub mod durable;
 mod error;
-mod manager;
-pub mod storage;
 mod ids;
+mod manager;
+mod prepare;
 mod session_file;
+pub mod storage;
 
-pub use error::{Error, Result};
+pub use blob::{BlobStore, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
+pub use error::{Error, Result};
 pub use ids::RandomIds;
 pub use manager::{
     Breadcrumbs, CompactionParams, CustomMessageParams, Durability, Notice, SessionInitParams, SessionManager,
     SessionManagerBuilder, TitleSource,
+};
+pub use prepare::{
+    BLOB_EXTERNALIZE_THRESHOLD, MAX_PERSIST_CHARS, Resolved, TRUNCATION_NOTICE, prepare_for_persistence,
+    resolve_blob_refs,
 };
 pub use session_file::{read_session, read_session_file};
 pub use storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};

@@ -109,7 +109,8 @@ mod tree_operations {
         sm.branch(a.as_str()).unwrap();
         sm.append_message(&user("other")).unwrap();
         let ctx = serde_json::to_value(sm.build_session_context()).unwrap();
-        let texts: Vec<&str> = ctx["messages"].as_array().unwrap().iter().map(|m| m["content"][0]["text"].as_str().unwrap()).collect();
+        let texts: Vec<&str> =
+            ctx["messages"].as_array().unwrap().iter().map(|m| m["content"][0]["text"].as_str().unwrap()).collect();
         assert_eq!(texts, ["one", "other"]);
         sm.reset_leaf();
         assert!(sm.build_session_context().messages.is_empty());
@@ -136,7 +137,9 @@ mod tree_operations {
         })
         .unwrap();
         let entries = sm.entries();
-        assert!(entries[1].json().contains(r#""summary":"S","shortSummary":"s","firstKeptEntryId":"e0","tokensBefore":10"#));
+        assert!(
+            entries[1].json().contains(r#""summary":"S","shortSummary":"s","firstKeptEntryId":"e0","tokensBefore":10"#)
+        );
         assert!(entries[2].json().starts_with(
             r#"{"type":"custom_message","customType":"ext","content":"hi","display":true,"attribution":"agent","id":"#
         ));

@@ -189,8 +189,10 @@ impl SessionStorage for CrashStorage {
         if !state.dirs.contains(dir) {
             return Err(not_found(dir));
         }
-        let files = state.names.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
-        let dirs = state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
+        let files =
+            state.names.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
+        let dirs =
+            state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
         Ok(files.chain(dirs).collect())
     }
 
@@ -239,7 +241,8 @@ impl SessionStorage for CrashStorage {
         let mut state = self.state();
         state.spend()?;
         let in_dir = |p: &PathBuf| p.parent() == Some(dir);
-        let current: Vec<(PathBuf, u64)> = state.names.iter().filter(|(p, _)| in_dir(p)).map(|(p, i)| (p.clone(), *i)).collect();
+        let current: Vec<(PathBuf, u64)> =
+            state.names.iter().filter(|(p, _)| in_dir(p)).map(|(p, i)| (p.clone(), *i)).collect();
         state.synced_names.retain(|p, _| !in_dir(p));
         state.synced_names.extend(current);
         Ok(())

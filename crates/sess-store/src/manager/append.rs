@@ -111,8 +111,11 @@ impl SessionManager {
 
     /// Appends an extension message that joins the model context.
     pub fn append_custom_message_entry(&mut self, params: CustomMessageParams) -> Result<EntryId> {
-        let mut fields =
-            vec![("customType", params.custom_type.into()), ("content", params.content), ("display", params.display.into())];
+        let mut fields = vec![
+            ("customType", params.custom_type.into()),
+            ("content", params.content),
+            ("display", params.display.into()),
+        ];
         opt(&mut fields, "details", params.details);
         fields.push(("attribution", params.attribution.unwrap_or_else(|| "agent".to_owned()).into()));
         self.append_entry("custom_message", fields, BaseFields::Last)
@@ -153,7 +156,8 @@ impl SessionManager {
 
     /// Records the active context (xcsh).
     pub fn append_context_change(&mut self, context_name: &str, tenant: &str, namespace: &str) -> Result<EntryId> {
-        let fields = vec![("contextName", context_name.into()), ("tenant", tenant.into()), ("namespace", namespace.into())];
+        let fields =
+            vec![("contextName", context_name.into()), ("tenant", tenant.into()), ("namespace", namespace.into())];
         self.append_entry("context_change", fields, BaseFields::First)
     }
 
@@ -175,9 +179,12 @@ impl SessionManager {
     /// Appends an entry of any type from its type-specific fields; `id`,
     /// `parentId` and `timestamp` are filled in (any given are replaced).
     pub fn append_raw(&mut self, entry_type: &str, fields: Map<String, Value>) -> Result<EntryId> {
-        let layout = if matches!(entry_type, "custom" | "custom_message") { BaseFields::Last } else { BaseFields::First };
-        let fields =
-            fields.into_iter().filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "parentId" | "timestamp")).collect();
+        let layout =
+            if matches!(entry_type, "custom" | "custom_message") { BaseFields::Last } else { BaseFields::First };
+        let fields = fields
+            .into_iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "parentId" | "timestamp"))
+            .collect();
         self.append_raw_with_layout(entry_type, fields, layout)
     }
 
@@ -192,7 +199,12 @@ impl SessionManager {
         self.append_raw_with_layout(entry_type, fields, layout)
     }
 
-    fn append_raw_with_layout(&mut self, entry_type: &str, fields: Map<String, Value>, layout: BaseFields) -> Result<EntryId> {
+    fn append_raw_with_layout(
+        &mut self,
+        entry_type: &str,
+        fields: Map<String, Value>,
+        layout: BaseFields,
+    ) -> Result<EntryId> {
         let mut object = Map::new();
         object.insert("type".into(), entry_type.into());
         let (id, timestamp) = (self.next_entry_id(), self.now_iso());

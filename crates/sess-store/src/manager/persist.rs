@@ -78,7 +78,9 @@ impl SessionManager {
 
     fn check_latch(&self) -> Result<()> {
         match &self.latched {
-            Some(message) => Err(Error::Latched { path: self.file.clone().unwrap_or_default(), message: message.clone() }),
+            Some(message) => {
+                Err(Error::Latched { path: self.file.clone().unwrap_or_default(), message: message.clone() })
+            }
             None => Ok(()),
         }
     }
@@ -153,7 +155,8 @@ impl SessionManager {
             let writer = self.storage.open_append(path).map_err(|e| Error::io("opening", path, e))?;
             self.disk.writer = Some(writer);
         }
-        let writer = self.disk.writer.as_mut().ok_or_else(|| Error::io("writing", path, io::ErrorKind::Other.into()))?;
+        let writer =
+            self.disk.writer.as_mut().ok_or_else(|| Error::io("writing", path, io::ErrorKind::Other.into()))?;
         writer.write_all(&bytes).map_err(|e| Error::io("writing", path, e))?;
         if self.durability == Durability::Synced {
             writer.sync().map_err(|e| Error::io("syncing", path, e))?;
@@ -220,7 +223,9 @@ impl SessionManager {
             let parsed = if text.trim().is_empty() { None } else { Some(Entry::parse(&text)) };
             match (parsed, end) {
                 (Some(Ok(entry)), _) => {
-                    if !self.index.contains(entry.id().as_str()) && !foreign.iter().any(|e: &Entry| e.id() == entry.id()) {
+                    if !self.index.contains(entry.id().as_str())
+                        && !foreign.iter().any(|e: &Entry| e.id() == entry.id())
+                    {
                         foreign.push(entry);
                     }
                     if end.is_none() {
