@@ -14,6 +14,7 @@ use sess_core::{
     Entry, EntryId, EntryIndex, IdSource, Leaf, SessionContext, SessionHeader, Tree, context, format_iso_millis,
 };
 
+use crate::blob::BlobStore;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::ids::RandomIds;
@@ -86,6 +87,11 @@ pub enum Notice {
     OriginalKept {
         /// The copy.
         copy: PathBuf,
+    },
+    /// A blob reference could not be resolved on load; the reference was kept.
+    UnresolvedBlob {
+        /// Where and why.
+        warning: String,
     },
     /// Lines of the file could not be read and were skipped.
     SkippedLines {
@@ -192,7 +198,7 @@ pub struct SessionManager {
     durability: Durability,
     clock: Arc<dyn Clock>,
     ids: Box<dyn IdSource + Send>,
-    blobs_dir: Option<PathBuf>,
+    blobs: Option<BlobStore>,
     breadcrumbs: Option<Breadcrumbs>,
     persist: bool,
     cwd: String,
@@ -212,26 +218,55 @@ pub struct SessionManager {
 /// What the manager knows about its file.
 #[derive(Default)]
 struct DiskState {
-    /// The whole session has been written at least once.
-    flushed: bool,
+    /// How the next persist writes.
+    next_write: NextWrite,
     /// The file exists on disk and every append persists at once (a loaded file).
     ensured_on_disk: bool,
-    /// The next persist must rewrite the whole file.
-    needs_rewrite: bool,
     /// How many entries (a prefix) are in the file.
     persisted: usize,
     /// Bytes of the file accounted for.
     known_len: u64,
     /// Identity of the file last seen.
     identity: Option<(u64, u64)>,
-    /// The file ends in a torn line starting at this offset.
-    torn_at: Option<u64>,
-    /// The file's last line has no newline.
-    missing_newline: bool,
+    /// How the file ends.
+    tail: Tail,
     /// The file has lines that could not be read (a rewrite must keep a copy).
     lossy: bool,
     /// The open append handle.
     writer: Option<Box<dyn StorageWriter>>,
+}
+
+/// How the next persist writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum NextWrite {
+    /// The whole file, atomically: the first write, or after a change that
+    /// appending cannot express.
+    #[default]
+    Full,
+    /// Only the entries the file does not have yet.
+    Append,
+}
+
+/// How the file ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Tail {
+    /// With a newline.
+    #[default]
+    Clean,
+    /// With a complete line that lacks its newline.
+    MissingNewline,
+    /// With a line cut off by an interrupted write, starting at this offset.
+    Torn(u64),
+}
+
+impl Tail {
+    fn of(outcome: &sess_core::ReadOutcome) -> Self {
+        match (outcome.torn_tail_at, outcome.unterminated_tail) {
+            (Some(at), _) => Self::Torn(at),
+            (None, true) => Self::MissingNewline,
+            (None, false) => Self::Clean,
+        }
+    }
 }
 
 impl SessionManager {
@@ -257,11 +292,11 @@ impl SessionManager {
 
     fn new(builder: SessionManagerBuilder, cwd: &str, persist: bool) -> Self {
         Self {
-            storage: builder.storage,
+            storage: builder.storage.clone(),
             durability: builder.durability,
             clock: builder.clock,
             ids: builder.ids,
-            blobs_dir: builder.blobs_dir,
+            blobs: builder.blobs_dir.map(|dir| BlobStore::new(builder.storage.clone(), dir)),
             breadcrumbs: builder.breadcrumbs,
             persist,
             cwd: cwd.to_owned(),

@@ -257,6 +257,7 @@ pub(crate) fn is_assistant(entry: &Entry) -> bool {
         && entry.message().and_then(|m| m.decode::<Role>().ok()).and_then(|r| r.role).is_some_and(|r| r == "assistant")
 }
 
+#[allow(clippy::needless_pass_by_value)] // Used with `map_err`.
 fn invalid(err: serde_json::Error) -> Error {
     Error::InvalidEntry { reason: err.to_string() }
 }

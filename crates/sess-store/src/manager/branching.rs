@@ -163,7 +163,7 @@ impl SessionManager {
         }
         let (old_header, old_cwd, old_dir) = (self.header.clone(), self.cwd.clone(), self.session_dir.clone());
         self.header = self.header.with("cwd", new_cwd.into());
-        self.cwd = new_cwd.to_owned();
+        new_cwd.clone_into(&mut self.cwd);
         self.session_dir = Some(new_session_dir.to_owned());
         self.file = Some(new_file.clone());
         if file_existed || self.has_assistant {

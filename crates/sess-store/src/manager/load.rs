@@ -6,6 +6,7 @@ use sess_core::{EntryIndex, IssueKind, ReadOutcome};
 
 use super::{Notice, SessionManager, SessionManagerBuilder};
 use crate::error::{Error, Result};
+use crate::prepare::resolve_blob_refs;
 use crate::session_file::read_session;
 
 impl SessionManagerBuilder {
@@ -123,12 +124,11 @@ impl SessionManager {
         }
         self.latched = None;
         self.disk = super::DiskState {
-            flushed: true,
+            next_write: super::NextWrite::Append,
             ensured_on_disk: true,
             known_len: outcome.len,
             identity: self.storage.stat(path).ok().and_then(|s| s.identity),
-            torn_at: outcome.torn_tail_at,
-            missing_newline: outcome.unterminated_tail && outcome.torn_tail_at.is_none(),
+            tail: super::Tail::of(&outcome),
             lossy: !skipped.is_empty(),
             ..super::DiskState::default()
         };
@@ -156,6 +156,21 @@ impl SessionManager {
 
     /// Replaces blob references in the loaded entries with their data.
     pub(crate) fn resolve_blobs(&mut self) -> Result<()> {
+        let Some(blobs) = self.blobs.clone() else { return Ok(()) };
+        let mut changed = false;
+        for position in 0..self.entries.len() {
+            let Some(resolved) = resolve_blob_refs(self.entries[position].json(), &blobs)? else { continue };
+            self.notices.extend(resolved.warnings.into_iter().map(|warning| Notice::UnresolvedBlob { warning }));
+            if resolved.json != self.entries[position].json() {
+                let entry = sess_core::Entry::parse(&resolved.json)
+                    .map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+                self.entries[position] = entry;
+                changed = true;
+            }
+        }
+        if changed {
+            self.index = EntryIndex::new(&self.entries);
+        }
         Ok(())
     }
 

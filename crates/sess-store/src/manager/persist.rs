@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use sess_core::{Entry, EntryIndex, IssueKind};
 
 use super::append::is_assistant;
-use super::{Durability, Notice, SessionManager};
+use super::{Durability, NextWrite, Notice, SessionManager, Tail};
 use crate::error::{Error, Result};
+use crate::prepare::prepare_for_persistence;
 use crate::session_file::read_session;
 use crate::storage::{self, StorageLock, parent_dir};
 
@@ -28,10 +29,10 @@ impl SessionManager {
         let Some(path) = self.file.clone() else { return Ok(()) };
         self.check_latch()?;
         if !self.disk.ensured_on_disk && !self.has_assistant {
-            self.disk.flushed = false;
+            self.disk.next_write = NextWrite::Full;
             return Ok(());
         }
-        let result = if self.disk.needs_rewrite || !self.disk.flushed {
+        let result = if self.disk.next_write == NextWrite::Full {
             self.rewrite_file(&path)
         } else if self.disk.persisted < self.entries.len() {
             self.append_to_file(&path)
@@ -121,11 +122,9 @@ impl SessionManager {
         let stat = self.storage.stat(path).map_err(|e| Error::io("reading", path, e))?;
         self.disk.known_len = stat.len;
         self.disk.identity = stat.identity;
-        self.disk.torn_at = None;
-        self.disk.missing_newline = false;
+        self.disk.tail = Tail::Clean;
         self.disk.persisted = self.entries.len();
-        self.disk.flushed = true;
-        self.disk.needs_rewrite = false;
+        self.disk.next_write = NextWrite::Append;
         self.disk.writer = None;
         Ok(())
     }
@@ -137,15 +136,16 @@ impl SessionManager {
             return self.rewrite_file(path);
         };
         self.absorb_foreign(path)?;
-        if let Some(at) = self.disk.torn_at.take() {
-            self.storage.truncate(path, at).map_err(|e| Error::io("repairing", path, e))?;
-            self.notices.push(Notice::TornTailRemoved { path: path.to_owned(), bytes: self.disk.known_len - at });
-            self.disk.known_len = at;
-            self.disk.writer = None;
-        }
         let mut bytes = Vec::new();
-        if std::mem::take(&mut self.disk.missing_newline) {
-            bytes.push(b'\n');
+        match std::mem::take(&mut self.disk.tail) {
+            Tail::Clean => {}
+            Tail::MissingNewline => bytes.push(b'\n'),
+            Tail::Torn(at) => {
+                self.storage.truncate(path, at).map_err(|e| Error::io("repairing", path, e))?;
+                self.notices.push(Notice::TornTailRemoved { path: path.to_owned(), bytes: self.disk.known_len - at });
+                self.disk.known_len = at;
+                self.disk.writer = None;
+            }
         }
         for entry in &self.entries[self.disk.persisted..] {
             bytes.extend_from_slice(self.prepare_line(entry.json())?.as_bytes());
@@ -229,10 +229,10 @@ impl SessionManager {
                         foreign.push(entry);
                     }
                     if end.is_none() {
-                        self.disk.missing_newline = true;
+                        self.disk.tail = Tail::MissingNewline;
                     }
                 }
-                (Some(Err(_)), None) => self.disk.torn_at = Some(start + offset as u64),
+                (Some(Err(_)), None) => self.disk.tail = Tail::Torn(start + offset as u64),
                 (Some(Err(_)), Some(_)) => {
                     skipped.push(line_no);
                     self.disk.lossy = true;
@@ -255,8 +255,7 @@ impl SessionManager {
     fn read_replaced(&mut self, path: &Path) -> Result<Vec<sess_core::EntryId>> {
         let outcome = read_session(self.storage.as_ref(), path, self.ids.as_mut())?;
         self.disk.known_len = outcome.len;
-        self.disk.torn_at = outcome.torn_tail_at;
-        self.disk.missing_newline = outcome.unterminated_tail && outcome.torn_tail_at.is_none();
+        self.disk.tail = Tail::of(&outcome);
         self.disk.lossy |= outcome.issues.iter().any(|i| i.kind.is_skipped() && i.kind != IssueKind::TruncatedLastLine);
         let in_file = outcome.file.into_entries();
         let known: HashSet<&str> = self.entries.iter().map(|e| e.id().as_str()).collect();
@@ -311,6 +310,6 @@ impl SessionManager {
 
     /// One line as it is persisted.
     fn prepare_line<'a>(&self, json: &'a str) -> Result<std::borrow::Cow<'a, str>> {
-        Ok(std::borrow::Cow::Borrowed(json))
+        prepare_for_persistence(json, self.blobs.as_ref())
     }
 }
