@@ -25,6 +25,17 @@ pub(crate) enum Command {
     Verify(VerifyArgs),
     /// Show the linear segments the entry tree splits into.
     Segments(SegmentsArgs),
+    /// Append entries read from stdin, one JSON object per line: an object
+    /// with `role` is a message; one with `type` is an entry of that type. Ids,
+    /// parents and timestamps are filled in. Prints each new entry's id.
+    Append(AppendArgs),
+    /// Set or clear the label of an entry.
+    Label(LabelArgs),
+    /// Set the session's title.
+    Rename(RenameArgs),
+    /// Branch at an entry: the next append continues from there, or, with
+    /// `--new-session`, a new session file holds the path to it.
+    Fork(ForkArgs),
 }
 
 #[derive(Debug, Args)]
@@ -79,4 +90,51 @@ pub(crate) struct SegmentsArgs {
     /// Print `[{"id", "origin", "parent"?, "forkAt"?, "entries"}]`.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AppendArgs {
+    /// The session: a file path (created if missing).
+    pub(crate) session: String,
+    /// Append under this entry instead of the last one.
+    #[arg(long, value_name = "ID")]
+    pub(crate) leaf: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LabelArgs {
+    /// The session: a file path.
+    pub(crate) session: String,
+    /// The entry to label.
+    pub(crate) entry: String,
+    /// The label.
+    #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+    pub(crate) text: Option<String>,
+    /// Remove the entry's label.
+    #[arg(long)]
+    pub(crate) clear: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RenameArgs {
+    /// The session: a file path.
+    pub(crate) session: String,
+    /// The new title.
+    pub(crate) title: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ForkArgs {
+    /// The session: a file path.
+    pub(crate) session: String,
+    /// The entry to branch at.
+    #[arg(long, value_name = "ENTRY")]
+    pub(crate) at: String,
+    /// Write a new session file holding the path from the root to ENTRY (with
+    /// its labels) and print its path.
+    #[arg(long)]
+    pub(crate) new_session: bool,
+    /// Where the new session file goes (default: next to the session).
+    #[arg(long, value_name = "DIR", requires = "new_session")]
+    pub(crate) dir: Option<PathBuf>,
 }

@@ -1,7 +1,11 @@
 //! One module per verb.
 
+pub(crate) mod append;
 pub(crate) mod context;
+pub(crate) mod fork;
+pub(crate) mod label;
 pub(crate) mod migrate;
+pub(crate) mod rename;
 pub(crate) mod segments;
 pub(crate) mod tree;
 pub(crate) mod verify;

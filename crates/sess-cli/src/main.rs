@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod load;
 mod output;
+mod session;
 mod summary;
 
 use std::io;
@@ -30,6 +31,10 @@ fn main() -> ExitCode {
         Command::Migrate(args) => commands::migrate::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
         Command::Segments(args) => commands::segments::run(&args),
+        Command::Append(args) => commands::append::run(&args),
+        Command::Label(args) => commands::label::run(&args),
+        Command::Rename(args) => commands::rename::run(&args),
+        Command::Fork(args) => commands::fork::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -18,9 +18,10 @@ pub(crate) fn describe(entry: &Entry) -> String {
             None => "model change".to_owned(),
         },
         EntryKind::Compaction(c) => format!("compaction: {}", c.summary.as_ref().map(text_of).unwrap_or_default()),
-        EntryKind::BranchSummary(b) => {
-            format!("branch summary: {}", b.summary.as_ref().map(text_of).unwrap_or_default())
-        }
+        EntryKind::BranchSummary(b) => match b.summary.as_ref().map(text_of).filter(|s| !s.is_empty()) {
+            Some(summary) => format!("branch summary: {summary}"),
+            None => "branch point".to_owned(),
+        },
         EntryKind::Custom(c) => format!("custom {}", c.custom_type.as_deref().unwrap_or("?")),
         EntryKind::CustomMessage(c) => format!(
             "custom message {}: {}",

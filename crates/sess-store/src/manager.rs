@@ -117,6 +117,7 @@ pub struct SessionManagerBuilder {
     ids: Box<dyn IdSource + Send>,
     blobs_dir: Option<PathBuf>,
     breadcrumbs: Option<Breadcrumbs>,
+    cwd: String,
 }
 
 impl Default for SessionManagerBuilder {
@@ -128,6 +129,7 @@ impl Default for SessionManagerBuilder {
             ids: Box::new(RandomIds),
             blobs_dir: None,
             breadcrumbs: None,
+            cwd: String::new(),
         }
     }
 }
@@ -165,6 +167,14 @@ impl SessionManagerBuilder {
     #[must_use]
     pub fn blobs(mut self, dir: impl Into<PathBuf>) -> Self {
         self.blobs_dir = Some(dir.into());
+        self
+    }
+
+    /// The working directory written into a session that [`open`](Self::open)
+    /// starts because the file does not exist.
+    #[must_use]
+    pub fn cwd(mut self, cwd: impl Into<String>) -> Self {
+        self.cwd = cwd.into();
         self
     }
 

@@ -54,6 +54,12 @@ impl SessionManager {
     /// header's `parentSession` is the old session file. A persisted session is
     /// written at once, atomically; returns its path.
     pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
+        self.create_branched_session_in(leaf_id, None)
+    }
+
+    /// [`create_branched_session`](Self::create_branched_session) into another
+    /// directory (`None`: this session's directory).
+    pub fn create_branched_session_in(&mut self, leaf_id: &str, dir: Option<&Path>) -> Result<Option<PathBuf>> {
         let path: Vec<Entry> = self
             .branch_entries(Some(leaf_id))
             .into_iter()
@@ -65,7 +71,7 @@ impl SessionManager {
         }
         let labels = self.labels_on(&path);
         let parent_session = if self.persist { self.file.as_ref().map(|f| f.display().to_string()) } else { None };
-        let dir = self.session_dir.clone();
+        let dir = dir.map(Path::to_path_buf).or_else(|| self.session_dir.clone());
         self.new_session(dir.as_deref(), parent_session.as_deref())?;
         self.install_entries(path);
         for (target, text, timestamp) in labels {

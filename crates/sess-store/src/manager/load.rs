@@ -21,7 +21,7 @@ impl SessionManagerBuilder {
     /// - After a load the leaf is the last entry of the file, and every append
     ///   persists at once.
     pub fn open(self, path: &Path) -> Result<SessionManager> {
-        let cwd = String::new();
+        let cwd = self.cwd.clone();
         let mut manager = SessionManager::new(self, &cwd, true);
         manager.set_session_file(path)?;
         Ok(manager)

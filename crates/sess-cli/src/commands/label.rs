@@ -1,0 +1,23 @@
+//! `sess label SESSION ENTRY TEXT` and `sess label SESSION ENTRY --clear`.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use crate::Outcome;
+use crate::cli::LabelArgs;
+use crate::output::stdout;
+use crate::session;
+
+pub(crate) fn run(args: &LabelArgs) -> anyhow::Result<Outcome> {
+    let mut manager = session::open(&args.session)?;
+    let text = if args.clear { None } else { args.text.as_deref() };
+    let id = manager
+        .append_label_change(&args.entry, text)
+        .with_context(|| format!("cannot label entry `{}` of `{}`", args.entry, args.session))?;
+    manager.close()?;
+    let mut out = stdout();
+    writeln!(out, "{id}")?;
+    out.flush()?;
+    Ok(Outcome::Clean)
+}

@@ -1,0 +1,57 @@
+//! Opening a session for the writing verbs.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use sess_store::{Notice, SessionManager};
+
+use crate::output::warn;
+
+/// Opens the session named by `arg` for writing.
+pub(crate) fn open(arg: &str) -> anyhow::Result<SessionManager> {
+    let path = PathBuf::from(arg);
+    let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
+    let mut builder = SessionManager::builder().cwd(cwd);
+    if let Some(blobs) = blobs_dir_for(&path) {
+        builder = builder.blobs(blobs);
+    }
+    let mut manager = builder.open(&path).with_context(|| format!("cannot open `{}`", path.display()))?;
+    report(&mut manager);
+    Ok(manager)
+}
+
+/// The agents keep blobs in `<agent dir>/blobs`, next to `<agent dir>/sessions`.
+fn blobs_dir_for(path: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let agent_dir = absolute.ancestors().find(|a| a.file_name().is_some_and(|n| n == "sessions"))?.parent()?;
+    Some(agent_dir.join("blobs"))
+}
+
+/// Prints the manager's notices as warnings.
+pub(crate) fn report(manager: &mut SessionManager) {
+    let file = manager.session_file().map(|f| f.display().to_string()).unwrap_or_default();
+    for notice in manager.drain_notices() {
+        match notice {
+            Notice::ConcurrentAppend { foreign, continued_from } => warn(format_args!(
+                "`{file}`: another writer appended {} entries; this append continues from {} so the tree branched there",
+                foreign.len(),
+                continued_from.map_or_else(|| "the root".to_owned(), |id| id.to_string())
+            )),
+            Notice::TornTailRemoved { bytes, .. } => {
+                warn(format_args!("`{file}`: removed a {bytes}-byte last line left by an interrupted write"));
+            }
+            Notice::CorruptFileMoved { moved_to } => warn(format_args!(
+                "`{file}` had no valid session header; its bytes were moved to `{}` and a new session was started",
+                moved_to.display()
+            )),
+            Notice::OriginalKept { copy } => {
+                warn(format_args!("`{file}`: unreadable lines were kept in `{}` before rewriting", copy.display()));
+            }
+            Notice::SkippedLines { lines } => {
+                let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
+                warn(format_args!("`{file}`: skipped unreadable lines {} (run `sess verify`)", shown.join(", ")));
+            }
+            Notice::UnresolvedBlob { warning } => warn(format_args!("`{file}`: {warning}")),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Real processes: two `sess append` at once, and `kill -9` in the middle of an
+//! append or a migration. Whatever a process acknowledged is in the file, and
+//! the file always reads cleanly.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use sess_core::SequentialIds;
+use sess_store::read_session_file;
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn messages(from: usize, count: usize, tag: &str) -> String {
+    let mut text = String::new();
+    for n in from..from + count {
+        let role = if n % 2 == 0 { "user" } else { "assistant" };
+        writeln!(
+            text,
+            r#"{{"role":"{role}","content":[{{"type":"text","text":"{tag} {n}"}}],"provider":"p","model":"m"}}"#
+        )
+        .unwrap();
+    }
+    text
+}
+
+/// Entries of the file, which must read with at most a torn last line.
+fn entries(path: &Path) -> Vec<(String, Option<String>)> {
+    let outcome = read_session_file(path, &mut SequentialIds::new("x")).unwrap();
+    assert!(outcome.issues.iter().all(|i| i.kind == sess_core::IssueKind::TruncatedLastLine), "{:?}", outcome.issues);
+    assert!(outcome.file.header().is_some());
+    outcome.file.entries().iter().map(|e| (e.id().to_string(), e.parent_id().map(ToString::to_string))).collect()
+}
+
+#[test]
+fn two_processes_appending_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let path_str = path.to_str().unwrap();
+    let mut first = spawn(&["append", path_str]);
+    first.stdin.take().unwrap().write_all(messages(0, 2, "seed").as_bytes()).unwrap();
+    assert!(first.wait_with_output().unwrap().status.success());
+
+    let mut writers: Vec<Child> = (0..2).map(|_| spawn(&["append", path_str])).collect();
+    let inputs: Vec<_> = writers
+        .iter_mut()
+        .enumerate()
+        .map(|(w, child)| {
+            let mut stdin = child.stdin.take().unwrap();
+            let text = messages(0, 400, &format!("writer {w}"));
+            std::thread::spawn(move || stdin.write_all(text.as_bytes()).unwrap())
+        })
+        .collect();
+    for input in inputs {
+        input.join().unwrap();
+    }
+    let outputs: Vec<_> = writers.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    let all = entries(&path);
+    assert_eq!(all.len(), 2 + 800);
+    for output in outputs {
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let ids: Vec<String> = String::from_utf8(output.stdout).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(ids.len(), 400);
+        // Each writer's entries form an unbroken chain.
+        for pair in ids.windows(2) {
+            let parent = &all.iter().find(|(id, _)| *id == pair[1]).unwrap().1;
+            assert_eq!(parent.as_deref(), Some(pair[0].as_str()));
+        }
+    }
+}
+
+#[test]
+fn kill_9_during_append_keeps_every_acknowledged_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let path_str = path.to_str().unwrap();
+    for round in 0..5 {
+        let mut child = spawn(&["append", path_str]);
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let feeder = std::thread::spawn(move || {
+            // Keep feeding until the process dies.
+            for n in 0.. {
+                if stdin.write_all(messages(n, 1, "killed").as_bytes()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut acknowledged = Vec::new();
+        let mut line = String::new();
+        while acknowledged.len() < 50 + round * 37 {
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+            acknowledged.push(line.trim().to_owned());
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        feeder.join().unwrap();
+        let ids: Vec<String> = entries(&path).into_iter().map(|(id, _)| id).collect();
+        for id in &acknowledged {
+            assert!(ids.contains(id), "round {round}: acknowledged {id} is missing");
+        }
+    }
+    // The next writer repairs whatever the kills left and appends cleanly.
+    let mut child = spawn(&["append", path_str]);
+    child.stdin.take().unwrap().write_all(messages(0, 1, "after").as_bytes()).unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
+    let outcome = read_session_file(&path, &mut SequentialIds::new("x")).unwrap();
+    assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
+}
+
+#[test]
+fn kill_9_during_migrate_leaves_the_old_file_or_the_new_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.jsonl");
+    let mut original = String::from(
+        "{\"type\":\"session\",\"id\":\"big\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    let body = "x".repeat(2000);
+    for n in 0..20_000 {
+        writeln!(
+            original,
+            r#"{{"type":"message","timestamp":"t","message":{{"role":"user","content":"{n} {body}"}}}}"#
+        )
+        .unwrap();
+    }
+    let mut outcomes = (0, 0);
+    for delay_ms in [0u64, 20, 100, 400, 1000, 1600, 2000, 2300, 2600, 3000] {
+        std::fs::write(&path, &original).unwrap();
+        let mut child = spawn(&["migrate", path.to_str().unwrap()]);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes == original.as_bytes() {
+            outcomes.0 += 1;
+        } else {
+            let outcome = read_session_file(&path, &mut SequentialIds::new("x")).unwrap();
+            assert!(outcome.issues.is_empty(), "delay {delay_ms}: {:?}", &outcome.issues[..1]);
+            assert_eq!(outcome.migrated_from, None, "delay {delay_ms}: a complete v3 file");
+            assert_eq!(outcome.file.entries().len(), 20_000);
+            outcomes.1 += 1;
+        }
+    }
+    eprintln!("kills before/after the rename: {outcomes:?}");
+    assert!(outcomes.0 > 0, "some kills happened before the rename: {outcomes:?}");
+}
