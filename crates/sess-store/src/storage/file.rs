@@ -39,7 +39,12 @@ impl SessionStorage for FileStorage {
 
     fn stat(&self, path: &Path) -> io::Result<FileStat> {
         let meta = fs::metadata(path)?;
-        Ok(FileStat { len: meta.len(), modified: meta.modified().ok(), is_dir: meta.is_dir(), identity: identity(&meta) })
+        Ok(FileStat {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            is_dir: meta.is_dir(),
+            identity: identity(&meta),
+        })
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {

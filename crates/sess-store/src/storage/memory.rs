@@ -141,8 +141,10 @@ impl SessionStorage for MemoryStorage {
         if !state.dirs.contains(dir) {
             return Err(not_found(dir));
         }
-        let files = state.files.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
-        let dirs = state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
+        let files =
+            state.files.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
+        let dirs =
+            state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
         Ok(files.chain(dirs).collect())
     }
 
