@@ -18,12 +18,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod discovery;
 pub mod durable;
 mod error;
-pub mod storage;
 mod ids;
 mod session_file;
+pub mod storage;
 
+pub use discovery::{AgentDirs, Environment, PiAgent};
 pub use error::{Error, Result};
 pub use ids::RandomIds;
 pub use session_file::{read_session, read_session_file};

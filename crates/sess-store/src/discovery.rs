@@ -1,0 +1,33 @@
+//! Finding sessions: where each pi-family agent keeps them and the names it
+//! gives a project's directory and a session file.
+//!
+//! Everything the process environment would supply comes in as an
+//! [`Environment`] (and a `canonical` function for `realpath`), and every file
+//! access goes through a [`SessionStorage`](crate::SessionStorage), so the same
+//! code runs on the real file system and in memory.
+//!
+//! - [`agent_dirs`], [`project_session_dir`], [`all_session_roots`]: directories
+//!   of pi-mono (`~/.pi/agent`), oh-my-pi (`~/.omp/agent`) and xcsh
+//!   (`~/.xcsh/agent`), with `PI_CODING_AGENT_DIR` and the XDG rule.
+//! - [`session_dir_name`], [`candidate_dir_names`], [`session_file_name`]: the
+//!   names the agents give a project's directory and a session file.
+//!
+//! ```
+//! use std::path::Path;
+//! use sess_store::discovery::{self, Environment, PiAgent};
+//! use sess_store::MemoryStorage;
+//!
+//! let storage = MemoryStorage::new();
+//! let env = Environment { home: "/home/u".into(), tmp_dir: "/tmp".into(), ..Environment::default() };
+//! let dirs = discovery::agent_dirs(PiAgent::Xcsh, &env, &storage);
+//! let dir = discovery::project_session_dir(&dirs, Path::new("/home/u/project"), &env, &|p: &Path| p.to_path_buf());
+//! assert_eq!(dir, Path::new("/home/u/.xcsh/agent/sessions/-project"));
+//! ```
+
+mod dirs;
+mod encoding;
+#[cfg(test)]
+mod test_storage;
+
+pub use dirs::{AgentDirs, Environment, PiAgent, agent_dirs, all_session_roots, project_session_dir};
+pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, session_file_name};
