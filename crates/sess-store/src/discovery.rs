@@ -1,5 +1,5 @@
-//! Finding sessions: where each pi-family agent keeps them and the names it
-//! gives a project's directory and a session file.
+//! Finding sessions: where each pi-family agent keeps them, and listing them
+//! with the metadata `sess list` prints.
 //!
 //! Everything the process environment would supply comes in as an
 //! [`Environment`] (and a `canonical` function for `realpath`), and every file
@@ -11,6 +11,8 @@
 //!   (`~/.xcsh/agent`), with `PI_CODING_AGENT_DIR` and the XDG rule.
 //! - [`session_dir_name`], [`candidate_dir_names`], [`session_file_name`]: the
 //!   names the agents give a project's directory and a session file.
+//! - [`list_sessions`], [`list_all`]: [`SessionSummary`] per file, as pi-mono's
+//!   `SessionManager.list` computes it, newest first.
 //!
 //! ```
 //! use std::path::Path;
@@ -26,8 +28,13 @@
 
 mod dirs;
 mod encoding;
+mod line;
+mod listing;
+mod summary;
 #[cfg(test)]
 mod test_storage;
 
 pub use dirs::{AgentDirs, Environment, PiAgent, agent_dirs, all_session_roots, project_session_dir};
 pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, session_file_name};
+pub use listing::{list_all, list_sessions};
+pub use summary::{NO_MESSAGES, SessionSummary};
