@@ -13,6 +13,8 @@
 //!   names the agents give a project's directory and a session file.
 //! - [`list_sessions`], [`list_all`]: [`SessionSummary`] per file, as pi-mono's
 //!   `SessionManager.list` computes it, newest first.
+//! - [`recent_sessions`], [`most_recent`]: from a 4 KiB prefix of each file,
+//!   by modification time.
 //!
 //! ```
 //! use std::path::Path;
@@ -30,6 +32,7 @@ mod dirs;
 mod encoding;
 mod line;
 mod listing;
+mod recent;
 mod summary;
 #[cfg(test)]
 mod test_storage;
@@ -37,4 +40,5 @@ mod test_storage;
 pub use dirs::{AgentDirs, Environment, PiAgent, agent_dirs, all_session_roots, project_session_dir};
 pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, session_file_name};
 pub use listing::{list_all, list_sessions};
+pub use recent::{RECENT_PREFIX_BYTES, RecentSession, most_recent, recent_sessions};
 pub use summary::{NO_MESSAGES, SessionSummary};

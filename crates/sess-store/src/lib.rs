@@ -25,7 +25,7 @@ mod ids;
 mod session_file;
 pub mod storage;
 
-pub use discovery::{AgentDirs, Environment, PiAgent, SessionSummary};
+pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSummary};
 pub use error::{Error, Result};
 pub use ids::RandomIds;
 pub use session_file::{read_session, read_session_file};

@@ -86,6 +86,18 @@ pub(super) fn number(raw: Option<&RawValue>) -> Option<f64> {
     matches!(text.as_bytes().first(), Some(b'-' | b'0'..=b'9')).then(|| text.parse().ok()).flatten()
 }
 
+/// JavaScript truthiness of a value: `null`, `false`, `0` and `""` are falsy.
+pub(super) fn truthy(raw: Option<&RawValue>) -> bool {
+    let Some(raw) = raw else { return false };
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'n' | b'f') | None => false,
+        Some(b'"') => text.len() > 2,
+        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().is_ok_and(|n| n != 0.0),
+        Some(_) => true,
+    }
+}
+
 /// The text of message content as pi-mono's `extractTextContent` builds it: a
 /// string as it is, or the `text` of every `"type":"text"` block joined with
 /// `" "`. `None` for any other shape (pi-mono throws on those and drops the
@@ -107,6 +119,16 @@ pub(super) fn joined_text(content: Option<&RawValue>) -> Option<String> {
         }
     }
     Some(text)
+}
+
+/// The first prompt text as xcsh's `extractFirstUserPrompt` reads it: a string
+/// content, or the first block (of any type) with a string `text`.
+pub(super) fn first_text(content: Option<&RawValue>) -> Option<String> {
+    let content = content?;
+    if content.get().starts_with('"') {
+        return string(Some(content)).map(Cow::into_owned);
+    }
+    blocks(content)?.iter().find_map(|block| string(block.text)).map(Cow::into_owned)
 }
 
 /// A content block: its `type` and `text`.
@@ -443,5 +465,30 @@ mod tests {
     fn joins_text_like_pi_mono(#[case] content: &str, #[case] expected: Option<&str>) {
         let raw: &RawValue = serde_json::from_str(content).unwrap();
         assert_eq!(joined_text(Some(raw)).as_deref(), expected);
+    }
+
+    #[rstest]
+    #[case::string(r#""hi""#, Some("hi"))]
+    #[case::first_block_with_text(
+        r#"[{"type":"image"},{"type":"other","text":"x"},{"type":"text","text":"y"}]"#,
+        Some("x")
+    )]
+    #[case::non_string_text(r#"[{"type":"text","text":5}]"#, None)]
+    #[case::number("5", None)]
+    fn reads_first_text_like_xcsh(#[case] content: &str, #[case] expected: Option<&str>) {
+        let raw: &RawValue = serde_json::from_str(content).unwrap();
+        assert_eq!(first_text(Some(raw)).as_deref(), expected);
+    }
+
+    #[rstest]
+    #[case::null("null", false)]
+    #[case::zero("0", false)]
+    #[case::empty_string("\"\"", false)]
+    #[case::string("\"t\"", true)]
+    #[case::number("2", true)]
+    #[case::object("{}", true)]
+    fn truthiness(#[case] text: &str, #[case] expected: bool) {
+        let raw: &RawValue = serde_json::from_str(text).unwrap();
+        assert_eq!(truthy(Some(raw)), expected);
     }
 }
