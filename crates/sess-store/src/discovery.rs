@@ -1,5 +1,6 @@
-//! Finding sessions: where each pi-family agent keeps them, and listing them
-//! with the metadata `sess list` prints.
+//! Finding sessions: where each pi-family agent keeps them, listing them with
+//! the metadata `sess list` prints, the most recent one and terminal
+//! breadcrumbs.
 //!
 //! Everything the process environment would supply comes in as an
 //! [`Environment`] (and a `canonical` function for `realpath`), and every file
@@ -15,6 +16,8 @@
 //!   `SessionManager.list` computes it, newest first.
 //! - [`recent_sessions`], [`most_recent`]: from a 4 KiB prefix of each file,
 //!   by modification time.
+//! - [`write_breadcrumb`], [`read_breadcrumb`], [`continue_recent_path`]: what
+//!   `--continue` resumes.
 //!
 //! ```
 //! use std::path::Path;
@@ -28,6 +31,7 @@
 //! assert_eq!(dir, Path::new("/home/u/.xcsh/agent/sessions/-project"));
 //! ```
 
+mod breadcrumb;
 mod dirs;
 mod encoding;
 mod line;
@@ -37,6 +41,7 @@ mod summary;
 #[cfg(test)]
 mod test_storage;
 
+pub use breadcrumb::{breadcrumb_path, continue_recent_path, read_breadcrumb, write_breadcrumb};
 pub use dirs::{AgentDirs, Environment, PiAgent, agent_dirs, all_session_roots, project_session_dir};
 pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, session_file_name};
 pub use listing::{list_all, list_sessions};

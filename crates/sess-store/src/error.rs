@@ -55,6 +55,13 @@ pub enum Error {
         /// What was asked.
         operation: &'static str,
     },
+    /// A terminal id that is not a plain file name, so it cannot name a
+    /// breadcrumb file.
+    #[error("invalid terminal id `{id}`: it must be a plain file name")]
+    InvalidTerminalId {
+        /// The id as given.
+        id: String,
+    },
     /// An earlier write failed; the session stopped persisting. Every later call
     /// returns this, naming the first failure.
     #[error("session `{}` stopped persisting after an earlier error: {message}", path.display())]

@@ -29,7 +29,7 @@ pub struct Environment {
     /// current project's session files in, instead of the encoded per-cwd
     /// directory. A leading `~` is the home directory.
     pub pi_session_dir: Option<PathBuf>,
-    /// The terminal this process runs in (it names the terminal breadcrumb),
+    /// The terminal this process runs in (see [`write_breadcrumb`](super::write_breadcrumb)),
     /// as the CLI computes it: the tty path without `/dev/` and with `/` → `-`,
     /// or `kitty-…`, `tmux-…`, `apple-…`, `wt-…` from the terminal's variables.
     pub terminal_id: Option<String>,

@@ -40,6 +40,11 @@ impl ClockStorage {
         self.mtimes.lock().unwrap().insert(PathBuf::from(path), UNIX_EPOCH + Duration::from_millis(mtime_ms));
     }
 
+    /// The paths of every file, sorted.
+    pub(super) fn files(&self) -> Vec<PathBuf> {
+        self.inner.files()
+    }
+
     pub(super) fn dir(&self, path: &str) -> &Self {
         self.inner.create_dir_all(Path::new(path)).unwrap();
         self
