@@ -55,6 +55,28 @@ pub enum Error {
         /// What was asked.
         operation: &'static str,
     },
+    /// No session matches a session argument (see
+    /// [`discovery::resolve_session`](crate::discovery::resolve_session)).
+    #[error("no session matches `{query}`")]
+    SessionNotFound {
+        /// The argument as given.
+        query: String,
+    },
+    /// A session argument matches several sessions.
+    #[error("`{query}` matches {} sessions: {}", matches.len(), list_paths(matches))]
+    AmbiguousSession {
+        /// The argument as given.
+        query: String,
+        /// Every matching session file.
+        matches: Vec<PathBuf>,
+    },
+    /// A terminal id that is not a plain file name, so it cannot name a
+    /// breadcrumb file.
+    #[error("invalid terminal id `{id}`: it must be a plain file name")]
+    InvalidTerminalId {
+        /// The id as given.
+        id: String,
+    },
     /// An earlier write failed; the session stopped persisting. Every later call
     /// returns this, naming the first failure.
     #[error("session `{}` stopped persisting after an earlier error: {message}", path.display())]
@@ -74,6 +96,11 @@ impl Error {
         }
         Self::Io { operation, path, source }
     }
+}
+
+/// Paths in backticks, separated by commas.
+fn list_paths(paths: &[PathBuf]) -> String {
+    paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ")
 }
 
 /// `Result` with this crate's [`Error`].

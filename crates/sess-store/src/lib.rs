@@ -20,6 +20,7 @@
 
 pub mod blob;
 mod clock;
+pub mod discovery;
 pub mod durable;
 mod error;
 mod ids;
@@ -30,6 +31,7 @@ pub mod storage;
 
 pub use blob::{BlobStore, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
+pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSummary};
 pub use error::{Error, Result};
 pub use ids::RandomIds;
 pub use manager::{

@@ -5,6 +5,7 @@ use std::path::Path;
 use sess_core::{EntryIndex, IssueKind, ReadOutcome};
 
 use super::{Notice, SessionManager, SessionManagerBuilder};
+use crate::discovery;
 use crate::error::{Error, Result};
 use crate::prepare::resolve_blob_refs;
 use crate::session_file::read_session;
@@ -31,12 +32,12 @@ impl SessionManagerBuilder {
     /// it belongs to `cwd`, else the most recently modified session file, else a
     /// new session.
     pub fn continue_recent(self, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
-        let recent = shim::continue_recent_path(
-            self.storage.as_ref(),
-            self.breadcrumbs.as_ref().map(|b| (b.dir.as_path(), b.terminal_id.as_str())),
-            cwd,
-            session_dir,
-        );
+        let storage = self.storage.as_ref();
+        let recent = self
+            .breadcrumbs
+            .as_ref()
+            .and_then(|b| discovery::read_breadcrumb(storage, &b.dir, &b.terminal_id, Path::new(cwd)))
+            .or_else(|| discovery::most_recent(storage, session_dir));
         match recent {
             Some(path) => self.open(&path),
             None => self.create(cwd, session_dir),
@@ -177,33 +178,16 @@ impl SessionManager {
     /// Records that this terminal uses this session (best effort).
     pub(crate) fn write_breadcrumb(&self) {
         if let (Some(crumbs), Some(file)) = (&self.breadcrumbs, &self.file) {
-            let _ = shim::write_breadcrumb(self.storage.as_ref(), &crumbs.dir, &crumbs.terminal_id, &self.cwd, file);
+            let written = discovery::write_breadcrumb(
+                self.storage.as_ref(),
+                &crumbs.dir,
+                &crumbs.terminal_id,
+                Path::new(&self.cwd),
+                file,
+            );
+            if let Err(err) = written {
+                log::warn!("cannot write the terminal breadcrumb: {err}");
+            }
         }
-    }
-}
-
-/// Placeholder until discovery lands: breadcrumbs are not read or written.
-mod shim {
-    use std::path::{Path, PathBuf};
-
-    use crate::storage::SessionStorage;
-
-    pub(super) fn continue_recent_path(
-        _storage: &dyn SessionStorage,
-        _crumbs: Option<(&Path, &str)>,
-        _cwd: &str,
-        _dir: &Path,
-    ) -> Option<PathBuf> {
-        None
-    }
-
-    pub(super) fn write_breadcrumb(
-        _storage: &dyn SessionStorage,
-        _dir: &Path,
-        _terminal: &str,
-        _cwd: &str,
-        _file: &Path,
-    ) -> std::io::Result<()> {
-        Ok(())
     }
 }

@@ -1,0 +1,171 @@
+//! Listing the sessions of a directory or of a whole sessions tree.
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::summary::{SessionSummary, summarize};
+use crate::storage::SessionStorage;
+
+/// Below this many files the listing reads them on the calling thread.
+const PARALLEL_THRESHOLD: usize = 32;
+
+/// The sessions directly in `dir` (`*.jsonl`, not recursive), newest first.
+///
+/// Like pi-mono's `SessionManager.list`: a missing or unreadable `dir` gives an
+/// empty list, a file that cannot be read or whose first value is not a session
+/// header is left out. Sorted by [`SessionSummary::modified_ms`] descending,
+/// then by path.
+pub fn list_sessions(storage: &dyn SessionStorage, dir: &Path) -> Vec<SessionSummary> {
+    let Ok(entries) = storage.list_dir(dir) else { return Vec::new() };
+    let files: Vec<PathBuf> =
+        entries.into_iter().filter(|e| !e.is_dir && is_session_file(&e.path)).map(|e| e.path).collect();
+    summarize_sorted(storage, &files)
+}
+
+/// Every session under `sessions_root`, at any depth (`**/*.jsonl`, as xcsh's
+/// `listAll` globs), newest first; otherwise as [`list_sessions`].
+/// Subdirectories that cannot be listed are skipped; symbolic links to
+/// directories are not followed.
+pub fn list_all(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<SessionSummary> {
+    let mut files = Vec::new();
+    let mut pending = vec![sessions_root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = storage.list_dir(&dir) else { continue };
+        for entry in entries {
+            if entry.is_dir {
+                pending.push(entry.path);
+            } else if is_session_file(&entry.path) {
+                files.push(entry.path);
+            }
+        }
+    }
+    summarize_sorted(storage, &files)
+}
+
+/// Whether the file name ends with `.jsonl`.
+pub(super) fn is_session_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name.as_encoded_bytes().ends_with(b".jsonl"))
+}
+
+/// Newest first, then by path so the order is stable.
+pub(super) fn sort_newest_first(sessions: &mut [SessionSummary]) {
+    sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
+}
+
+fn summarize_sorted(storage: &dyn SessionStorage, files: &[PathBuf]) -> Vec<SessionSummary> {
+    let mut sessions = summarize_all(storage, files);
+    sort_newest_first(&mut sessions);
+    sessions
+}
+
+/// Summarises `files`, on several threads when there are many: each file is
+/// read once, and files are independent.
+fn summarize_all(storage: &dyn SessionStorage, files: &[PathBuf]) -> Vec<SessionSummary> {
+    let threads =
+        std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(files.len() / PARALLEL_THRESHOLD);
+    if threads <= 1 {
+        return files.iter().filter_map(|file| summarize(storage, file)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut found = Vec::new();
+        while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            found.extend(summarize(storage, file));
+        }
+        found
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        let mut sessions = Vec::with_capacity(files.len());
+        for worker in workers {
+            match worker.join() {
+                Ok(found) => sessions.extend(found),
+                // A panic in a worker is a bug; surface it on the caller's thread.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        sessions
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+    use rstest::rstest;
+
+    use super::*;
+    use crate::discovery::test_storage::ClockStorage;
+
+    fn session(id: &str, activity_ms: u64) -> String {
+        format!(
+            "{{\"type\":\"session\",\"id\":\"{id}\"}}\n{{\"type\":\"message\",\"id\":\"m\",\"message\":{{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":{activity_ms}}}}}\n"
+        )
+    }
+
+    fn ids(sessions: &[SessionSummary]) -> Vec<&str> {
+        sessions.iter().map(|s| s.id.as_str()).collect()
+    }
+
+    fn storage() -> ClockStorage {
+        let storage = ClockStorage::new();
+        storage
+            .file("/root/--p--/b.jsonl", &session("b", 3_000), 1)
+            .file("/root/--p--/a.jsonl", &session("a", 5_000), 1)
+            .file("/root/--p--/tie-2.jsonl", &session("tie2", 4_000), 1)
+            .file("/root/--p--/tie-1.jsonl", &session("tie1", 4_000), 1)
+            .file("/root/--p--/bad.jsonl", "{\"type\":\"message\",\"id\":\"x\"}\n", 1)
+            .file("/root/--p--/notes.txt", &session("txt", 9_000), 1)
+            .file("/root/--p--/nested/deep.jsonl", &session("deep", 8_000), 1)
+            .file("/root/--q--/q.jsonl", &session("q", 1_000), 1)
+            .file("/root/top.jsonl", &session("top", 2_000), 1)
+            .dir("/root/--p--/empty.jsonl");
+        storage
+    }
+
+    #[test]
+    fn lists_one_directory_newest_first() {
+        let listed = list_sessions(&storage(), Path::new("/root/--p--"));
+        assert_eq!(ids(&listed), ["a", "tie1", "tie2", "b"]);
+    }
+
+    #[test]
+    fn lists_everything_below_a_root() {
+        let listed = list_all(&storage(), Path::new("/root"));
+        assert_eq!(ids(&listed), ["deep", "a", "tie1", "tie2", "b", "top", "q"]);
+    }
+
+    #[rstest]
+    #[case::missing_dir("/nowhere")]
+    #[case::a_file("/root/top.jsonl")]
+    fn unlistable_dirs_are_empty(#[case] dir: &str) {
+        assert_eq!(list_sessions(&storage(), Path::new(dir)), []);
+        assert_eq!(list_all(&storage(), Path::new(dir)), []);
+    }
+
+    #[test]
+    fn many_files_give_the_same_result_in_parallel() {
+        let storage = ClockStorage::new();
+        for i in 0..200u64 {
+            storage.file(&format!("/many/{i:03}.jsonl"), &session(&format!("s{i:03}"), 1_000 + i % 7), 1);
+        }
+        storage.file("/many/zzz.jsonl", "not a session\n", 1);
+        let listed = list_sessions(&storage, Path::new("/many"));
+        let mut expected: Vec<SessionSummary> =
+            (0..200u64).filter_map(|i| summarize(&storage, Path::new(&format!("/many/{i:03}.jsonl")))).collect();
+        sort_newest_first(&mut expected);
+        assert_eq!(listed.len(), 200);
+        assert_eq!(listed, expected);
+    }
+
+    #[rstest]
+    #[case::session("/a/x.jsonl", true)]
+    #[case::other_extension("/a/x.json", false)]
+    #[case::temp_file("/a/.x.jsonl.abc.tmp", false)]
+    #[case::bare_extension("/a/.jsonl", true)]
+    fn session_file_names(#[case] path: &str, #[case] expected: bool) {
+        assert_eq!(is_session_file(Path::new(path)), expected);
+    }
+}

@@ -1,0 +1,244 @@
+//! The metadata of one session file, as pi-mono's `buildSessionInfo` computes it.
+
+use std::borrow::Cow;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use sess_core::parse_iso_millis;
+
+use super::line::{self, Line, Parsed};
+use crate::storage::SessionStorage;
+
+/// What `sess list` shows about a session (pi-mono's `SessionInfo`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionSummary {
+    /// The session file.
+    pub path: PathBuf,
+    /// The header's `id`.
+    pub id: String,
+    /// The header's `cwd`; `""` when it is absent or not a string.
+    pub cwd: String,
+    /// `header.title` (xcsh, oh-my-pi) when it is a non-empty string, else the
+    /// display name set by the last `session_info` entry, trimmed (pi-mono's
+    /// `name`; a later `session_info` without a name clears it).
+    pub title: Option<String>,
+    /// The header's `parentSession`: a session id or a file path.
+    pub parent_session: Option<String>,
+    /// The header's `timestamp` as written.
+    pub created: Option<String>,
+    /// Last activity in milliseconds since the Unix epoch (pi-mono's
+    /// `getSessionModifiedDate`): the latest user or assistant message, by its
+    /// numeric `message.timestamp` or else its entry `timestamp`; without one
+    /// (or when it is not after the epoch) the header's timestamp; without that
+    /// the file's modification time.
+    pub modified_ms: i64,
+    /// The number of `message` entries, of any role.
+    pub message_count: usize,
+    /// The text of the first user message whose text is not empty, else
+    /// `"(no messages)"`.
+    pub first_message: String,
+    /// The texts of all user and assistant messages, joined with `" "`.
+    pub all_messages_text: String,
+}
+
+/// What `first_message` says when no user message has text.
+pub const NO_MESSAGES: &str = "(no messages)";
+
+/// Reads `path` once, line by line, and summarises it. `None` when the file
+/// cannot be read or its first value is not a session header (oh-my-pi's title
+/// line before the header is allowed).
+pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path) -> Option<SessionSummary> {
+    let mut builder = Builder::default();
+    scan(storage, path, &mut builder).ok()?;
+    builder.finish(storage, path)
+}
+
+fn scan(storage: &dyn SessionStorage, path: &Path, builder: &mut Builder) -> io::Result<()> {
+    let mut input = BufReader::with_capacity(1 << 16, storage.open_read(path)?);
+    let mut buffer = Vec::new();
+    let mut first = true;
+    loop {
+        buffer.clear();
+        if input.read_until(b'\n', &mut buffer)? == 0 {
+            return Ok(());
+        }
+        let mut bytes = buffer.as_slice();
+        if first {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            first = false;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        if builder.push(&text) == Flow::Stop {
+            return Ok(());
+        }
+    }
+}
+
+/// Whether to keep reading.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Where the reader is in the file.
+#[derive(Default)]
+enum Stage {
+    /// No value yet (an oh-my-pi title line may come first).
+    #[default]
+    BeforeHeader,
+    /// The title line was seen; the next value must be the header.
+    AfterTitleLine,
+    /// The header was read.
+    Body(Header),
+    /// The first value is not a header: the file is not a session.
+    Rejected,
+}
+
+struct Header {
+    id: String,
+    cwd: String,
+    title: Option<String>,
+    parent_session: Option<String>,
+    created: Option<String>,
+}
+
+/// Accumulates a summary line by line.
+#[derive(Default)]
+struct Builder {
+    stage: Stage,
+    name: Option<String>,
+    message_count: usize,
+    first_message: Option<String>,
+    all_messages_text: String,
+    has_text: bool,
+    last_activity: f64,
+}
+
+impl Builder {
+    fn push(&mut self, text: &str) -> Flow {
+        let text = text.trim_matches(is_json_whitespace);
+        if text.is_empty() {
+            return Flow::Continue;
+        }
+        let line = match line::parse(text) {
+            Parsed::Invalid => return Flow::Continue,
+            Parsed::Other => None,
+            Parsed::Object(line) => Some(line),
+        };
+        match (&self.stage, line) {
+            (Stage::Rejected, _) => Flow::Stop,
+            (Stage::Body(_), Some(line)) => {
+                self.entry(&line);
+                Flow::Continue
+            }
+            (Stage::Body(_), None) => Flow::Continue,
+            (Stage::BeforeHeader, Some(line)) if line.is("title") => {
+                self.stage = Stage::AfterTitleLine;
+                Flow::Continue
+            }
+            (Stage::BeforeHeader | Stage::AfterTitleLine, Some(line)) if line.is_header() => {
+                self.stage = Stage::Body(header(&line));
+                Flow::Continue
+            }
+            (Stage::BeforeHeader | Stage::AfterTitleLine, _) => {
+                self.stage = Stage::Rejected;
+                Flow::Stop
+            }
+        }
+    }
+
+    fn entry(&mut self, line: &Line<'_>) {
+        if line.is("session_info") {
+            // The latest entry wins, including one that clears the name.
+            self.name = owned(line.name).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+            return;
+        }
+        if !line.is("message") {
+            return;
+        }
+        self.message_count += 1;
+        let Some(message) = &line.message else { return };
+        // pi-mono's `isMessageWithContent`: a string role and a `content` key.
+        let Some(role) = line::string(message.role) else { return };
+        if message.content.is_none() {
+            return;
+        }
+        let is_user = role == "user";
+        if !is_user && role != "assistant" {
+            return;
+        }
+        let activity = line::number(message.timestamp)
+            .or_else(|| line::string(line.timestamp).and_then(|t| parse_iso_millis(&t)).map(|ms| ms as f64));
+        if let Some(activity) = activity {
+            self.last_activity = self.last_activity.max(activity);
+        }
+        let Some(text) = line::joined_text(message.content).filter(|t| !t.is_empty()) else { return };
+        if self.has_text {
+            self.all_messages_text.push(' ');
+        }
+        self.all_messages_text.push_str(&text);
+        self.has_text = true;
+        if is_user && self.first_message.is_none() {
+            self.first_message = Some(text);
+        }
+    }
+
+    fn finish(self, storage: &dyn SessionStorage, path: &Path) -> Option<SessionSummary> {
+        let Stage::Body(header) = self.stage else { return None };
+        let modified_ms = if self.last_activity > 0.0 {
+            // `new Date(ms)` drops the fraction; the cast saturates out-of-range values.
+            #[allow(clippy::cast_possible_truncation)]
+            let ms = self.last_activity.trunc() as i64;
+            ms
+        } else if let Some(ms) = header.created.as_deref().and_then(parse_iso_millis) {
+            ms
+        } else {
+            storage.stat(path).ok()?.modified.map_or(0, system_time_ms)
+        };
+        Some(SessionSummary {
+            path: path.to_owned(),
+            id: header.id,
+            cwd: header.cwd,
+            title: header.title.or(self.name),
+            parent_session: header.parent_session,
+            created: header.created,
+            modified_ms,
+            message_count: self.message_count,
+            first_message: self.first_message.unwrap_or_else(|| NO_MESSAGES.to_owned()),
+            all_messages_text: self.all_messages_text,
+        })
+    }
+}
+
+fn header(line: &Line<'_>) -> Header {
+    Header {
+        id: owned(line.id).unwrap_or_default(),
+        cwd: owned(line.cwd).unwrap_or_default(),
+        title: owned(line.title).filter(|t| !t.is_empty()),
+        parent_session: owned(line.parent_session),
+        created: owned(line.timestamp),
+    }
+}
+
+fn owned(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+    line::string(raw).map(Cow::into_owned)
+}
+
+/// Milliseconds since the Unix epoch (negative before it).
+pub(super) fn system_time_ms(time: SystemTime) -> i64 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+    }
+}
+
+/// The whitespace `JSON.parse` allows around a value.
+pub(super) fn is_json_whitespace(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;
