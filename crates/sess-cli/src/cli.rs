@@ -36,12 +36,14 @@ pub(crate) enum Command {
     /// Branch at an entry: the next append continues from there, or, with
     /// `--new-session`, a new session file holds the path to it.
     Fork(ForkArgs),
+    /// List the sessions the agents keep on this machine, newest first.
+    List(ListArgs),
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ContextArgs {
-    /// The session file.
-    pub(crate) file: PathBuf,
+    /// The session: a file path, or an id or id prefix.
+    pub(crate) file: String,
     /// Rebuild from this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
@@ -52,8 +54,8 @@ pub(crate) struct ContextArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct TreeArgs {
-    /// The session file.
-    pub(crate) file: PathBuf,
+    /// The session: a file path, or an id or id prefix.
+    pub(crate) file: String,
     /// Print `{"leafId", "roots": [{"id", "type", "label"?, "children"}]}`.
     #[arg(long)]
     pub(crate) json: bool,
@@ -85,8 +87,8 @@ pub(crate) struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct SegmentsArgs {
-    /// The session file.
-    pub(crate) file: PathBuf,
+    /// The session: a file path, or an id or id prefix.
+    pub(crate) file: String,
     /// Print `[{"id", "origin", "parent"?, "forkAt"?, "entries"}]`.
     #[arg(long)]
     pub(crate) json: bool,
@@ -94,7 +96,7 @@ pub(crate) struct SegmentsArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct AppendArgs {
-    /// The session: a file path (created if missing).
+    /// The session: a file path (created if missing), or an id or id prefix.
     pub(crate) session: String,
     /// Append under this entry instead of the last one.
     #[arg(long, value_name = "ID")]
@@ -103,7 +105,7 @@ pub(crate) struct AppendArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct LabelArgs {
-    /// The session: a file path.
+    /// The session: a file path, or an id or id prefix.
     pub(crate) session: String,
     /// The entry to label.
     pub(crate) entry: String,
@@ -117,7 +119,7 @@ pub(crate) struct LabelArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct RenameArgs {
-    /// The session: a file path.
+    /// The session: a file path, or an id or id prefix.
     pub(crate) session: String,
     /// The new title.
     pub(crate) title: String,
@@ -125,7 +127,7 @@ pub(crate) struct RenameArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ForkArgs {
-    /// The session: a file path.
+    /// The session: a file path, or an id or id prefix.
     pub(crate) session: String,
     /// The entry to branch at.
     #[arg(long, value_name = "ENTRY")]
@@ -137,4 +139,30 @@ pub(crate) struct ForkArgs {
     /// Where the new session file goes (default: next to the session).
     #[arg(long, value_name = "DIR", requires = "new_session")]
     pub(crate) dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Which agents' sessions: `pi` (pi-mono, oh-my-pi and xcsh).
+    #[arg(long, value_enum, default_value_t = Source::Pi)]
+    pub(crate) source: Source,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Every project.
+    #[arg(long)]
+    pub(crate) all_projects: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// At most this many sessions.
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<usize>,
+}
+
+/// The agents `sess` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Source {
+    /// pi-mono, oh-my-pi and xcsh.
+    Pi,
 }

@@ -4,6 +4,7 @@ pub(crate) mod append;
 pub(crate) mod context;
 pub(crate) mod fork;
 pub(crate) mod label;
+pub(crate) mod list;
 pub(crate) mod migrate;
 pub(crate) mod rename;
 pub(crate) mod segments;

@@ -8,8 +8,14 @@ use sess_store::{RandomIds, read_session_file};
 
 use crate::output::warn;
 
+/// Reads the session `arg` names and warns about every line it had to skip.
+pub(crate) fn load(arg: &str) -> anyhow::Result<ReadOutcome> {
+    let path = crate::session::resolve(arg)?;
+    load_path(&path)
+}
+
 /// Reads the session file at `path` and warns about every line it had to skip.
-pub(crate) fn load(path: &Path) -> anyhow::Result<ReadOutcome> {
+pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
     let outcome =
         read_session_file(path, &mut RandomIds).with_context(|| format!("cannot read `{}`", path.display()))?;
     crate::output::warn_issues(path, &outcome.issues);

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod env;
 mod load;
 mod output;
 mod session;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Command::Label(args) => commands::label::run(&args),
         Command::Rename(args) => commands::rename::run(&args),
         Command::Fork(args) => commands::fork::run(&args),
+        Command::List(args) => commands::list::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -5,11 +5,25 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use sess_store::{Notice, SessionManager};
 
-use crate::output::warn;
+use crate::commands::list::{all_summaries, looks_like_path};
+use crate::output::{Hint, warn};
+
+/// The session file `arg` names: a path, or an id or id prefix of a session the
+/// agents keep on this machine.
+pub(crate) fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
+    if looks_like_path(arg) {
+        return Ok(PathBuf::from(arg));
+    }
+    let found = sess_store::discovery::resolve_session(&sess_store::FileStorage, arg, &all_summaries());
+    found.map_err(|err| {
+        anyhow::Error::new(Hint("`sess list --all-projects` shows every session; a file path works too".to_owned()))
+            .context(err.to_string())
+    })
+}
 
 /// Opens the session named by `arg` for writing.
 pub(crate) fn open(arg: &str) -> anyhow::Result<SessionManager> {
-    let path = PathBuf::from(arg);
+    let path = resolve(arg)?;
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let mut builder = SessionManager::builder().cwd(cwd);
     if let Some(blobs) = blobs_dir_for(&path) {

@@ -325,3 +325,177 @@ mod hostile_input {
         assert_eq!(ctx["messages"][0]["content"].as_str().unwrap().len(), 8 << 20);
     }
 }
+
+/// `sess` with `HOME` in a scratch directory and no agent variables set.
+fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .current_dir(home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// A scratch home with the pi-mono fixtures where pi-mono keeps sessions.
+fn pi_home() -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
+    fs::create_dir_all(&project).unwrap();
+    for name in ["pi-mono-0.73.1-main.jsonl", "pi-mono-0.73.1-createBranchedSession.jsonl"] {
+        fs::copy(fixture(&format!("pi-family/{name}")), project.join(name)).unwrap();
+    }
+    (home, project)
+}
+
+mod writing {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn ids(output: &Output) -> Vec<String> {
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+        stdout(output).lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn append_prints_ids_and_fills_in_the_base_fields() {
+        let home = tempfile::tempdir().unwrap();
+        let file = home.path().join("s.jsonl");
+        let input = "{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"type\":\"thinking_level_change\",\"thinkingLevel\":\"low\",\"id\":\"ignored\"}\n";
+        let new = ids(&sess_at(home.path(), &["append", path_str(&file)], input));
+        assert_eq!(new.len(), 2);
+        let lines: Vec<Value> =
+            fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["type"], "session");
+        assert_eq!(lines[0]["cwd"], path_str(home.path()));
+        assert_eq!(lines[1]["id"], new[0]);
+        assert_eq!(lines[1]["parentId"], Value::Null);
+        assert!(lines[1]["message"]["timestamp"].is_u64());
+        assert_eq!(lines[2]["id"], new[1]);
+        assert_eq!(lines[2]["parentId"], new[0]);
+        assert!(lines[2]["timestamp"].as_str().unwrap().ends_with('Z'));
+
+        let leaf = ids(&sess_at(
+            home.path(),
+            &["append", path_str(&file), "--leaf", &new[0]],
+            "{\"role\":\"user\",\"content\":\"branch\"}\n",
+        ));
+        let tree = json_out(&sess(&["tree", "--json", path_str(&file)]));
+        let children: Vec<&str> =
+            tree["roots"][0]["children"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        assert_eq!(children, [new[1].as_str(), leaf[0].as_str()]);
+    }
+
+    #[test]
+    fn append_rejects_bad_lines_with_their_number() {
+        let home = tempfile::tempdir().unwrap();
+        let file = home.path().join("s.jsonl");
+        let output =
+            sess_at(home.path(), &["append", path_str(&file)], "{\"role\":\"user\",\"content\":\"ok\"}\n[1]\n");
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(stdout(&output).lines().count(), 1, "the first line was appended before the error");
+        assert!(stderr(&output).contains("stdin line 2: not a JSON object"), "{}", stderr(&output));
+    }
+
+    #[test]
+    fn label_rename_and_fork_a_pi_session_found_by_id_prefix() {
+        let (home, project) = pi_home();
+        let main = project.join("pi-mono-0.73.1-main.jsonl");
+        let h = home.path();
+        // Both fixtures' ids start with 01a22b45: a prefix must be unambiguous.
+        let ambiguous = sess_at(h, &["label", "01a22b45", "ea3e2661", "x"], "");
+        assert_eq!(ambiguous.status.code(), Some(2));
+        assert!(stderr(&ambiguous).contains("01a22b45"), "{}", stderr(&ambiguous));
+
+        ids(&sess_at(h, &["label", "01a22b45-5c27", "ea3e2661", "first"], ""));
+        let tree = json_out(&sess(&["tree", "--json", path_str(&main)]));
+        assert_eq!(tree["roots"][0]["label"], "first");
+        ids(&sess_at(h, &["label", "01a22b45-5c27", "ea3e2661", "--clear"], ""));
+        let tree = json_out(&sess(&["tree", "--json", path_str(&main)]));
+        assert!(tree["roots"][0].get("label").is_none());
+
+        let renamed = sess_at(h, &["rename", path_str(&main), "New\tname"], "");
+        assert_eq!(stdout(&renamed), "New name\n");
+        let text = fs::read_to_string(&main).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header["title"], "New name");
+        // pi-mono reads names from `session_info` entries: one was added too.
+        let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!((last["type"].as_str(), last["name"].as_str()), (Some("session_info"), Some("New name")));
+
+        let fork = ids(&sess_at(h, &["fork", path_str(&main), "--at", "19238abe"], ""));
+        let next =
+            ids(&sess_at(h, &["append", path_str(&main)], "{\"role\":\"user\",\"content\":\"from the fork\"}\n"));
+        let ctx = json_out(&sess(&["context", path_str(&main)]));
+        let texts: Vec<String> = ctx["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"][0]["text"].as_str().unwrap_or(m["content"].as_str().unwrap_or("")).to_owned())
+            .collect();
+        assert_eq!(texts, ["hello", "hi there", "second question", "second answer", "from the fork"]);
+        let tree = json_out(&sess(&["tree", "--json", path_str(&main)]));
+        assert_eq!(tree["leafId"], next[0]);
+        assert_eq!(fork.len(), 1);
+
+        let out_dir = h.join("forks");
+        let new_file = sess_at(
+            h,
+            &["fork", path_str(&main), "--at", "bab2f192", "--new-session", "--dir", path_str(&out_dir)],
+            "",
+        );
+        let new_path = PathBuf::from(stdout(&new_file).trim());
+        assert!(new_path.starts_with(&out_dir), "{}", stderr(&new_file));
+        let copy = fs::read_to_string(&new_path).unwrap();
+        let header: Value = serde_json::from_str(copy.lines().next().unwrap()).unwrap();
+        assert_eq!(header["parentSession"], path_str(&main));
+        // root … bab2f192 without label entries; the root's label was cleared above,
+        // so no label is written again.
+        assert_eq!(copy.lines().count(), 1 + 7);
+        assert_eq!(sess(&["verify", path_str(&new_path)]).status.code(), Some(0));
+    }
+}
+
+mod list {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn lists_pi_sessions_with_pi_mono_metadata() {
+        let (home, project) = pi_home();
+        let output = sess_at(home.path(), &["list", "--all-projects", "--json"], "");
+        let items = json_out(&output);
+        let items = items.as_array().unwrap();
+        assert_eq!(items.len(), 2);
+        let main = &items[0];
+        assert_eq!(main["path"], path_str(&project.join("pi-mono-0.73.1-main.jsonl")));
+        assert_eq!(main["source"], "pi");
+        assert_eq!(main["agent"], "pi-mono");
+        assert_eq!(main["id"], "01a22b45-5c27-7725-b56f-8270ebb2b80e");
+        assert_eq!(main["cwd"], "/home/dev/demo-project");
+        assert_eq!(main["title"], "Demo session name");
+        assert_eq!(main["created"], "2026-11-30T07:04:55.591Z");
+        assert_eq!(main["modified"], "2026-11-30T07:04:55.594Z");
+        assert_eq!(main["messageCount"], 10);
+        assert_eq!(main["firstMessage"], "hello");
+        assert_eq!(
+            items[1]["parentSession"],
+            "/home/dev/.pi/agent/sessions/--home-dev-demo-project--/2026-11-30T07-04-55-591Z_01a22b45-5c27-7725-b56f-8270ebb2b80e.jsonl"
+        );
+
+        let by_cwd =
+            json_out(&sess_at(home.path(), &["list", "--cwd", "/home/dev/demo-project", "--json", "--limit", "1"], ""));
+        assert_eq!(by_cwd.as_array().unwrap().len(), 1);
+        let elsewhere = sess_at(home.path(), &["list", "--cwd", "/elsewhere"], "");
+        assert_eq!(stdout(&elsewhere), "no sessions for `/elsewhere`\n");
+    }
+}

@@ -13,13 +13,13 @@ pub(crate) fn run(args: &ContextArgs) -> anyhow::Result<Outcome> {
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let leaf = match &args.leaf {
-        Some(id) if !index.contains(id) => bail!("`{}` has no entry `{id}`", args.file.display()),
+        Some(id) if !index.contains(id) => bail!("`{}` has no entry `{id}`", args.file),
         Some(id) => Leaf::Id(id),
         None => Leaf::Last,
     };
     let ctx = context::build(entries, &index, leaf);
     if let Some(at) = &ctx.cycle_at {
-        warn(format_args!("`{}`: the parent chain loops at entry {at}; the context stops there", args.file.display()));
+        warn(format_args!("`{}`: the parent chain loops at entry {at}; the context stops there", args.file));
     }
     print_json(&ctx, args.compact)?;
     Ok(Outcome::Clean)

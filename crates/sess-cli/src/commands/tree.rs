@@ -19,7 +19,7 @@ pub(crate) fn run(args: &TreeArgs) -> anyhow::Result<Outcome> {
     for &position in &tree.cycle_breaks {
         warn(format_args!(
             "`{}`: the parent chain of entry {} loops; it is shown as a root",
-            args.file.display(),
+            args.file,
             entries[position].id()
         ));
     }
