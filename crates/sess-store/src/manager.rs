@@ -190,6 +190,7 @@ impl SessionManagerBuilder {
     pub fn create(self, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
         let mut manager = SessionManager::new(self, cwd, true);
         manager.new_session(Some(session_dir), None)?;
+        manager.write_breadcrumb();
         Ok(manager)
     }
 

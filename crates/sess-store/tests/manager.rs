@@ -388,3 +388,57 @@ mod new_sessions {
         assert_eq!(sm.cwd(), "/q");
     }
 }
+
+mod resuming {
+    use super::*;
+    use sess_store::Breadcrumbs;
+    use sess_testkit::{FaultStorage, Op};
+
+    #[test]
+    fn continue_recent_prefers_this_terminals_session_then_the_newest_file() {
+        let storage = memory();
+        let crumbs = Breadcrumbs { dir: PathBuf::from("/state/terminal-sessions"), terminal_id: "pts-1".into() };
+        let mut older = builder(&storage).breadcrumbs(crumbs.clone()).create("/p", Path::new(DIR)).unwrap();
+        older.append_message(&assistant("old")).unwrap();
+        let older_path = older.session_file().unwrap().to_owned();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut newer = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        newer.append_message(&assistant("new")).unwrap();
+        let newer_path = newer.session_file().unwrap().to_owned();
+
+        // This terminal's breadcrumb points at the older session.
+        let resumed = builder(&storage).breadcrumbs(crumbs.clone()).continue_recent("/p", Path::new(DIR)).unwrap();
+        assert_eq!(resumed.session_file(), Some(older_path.as_path()));
+        // Another terminal gets the newest file.
+        let other = Breadcrumbs { dir: crumbs.dir.clone(), terminal_id: "pts-2".into() };
+        let resumed = builder(&storage).breadcrumbs(other).continue_recent("/p", Path::new(DIR)).unwrap();
+        assert_eq!(resumed.session_file(), Some(newer_path.as_path()));
+        // An empty directory starts a new session.
+        let fresh = builder(&storage).continue_recent("/q", Path::new("/sessions/--q--")).unwrap();
+        assert!(fresh.entries().is_empty());
+    }
+
+    #[test]
+    fn move_to_rolls_back_when_a_step_fails() {
+        let inner = memory();
+        let storage = FaultStorage::new(inner.clone());
+        let faulty: Arc<dyn SessionStorage> = Arc::new(storage.clone());
+        let mut sm = builder(&faulty).create("/p", Path::new(DIR)).unwrap();
+        sm.append_message(&assistant("hi")).unwrap();
+        let old = sm.session_file().unwrap().to_owned();
+        sess_store::write_atomic(inner.as_ref(), &old.with_extension("").join("a.txt"), b"artifact").unwrap();
+        // Rename 1 moves the file, rename 2 the artifacts: fail the second.
+        storage.fail_on(Op::Rename, 2);
+        assert!(sm.move_to("/q", Path::new("/sessions/--q--")).is_err());
+        assert_eq!(sm.session_file(), Some(old.as_path()));
+        assert_eq!(sm.cwd(), "/p");
+        assert!(inner.exists(&old));
+        assert_eq!(inner.read(&old.with_extension("").join("a.txt")).unwrap(), b"artifact");
+        assert!(!inner.exists(Path::new("/sessions/--q--").join(old.file_name().unwrap()).as_path()));
+        // The rewrite at the new place fails: everything moves back too.
+        storage.fail_on(Op::Rename, 3);
+        assert!(sm.move_to("/q", Path::new("/sessions/--q--")).is_err());
+        assert!(inner.exists(&old));
+        assert_eq!(lines(&inner, &old)[0]["cwd"], "/p");
+    }
+}
