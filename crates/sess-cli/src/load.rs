@@ -4,7 +4,9 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use sess_core::ReadOutcome;
-use sess_store::{RandomIds, read_session_file};
+use std::sync::Arc;
+
+use sess_store::{BlobStore, FileStorage, RandomIds, read_session_file, resolve_entries};
 
 use crate::output::warn;
 
@@ -16,8 +18,17 @@ pub(crate) fn load(arg: &str) -> anyhow::Result<ReadOutcome> {
 
 /// Reads the session file at `path` and warns about every line it had to skip.
 pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
-    let outcome =
+    let mut outcome =
         read_session_file(path, &mut RandomIds).with_context(|| format!("cannot read `{}`", path.display()))?;
+    // Images an agent moved to its blob store are put back, as the agent does.
+    if let Some(dir) = crate::session::blobs_dir_for(path).filter(|d| d.is_dir()) {
+        let blobs = BlobStore::new(Arc::new(FileStorage), dir);
+        let resolution = resolve_entries(outcome.file.entries_mut(), &blobs)
+            .with_context(|| format!("cannot read the images of `{}`", path.display()))?;
+        for warning in resolution.warnings {
+            warn(format_args!("`{}`: {warning}", path.display()));
+        }
+    }
     crate::output::warn_issues(path, &outcome.issues);
     if outcome.file.header().is_none() && outcome.file.entries().is_empty() {
         anyhow::bail!("`{}` is not a session file: it has no session header and no entries", path.display());

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use sess_store::{Notice, SessionManager};
+use sess_store::discovery::{self, PiAgent};
+use sess_store::{FileStorage, Notice, SessionManager};
 
 use crate::commands::list::{all_summaries, looks_like_path};
 use crate::output::{Hint, warn};
@@ -34,11 +35,18 @@ pub(crate) fn open(arg: &str) -> anyhow::Result<SessionManager> {
     Ok(manager)
 }
 
-/// The agents keep blobs in `<agent dir>/blobs`, next to `<agent dir>/sessions`.
-fn blobs_dir_for(path: &Path) -> Option<PathBuf> {
+/// The blob store of the agent whose sessions directory holds `path`. xcsh and
+/// oh-my-pi keep large images there; pi-mono has no blob store and reads images
+/// inline, so its sessions (and files outside any agent's directory) get none.
+pub(crate) fn blobs_dir_for(path: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(path).ok()?;
-    let agent_dir = absolute.ancestors().find(|a| a.file_name().is_some_and(|n| n == "sessions"))?.parent()?;
-    Some(agent_dir.join("blobs"))
+    let env = crate::env::environment();
+    PiAgent::ALL
+        .into_iter()
+        .filter(|agent| *agent != PiAgent::PiMono)
+        .map(|agent| discovery::agent_dirs(agent, &env, &FileStorage))
+        .find(|dirs| absolute.starts_with(&dirs.sessions))
+        .map(|dirs| dirs.blobs)
 }
 
 /// Prints the manager's notices as warnings.

@@ -190,7 +190,7 @@ impl SessionReader {
             return self.issue(line_no, IssueKind::ExtraHeader);
         }
         if let Some(legacy) = &mut self.legacy {
-            match serde_json::from_str::<Value>(&line) {
+            match serde_json::from_str::<Value>(&crate::raw::replace_lone_surrogate_escapes(&line)) {
                 Ok(value) => legacy.push((line_no, value, line)),
                 Err(err) => self.issue(line_no, IssueKind::InvalidJson(err.to_string())),
             }

@@ -98,9 +98,77 @@ impl Serialize for RawJson {
     }
 }
 
+/// Replaces each `\uXXXX` escape of a lone UTF-16 surrogate in JSON text with
+/// `\ufffd`, keeping the length. `JSON.stringify` writes lone surrogates that way
+/// (a string cut in the middle of an emoji, say), and they are valid JSON, but a
+/// Rust `String` cannot hold them; this makes such text decodable.
+pub fn replace_lone_surrogate_escapes(text: &str) -> std::borrow::Cow<'_, str> {
+    fn hex_at(bytes: &[u8], at: usize) -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        let text = std::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(text, 16).ok()
+    }
+    let bytes = text.as_bytes();
+    let mut lone = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        match hex_at(bytes, i + 2) {
+            Some(0xD800..=0xDBFF) => {
+                let paired = bytes.get(i + 6) == Some(&b'\\')
+                    && bytes.get(i + 7) == Some(&b'u')
+                    && hex_at(bytes, i + 8).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low));
+                if paired {
+                    i += 12;
+                } else {
+                    lone.push(i);
+                    i += 6;
+                }
+            }
+            Some(0xDC00..=0xDFFF) => {
+                lone.push(i);
+                i += 6;
+            }
+            _ => i += 2,
+        }
+    }
+    if lone.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_owned().into_bytes();
+    for at in lone {
+        out[at..at + 6].copy_from_slice(b"\\ufffd");
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    std::borrow::Cow::Owned(
+        String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::RawJson;
+    use super::{RawJson, replace_lone_surrogate_escapes};
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let text = r#"{"a":"x\ud835y","b":"\udc00","ok":"\ud835\udd18","esc":"\\ud835","mixed":"\ud835\u0041"}"#;
+        let fixed = replace_lone_surrogate_escapes(text);
+        assert_eq!(fixed.len(), text.len());
+        assert_eq!(
+            fixed,
+            r#"{"a":"x\ufffdy","b":"\ufffd","ok":"\ud835\udd18","esc":"\\ud835","mixed":"\ufffd\u0041"}"#
+        );
+        let value: serde_json::Value = serde_json::from_str(&fixed).unwrap();
+        assert_eq!(value["ok"], "\u{1d518}");
+        assert!(matches!(replace_lone_surrogate_escapes("{}"), std::borrow::Cow::Borrowed(_)));
+    }
     use rstest::rstest;
 
     #[rstest]

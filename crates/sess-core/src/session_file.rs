@@ -48,6 +48,11 @@ impl SessionFile {
         &self.entries
     }
 
+    /// The entries, to replace some (the line numbers stay).
+    pub fn entries_mut(&mut self) -> &mut [Entry] {
+        &mut self.entries
+    }
+
     /// The 1-based line number each entry was read from; 0 for entries that were
     /// not read from a file.
     pub fn entry_lines(&self) -> &[usize] {

@@ -149,6 +149,18 @@ mod migration {
         assert_eq!(twice.file.to_jsonl(), once);
     }
 
+    /// Regression (interop suite): `JSON.stringify` writes a lone UTF-16 surrogate
+    /// as an escape. It is valid JSON, but a Rust string cannot hold it, and the
+    /// v1 migration used to skip such lines. Now they are migrated, the lone
+    /// surrogate becoming U+FFFD.
+    #[test]
+    fn a_lone_surrogate_does_not_cost_a_line() {
+        let outcome = load("regressions/v1-lone-surrogate.jsonl");
+        assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
+        assert_eq!(outcome.file.entries().len(), 2);
+        assert!(outcome.file.entries()[0].json().contains("emoji: \u{fffd}"));
+    }
+
     #[test]
     fn a_migrated_v1_file_rebuilds_the_expected_context() {
         let outcome = load("legacy/v1-basic.jsonl");

@@ -39,8 +39,8 @@ pub use manager::{
     SessionManagerBuilder, TitleSource,
 };
 pub use prepare::{
-    BLOB_EXTERNALIZE_THRESHOLD, MAX_PERSIST_CHARS, Resolved, TRUNCATION_NOTICE, prepare_for_persistence,
-    resolve_blob_refs,
+    BLOB_EXTERNALIZE_THRESHOLD, MAX_PERSIST_CHARS, Resolution, Resolved, TRUNCATION_NOTICE, prepare_for_persistence,
+    resolve_blob_refs, resolve_entries,
 };
 pub use session_file::{read_session, read_session_file};
 pub use storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};

@@ -71,12 +71,37 @@ pub fn prepare_for_persistence<'a>(json: &'a str, blobs: Option<&BlobStore>) -> 
     if !may_need_preparation(json, blobs.is_some()) {
         return Ok(Cow::Borrowed(json));
     }
-    let mut value = parse(json)?;
+    let Some(mut value) = parse(json)? else { return Ok(Cow::Borrowed(json)) };
     let preparer = Preparer { blobs };
     if !preparer.value(&mut value, None)? {
         return Ok(Cow::Borrowed(json));
     }
     serialize(&value).map(Cow::Owned)
+}
+
+/// What [`resolve_entries`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resolution {
+    /// Whether any entry changed.
+    pub changed: bool,
+    /// References left in place, and why.
+    pub warnings: Vec<String>,
+}
+
+/// Resolves the blob references of every entry in place (see [`resolve_blob_refs`]).
+pub fn resolve_entries(entries: &mut [sess_core::Entry], blobs: &BlobStore) -> Result<Resolution> {
+    let mut resolution = Resolution::default();
+    for entry in entries.iter_mut() {
+        let Some(resolved) = resolve_blob_refs(entry.json(), blobs)? else { continue };
+        let id = entry.id().clone();
+        resolution.warnings.extend(resolved.warnings.into_iter().map(|w| format!("entry {id}: {w}")));
+        if resolved.json != entry.json() {
+            *entry =
+                sess_core::Entry::parse(&resolved.json).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+            resolution.changed = true;
+        }
+    }
+    Ok(resolution)
 }
 
 /// An entry with its blob references replaced by their data.
@@ -111,7 +136,10 @@ pub fn resolve_blob_refs(json: &str, blobs: &BlobStore) -> Result<Option<Resolve
     if !json.contains(BLOB_REF_PREFIX) && !has_escaped_printable_ascii(json) {
         return Ok(None);
     }
-    let mut value = parse(json)?;
+    let Some(mut value) = parse(json)? else {
+        let warning = "blob references left in place: the entry holds a lone UTF-16 surrogate".to_owned();
+        return Ok(Some(Resolved { json: json.to_owned(), warnings: vec![warning] }));
+    };
     let mut resolver = Resolver { blobs, found: false, changed: false, warnings: Vec::new() };
     if let Value::Object(entry) = &mut value {
         let content = match entry.get("type").and_then(Value::as_str) {
@@ -155,8 +183,15 @@ fn has_escaped_printable_ascii(json: &str) -> bool {
     json.match_indices("\\u00").any(|(at, _)| matches!(json.as_bytes().get(at + 4), Some(b'2'..=b'7')))
 }
 
-fn parse(json: &str) -> Result<Value> {
-    serde_json::from_str(json).map_err(|e| Error::InvalidEntry { reason: format!("not valid JSON: {e}") })
+/// The entry as a value; `None` for valid JSON that a Rust string cannot hold
+/// (a lone UTF-16 surrogate escape, which `JSON.stringify` writes): such a line
+/// is kept exactly as it is.
+fn parse(json: &str) -> Result<Option<Value>> {
+    match serde_json::from_str(json) {
+        Ok(value) => Ok(Some(value)),
+        Err(_) if serde_json::from_str::<&serde_json::value::RawValue>(json).is_ok() => Ok(None),
+        Err(e) => Err(Error::InvalidEntry { reason: format!("not valid JSON: {e}") }),
+    }
 }
 
 fn serialize(value: &Value) -> Result<String> {

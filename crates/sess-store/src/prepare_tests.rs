@@ -473,3 +473,13 @@ fn unresolvable_references_are_kept_and_reported(#[case] what: &str) {
 fn escaped_printable_ascii_is_detected(#[case] json: &str, #[case] expected: bool) {
     assert_eq!(has_escaped_printable_ascii(json), expected);
 }
+
+#[test]
+fn lone_surrogates_are_kept_as_they_are() {
+    // Valid JSON (JSON.stringify writes it) that a Rust string cannot hold.
+    let line = format!(
+        r#"{{"type":"message","id":"a","message":{{"content":"{}\ud83d","partialJson":"x"}}}}"#,
+        "y".repeat(600_000)
+    );
+    assert!(matches!(prepare_for_persistence(&line, None).unwrap(), Cow::Borrowed(_)));
+}

@@ -7,7 +7,7 @@ use sess_core::{EntryIndex, IssueKind, ReadOutcome};
 use super::{Notice, SessionManager, SessionManagerBuilder};
 use crate::discovery;
 use crate::error::{Error, Result};
-use crate::prepare::resolve_blob_refs;
+use crate::prepare::resolve_entries;
 use crate::session_file::read_session;
 
 impl SessionManagerBuilder {
@@ -158,18 +158,9 @@ impl SessionManager {
     /// Replaces blob references in the loaded entries with their data.
     pub(crate) fn resolve_blobs(&mut self) -> Result<()> {
         let Some(blobs) = self.blobs.clone() else { return Ok(()) };
-        let mut changed = false;
-        for position in 0..self.entries.len() {
-            let Some(resolved) = resolve_blob_refs(self.entries[position].json(), &blobs)? else { continue };
-            self.notices.extend(resolved.warnings.into_iter().map(|warning| Notice::UnresolvedBlob { warning }));
-            if resolved.json != self.entries[position].json() {
-                let entry = sess_core::Entry::parse(&resolved.json)
-                    .map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
-                self.entries[position] = entry;
-                changed = true;
-            }
-        }
-        if changed {
+        let resolution = resolve_entries(&mut self.entries, &blobs)?;
+        self.notices.extend(resolution.warnings.into_iter().map(|warning| Notice::UnresolvedBlob { warning }));
+        if resolution.changed {
             self.index = EntryIndex::new(&self.entries);
         }
         Ok(())

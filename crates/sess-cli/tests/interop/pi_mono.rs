@@ -1,0 +1,232 @@
+//! pi-mono 0.73.1 under Node.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use sess_store::{CompactionParams, CustomMessageParams, FileStorage, SessionManager};
+
+use crate::harness::{Dialect, Mismatches, Peer, compare_view, parse, peer, scenarios, seed, sess, show};
+
+fn pi_mono() -> Option<Peer> {
+    peer("pi-mono", "node", "driver.mjs", "@mariozechner/pi-coding-agent")
+}
+
+#[test]
+fn sess_reads_what_pi_mono_writes() {
+    let Some(peer) = pi_mono() else { return };
+    let seed = seed();
+    let count = scenarios(150);
+    let dir = tempfile::tempdir().unwrap();
+    let generated =
+        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
+    let mut mismatches = Mismatches::new(seed);
+    let mut files = 0;
+    for scenario in generated.as_array().unwrap() {
+        compare_view(Dialect::PiMono, dir.path(), &scenario["session"], &mut mismatches, true);
+        files += 1;
+        for damaged in scenario["damaged"].as_object().unwrap().values() {
+            compare_view(Dialect::PiMono, dir.path(), damaged, &mut mismatches, false);
+            files += 1;
+        }
+    }
+    eprintln!(
+        "interop pi-mono read (seed {seed}): {count} scenarios, {files} files with damaged copies, {} comparisons, \
+         {} intended differences (an explicit model_change wins; custom message attribution)",
+        mismatches.compared, mismatches.intended
+    );
+    mismatches.finish("pi-mono read");
+}
+
+/// Positions instead of ids, so two migrations that minted different ids compare.
+fn normalize(text: &str) -> Vec<Value> {
+    let lines: Vec<Value> = text.lines().map(|l| parse(l.as_bytes())).collect();
+    let ids: BTreeMap<String, usize> =
+        lines.iter().enumerate().filter_map(|(i, l)| l["id"].as_str().map(|id| (id.to_owned(), i))).collect();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut line)| {
+            if i > 0 {
+                for key in ["id", "parentId", "firstKeptEntryId"] {
+                    if let Some(id) = line.get(key).and_then(Value::as_str) {
+                        line[key] =
+                            json!(format!("#{}", ids.get(id).map_or_else(|| id.to_owned(), ToString::to_string)));
+                    }
+                }
+            }
+            // Key order matters too: new keys go at the end in both.
+            json!([line.as_object().unwrap().keys().cloned().collect::<Vec<_>>(), line])
+        })
+        .collect()
+}
+
+#[test]
+fn sess_migrate_agrees_with_pi_mono() {
+    let Some(peer) = pi_mono() else { return };
+    let seed = seed();
+    let count = scenarios(150) / 3;
+    let dir = tempfile::tempdir().unwrap();
+    let generated =
+        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
+    let mut pairs = Vec::new();
+    for scenario in generated.as_array().unwrap() {
+        for original in scenario["legacy"].as_object().unwrap().values() {
+            let original = Path::new(original.as_str().unwrap());
+            let theirs = original.with_extension("pi.jsonl");
+            let ours = original.with_extension("sess.jsonl");
+            fs::copy(original, &theirs).unwrap();
+            fs::copy(original, &ours).unwrap();
+            pairs.push((theirs, ours));
+        }
+    }
+    let theirs: Vec<&str> = pairs.iter().map(|(t, _)| t.to_str().unwrap()).collect();
+    peer.run(dir.path(), &[&["migrate"], theirs.as_slice()].concat());
+    let mut args = vec!["migrate"];
+    args.extend(pairs.iter().map(|(_, o)| o.to_str().unwrap()));
+    let output = sess(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut mismatches = Mismatches::new(seed);
+    for (theirs, ours) in &pairs {
+        let (a, b) = (fs::read_to_string(ours).unwrap(), fs::read_to_string(theirs).unwrap());
+        let (a, b) = (normalize(&a), normalize(&b));
+        mismatches.check(a == b, || {
+            let first = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0);
+            format!(
+                "seed {seed} {}: line {} differs\n  sess    {}\n  pi-mono {}",
+                ours.display(),
+                first + 1,
+                show(&a[first]),
+                show(&b[first])
+            )
+        });
+    }
+    eprintln!("interop pi-mono migrate (seed {seed}): {} v1/v2 files compared", pairs.len());
+    mismatches.finish("pi-mono migrate");
+}
+
+/// A small seeded generator for sessions sess writes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::try_from(self.next() % n as u64).unwrap()
+    }
+}
+
+/// A random session written by sess's `SessionManager`.
+pub(crate) fn write_with_manager(dir: &Path, seed: u64) -> PathBuf {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut sm =
+        SessionManager::builder().storage(std::sync::Arc::new(FileStorage)).create("/home/dev/project", dir).unwrap();
+    let mut ids = Vec::new();
+    sm.append_message(&json!({"role": "user", "content": [{"type": "text", "text": "start ☕"}], "timestamp": 1}))
+        .unwrap();
+    ids.push(sm.append_message(&json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "anthropic", "model": "m1", "timestamp": 2})).unwrap());
+    for n in 0..40 {
+        let text = format!("step {n} \u{1}\n naïve 🎉");
+        let id = match rng.below(12) {
+            0..=3 => Some(sm.append_message(&json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": n})).unwrap()),
+            4 | 5 => Some(
+                sm.append_message(&json!({"role": "assistant", "content": [{"type": "text", "text": text}, {"type": "toolCall", "id": format!("c{n}"), "name": "read", "arguments": {}}], "provider": "openai", "model": "gpt-4o", "timestamp": n}))
+                    .unwrap(),
+            ),
+            6 => Some(sm.append_thinking_level_change(Some(["low", "high"][rng.below(2)])).unwrap()),
+            7 => {
+                let target = ids[rng.below(ids.len())].to_string();
+                Some(sm.append_label_change(&target, [Some("mark"), None][rng.below(2)]).unwrap())
+            }
+            8 => {
+                let kept = sm.branch_entries(None).first().map(|e| e.id().to_string()).unwrap_or_default();
+                Some(sm.append_compaction(CompactionParams { summary: format!("summary {n}"), first_kept_entry_id: kept, tokens_before: 10, ..CompactionParams::default() }).unwrap())
+            }
+            9 => Some(
+                sm.append_custom_message_entry(CustomMessageParams { custom_type: "ext".into(), content: json!(text), display: true, details: None, attribution: None })
+                    .unwrap(),
+            ),
+            10 => {
+                let target = ids[rng.below(ids.len())].to_string();
+                sm.branch(&target).unwrap();
+                None
+            }
+            _ => {
+                let target = ids[rng.below(ids.len())].to_string();
+                Some(sm.branch_with_summary(Some(&target), &format!("left {n}"), None, None).unwrap())
+            }
+        };
+        ids.extend(id);
+    }
+    sm.append_session_info("named by sess").unwrap();
+    sm.close().unwrap();
+    sm.session_file().unwrap().to_owned()
+}
+
+#[test]
+fn pi_mono_opens_what_sess_writes() {
+    let Some(peer) = pi_mono() else { return };
+    let seed = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> =
+        (0..scenarios(150) / 5).map(|n| write_with_manager(&dir.path().join(format!("m{n}")), seed + n)).collect();
+
+    // And through the command line.
+    let cli = dir.path().join("cli.jsonl");
+    let cli_str = cli.to_str().unwrap();
+    let mut input = String::new();
+    for n in 0..20 {
+        let role = if n % 2 == 0 { "user" } else { "assistant" };
+        writeln!(
+            input,
+            r#"{{"role":"{role}","content":[{{"type":"text","text":"cli {n}"}}],"provider":"p","model":"m"}}"#
+        )
+        .unwrap();
+    }
+    let appended = run_with_stdin(&["append", cli_str], &input);
+    let ids: Vec<&str> = appended.lines().collect();
+    assert!(sess(&["label", cli_str, ids[3], "from sess"]).status.success());
+    assert!(sess(&["fork", cli_str, "--at", ids[5]]).status.success());
+    run_with_stdin(&["append", cli_str], "{\"role\":\"user\",\"content\":\"after the fork\"}\n");
+    let forked = String::from_utf8(sess(&["fork", cli_str, "--at", ids[9], "--new-session"]).stdout).unwrap();
+    files.push(cli.clone());
+    files.push(PathBuf::from(forked.trim()));
+
+    let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let views = peer.run(dir.path(), &[&["inspect"], paths.as_slice()].concat());
+    let mut mismatches = Mismatches::new(seed);
+    for view in views.as_array().unwrap() {
+        compare_view(Dialect::PiMono, dir.path(), view, &mut mismatches, true);
+    }
+    let cli_view = &views.as_array().unwrap()[files.len() - 2];
+    mismatches
+        .check(cli_view["labels"][ids[3]] == "from sess", || format!("pi-mono sees labels {}", cli_view["labels"]));
+    eprintln!(
+        "interop pi-mono write (seed {seed}): {} files sess wrote opened by pi-mono, {} comparisons",
+        files.len(),
+        mismatches.compared
+    );
+    mismatches.finish("pi-mono write");
+}
+
+fn run_with_stdin(args: &[&str], input: &str) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
