@@ -12,6 +12,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+#![allow(clippy::print_stderr)] // The suite reports its seed, counts and skips.
 
 #[path = "interop/harness.rs"]
 mod harness;

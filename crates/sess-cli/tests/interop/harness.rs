@@ -364,7 +364,7 @@ pub(crate) fn first_difference(a: &Value, b: &Value) -> String {
             (Value::Array(x), Value::Array(y)) => {
                 for (i, (va, vb)) in x.iter().zip(y).enumerate() {
                     let len = path.len();
-                    path.push_str(&format!("[{i}]"));
+                    path.push_str(&["[", &i.to_string(), "]"].concat());
                     if let Some(found) = walk(va, vb, path) {
                         return Some(found);
                     }
