@@ -141,6 +141,26 @@ pub fn parent_dir(path: &Path) -> &Path {
     }
 }
 
+/// Up to `max` bytes of `bytes` from `offset`: [`SessionStorage::read_range`]
+/// for storages that hold files in memory.
+pub fn byte_range(bytes: &[u8], offset: u64, max: usize) -> Vec<u8> {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+    let end = start.saturating_add(max).min(bytes.len());
+    bytes[start..end].to_vec()
+}
+
+/// The entries of `dir` among `files` and `dirs`: [`SessionStorage::list_dir`]
+/// for storages that hold paths in maps.
+pub fn children<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = &'a PathBuf>,
+    dirs: impl Iterator<Item = &'a PathBuf>,
+) -> Vec<DirEntry> {
+    let files = files.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
+    let dirs = dirs.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
+    files.chain(dirs).collect()
+}
+
 /// `<dir>/.<name>.<random>.tmp`, next to `path` so the rename stays on one file system.
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());

@@ -12,7 +12,7 @@ use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use sess_store::storage::{DirEntry, FileStat, SessionStorage, StorageLock, StorageWriter};
+use sess_store::storage::{self, DirEntry, FileStat, SessionStorage, StorageLock, StorageWriter};
 
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
@@ -178,10 +178,7 @@ impl SessionStorage for CrashStorage {
     }
 
     fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
-        let bytes = self.contents(path).ok_or_else(|| not_found(path))?;
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
-        let end = start.saturating_add(max).min(bytes.len());
-        Ok(bytes[start..end].to_vec())
+        Ok(storage::byte_range(&self.contents(path).ok_or_else(|| not_found(path))?, offset, max))
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -189,11 +186,7 @@ impl SessionStorage for CrashStorage {
         if !state.dirs.contains(dir) {
             return Err(not_found(dir));
         }
-        let files =
-            state.names.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
-        let dirs =
-            state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
-        Ok(files.chain(dirs).collect())
+        Ok(storage::children(dir, state.names.keys(), state.dirs.iter()))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {

@@ -97,7 +97,7 @@ mod tests {
 
     use super::*;
     use crate::discovery::dirs::{PiAgent, agent_dirs};
-    use crate::discovery::test_storage::ClockStorage;
+    use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
     const CRUMBS: &str = "/state/terminal-sessions";
     const SESSION: &str = "/s/--p--/a.jsonl";

@@ -2,7 +2,7 @@ use pretty_assertions::assert_eq;
 use rstest::rstest;
 
 use super::*;
-use crate::discovery::test_storage::ClockStorage;
+use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
 fn env() -> Environment {
     Environment {

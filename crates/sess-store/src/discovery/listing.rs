@@ -97,7 +97,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::discovery::test_storage::ClockStorage;
+    use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
     fn session(id: &str, activity_ms: u64) -> String {
         format!(

@@ -161,7 +161,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::discovery::test_storage::ClockStorage;
+    use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
     const DIR: &str = "/sessions/--p--";
 

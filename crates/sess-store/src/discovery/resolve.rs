@@ -66,7 +66,7 @@ mod tests {
     use rstest::rstest;
 
     use super::*;
-    use crate::discovery::test_storage::ClockStorage;
+    use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
     fn summary(path: &str, id: &str) -> SessionSummary {
         SessionSummary {

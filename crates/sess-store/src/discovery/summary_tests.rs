@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use rstest::rstest;
 
 use super::*;
-use crate::discovery::test_storage::ClockStorage;
+use crate::discovery::test_storage::{ClockStorage, Layout as _};
 
 const PI_MONO_MAIN: &str = include_str!("../../../../fixtures/pi-family/pi-mono-0.73.1-main.jsonl");
 const OH_MY_PI: &str = include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-bun.jsonl");

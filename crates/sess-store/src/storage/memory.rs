@@ -44,6 +44,14 @@ impl MemoryStorage {
     pub fn files(&self) -> Vec<PathBuf> {
         self.state().files.keys().cloned().collect()
     }
+
+    /// Sets a file's modification time (tests of "most recent" logic).
+    pub fn set_modified(&self, path: &Path, modified: SystemTime) -> io::Result<()> {
+        let mut state = self.state();
+        let file = state.files.get_mut(path).ok_or_else(|| not_found(path))?;
+        file.modified = modified;
+        Ok(())
+    }
 }
 
 fn not_found(path: &Path) -> io::Error {
@@ -130,10 +138,7 @@ impl SessionStorage for MemoryStorage {
 
     fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
         let state = self.state();
-        let bytes = &state.files.get(path).ok_or_else(|| not_found(path))?.bytes;
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
-        let end = start.saturating_add(max).min(bytes.len());
-        Ok(bytes[start..end].to_vec())
+        Ok(super::byte_range(&state.files.get(path).ok_or_else(|| not_found(path))?.bytes, offset, max))
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -141,11 +146,7 @@ impl SessionStorage for MemoryStorage {
         if !state.dirs.contains(dir) {
             return Err(not_found(dir));
         }
-        let files =
-            state.files.keys().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
-        let dirs =
-            state.dirs.iter().filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
-        Ok(files.chain(dirs).collect())
+        Ok(super::children(dir, state.files.keys(), state.dirs.iter()))
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
