@@ -75,15 +75,31 @@ pub struct Segments {
 /// a segment: `new` when its parent is null or names no earlier entry, `compact`
 /// for a compaction, else `fork`, with the parent's segment and seq as lineage.
 pub fn derive(entries: &[Entry]) -> Segments {
-    let mut segments: Vec<Segment> = Vec::new();
-    let mut placements: Vec<Placement> = Vec::with_capacity(entries.len());
-    // The latest earlier entry with each id.
-    let mut seen: HashMap<&EntryId, usize> = HashMap::with_capacity(entries.len());
-    for (position, entry) in entries.iter().enumerate() {
-        let parent = entry.parent_id().and_then(|p| seen.get(p).copied());
+    let mut deriver = Deriver::default();
+    for entry in entries {
+        deriver.push(entry);
+    }
+    deriver.finish()
+}
+
+/// [`derive`], one entry at a time, for stores that learn of entries as they
+/// are appended.
+#[derive(Clone, Debug, Default)]
+pub struct Deriver {
+    segments: Segments,
+    /// The latest entry with each id.
+    seen: HashMap<EntryId, usize>,
+}
+
+impl Deriver {
+    /// Places the next entry and returns where it went.
+    pub fn push(&mut self, entry: &Entry) -> Placement {
+        let position = self.segments.placements.len();
+        let parent = entry.parent_id().and_then(|p| self.seen.get(p).copied());
         let is_compaction = matches!(entry.kind(), EntryKind::Compaction(_));
+        let segments = &mut self.segments.segments;
         let placement = if let Some(parent) = parent {
-            let at = placements[parent];
+            let at = self.segments.placements[parent];
             let segment = &mut segments[at.segment];
             if !is_compaction && segment.entries.last() == Some(&parent) {
                 segment.entries.push(position);
@@ -102,10 +118,25 @@ pub fn derive(entries: &[Entry]) -> Segments {
             segments.push(Segment { origin: Origin::New, parent: None, fork_at: None, entries: vec![position] });
             Placement { segment: segments.len() - 1, seq: 0 }
         };
-        placements.push(placement);
-        seen.insert(entry.id(), position);
+        self.segments.placements.push(placement);
+        self.seen.insert(entry.id().clone(), position);
+        placement
     }
-    Segments { segments, placements }
+
+    /// The segments so far.
+    pub fn segments(&self) -> &Segments {
+        &self.segments
+    }
+
+    /// The position of the latest entry with `id`.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.seen.get(id).copied()
+    }
+
+    /// The derived segments.
+    pub fn finish(self) -> Segments {
+        self.segments
+    }
 }
 
 impl Segments {

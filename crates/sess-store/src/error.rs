@@ -49,6 +49,32 @@ pub enum Error {
         /// The id asked for.
         id: String,
     },
+    /// A session or cursor that already exists, or a write that lost a race.
+    #[error("conflict: {what}")]
+    Conflict {
+        /// What conflicted.
+        what: String,
+    },
+    /// A segment the session does not have.
+    #[error("segment `{segment}` not found")]
+    SegmentNotFound {
+        /// The segment asked for.
+        segment: String,
+    },
+    /// A write to a session opened read-only (a past state, seed 001).
+    #[error("this view of the session is read-only: {reason}")]
+    ReadOnly {
+        /// Why.
+        reason: String,
+    },
+    /// A store URL that is not understood.
+    #[error("unsupported store `{url}`: {reason}")]
+    UnsupportedStore {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
     /// An operation that needs a session file, on an in-memory session.
     #[error("{operation} needs a persisted session")]
     NotPersisted {

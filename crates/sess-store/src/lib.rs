@@ -18,6 +18,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod backend;
 pub mod blob;
 mod clock;
 pub mod discovery;
@@ -29,6 +30,9 @@ mod prepare;
 mod session_file;
 pub mod storage;
 
+pub use backend::{
+    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork, is_leaf,
+};
 pub use blob::{BlobStore, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
 pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSummary};

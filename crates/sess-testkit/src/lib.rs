@@ -1,6 +1,7 @@
 //! Test tools for `sess`.
 //!
 //! - [`FaultStorage`] wraps any storage and fails the Nth write, sync or rename.
+//! - [`conformance`] is the suite every storage backend runs.
 //! - [`CrashStorage`] keeps what was written apart from what was synced, and can
 //!   "crash": every file and directory falls back to its last synced state.
 //!
@@ -16,6 +17,7 @@
 //! assert!(!storage.exists(Path::new("/s.jsonl")));
 //! ```
 
+pub mod conformance;
 mod crash;
 mod fault;
 
