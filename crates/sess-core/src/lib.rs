@@ -43,6 +43,7 @@ pub mod segment;
 mod session_file;
 mod time;
 mod tree;
+pub mod turn;
 
 pub use context::{Leaf, SessionContext};
 pub use entry::{

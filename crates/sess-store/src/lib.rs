@@ -39,7 +39,7 @@ pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSumma
 pub use error::{Error, Result};
 pub use ids::RandomIds;
 pub use manager::{
-    Breadcrumbs, CompactionParams, CustomMessageParams, Durability, Notice, SessionInitParams, SessionManager,
+    At, Breadcrumbs, CompactionParams, CustomMessageParams, Durability, Notice, SessionInitParams, SessionManager,
     SessionManagerBuilder, TitleSource,
 };
 pub use prepare::{

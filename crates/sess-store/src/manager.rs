@@ -21,11 +21,13 @@ use crate::ids::RandomIds;
 use crate::storage::{FileStorage, MemoryStorage, SessionStorage, StorageWriter};
 
 mod append;
+mod backend;
 mod branching;
 mod load;
 mod persist;
 
 pub use append::{CompactionParams, CustomMessageParams, SessionInitParams};
+pub use backend::At;
 
 /// When appended bytes must be on disk.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,6 +90,16 @@ pub enum Notice {
         /// The copy.
         copy: PathBuf,
     },
+    /// Another writer appended to the segment first, so these entries went to a
+    /// new `fork` segment under the same entry (live auto-fork); lineage recorded.
+    AutoForked {
+        /// The new segment.
+        segment: String,
+        /// The segment it branches from.
+        from: String,
+        /// The seq there.
+        at: u64,
+    },
     /// A blob reference could not be resolved on load; the reference was kept.
     UnresolvedBlob {
         /// Where and why.
@@ -118,6 +130,8 @@ pub struct SessionManagerBuilder {
     blobs_dir: Option<PathBuf>,
     breadcrumbs: Option<Breadcrumbs>,
     cwd: String,
+    backend: Option<Arc<dyn crate::backend::Backend>>,
+    cursor: Option<String>,
 }
 
 impl Default for SessionManagerBuilder {
@@ -130,6 +144,8 @@ impl Default for SessionManagerBuilder {
             blobs_dir: None,
             breadcrumbs: None,
             cwd: String::new(),
+            backend: None,
+            cursor: None,
         }
     }
 }
@@ -224,6 +240,10 @@ pub struct SessionManager {
     disk: DiskState,
     latched: Option<String>,
     notices: Vec<Notice>,
+    /// The session's place in a backend, when it is not a file.
+    stored: Option<backend::Stored>,
+    /// Why appends are refused, for a read-only view of a past state.
+    read_only: Option<String>,
 }
 
 /// What the manager knows about its file.
@@ -322,6 +342,8 @@ impl SessionManager {
             disk: DiskState::default(),
             latched: None,
             notices: Vec::new(),
+            stored: None,
+            read_only: None,
         }
     }
 
@@ -378,9 +400,14 @@ impl SessionManager {
         self.file.as_deref()
     }
 
-    /// Whether the session is written to a file.
+    /// Whether the session is written to a file or a backend.
     pub fn is_persisted(&self) -> bool {
         self.persist
+    }
+
+    /// Why this is a read-only view (a past state of a stored session), if it is.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
     }
 
     /// The header.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::json;
 use sess_core::segment::Origin;
 use sess_core::{Entry, SessionHeader};
-use sess_store::{Appended, Backend, Cursor, Error, NewSegment, append_or_fork, is_leaf};
+use sess_store::{Appended, At, Backend, Cursor, Error, NewSegment, Notice, SessionManager, append_or_fork, is_leaf};
 
 /// Makes the backend under test.
 pub type Make<'a> = &'a dyn Fn() -> Arc<dyn Backend>;
@@ -30,6 +30,10 @@ macro_rules! conformance_tests {
             cursors_swap_atomically,
             blobs_round_trip,
             sessions_are_created_once_and_listed,
+            a_session_manager_round_trips,
+            a_session_manager_resumes_by_cursor,
+            a_past_state_is_read_only_until_branched,
+            session_managers_writing_at_once_auto_fork,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -265,4 +269,133 @@ pub fn sessions_are_created_once_and_listed(make: Make<'_>) {
     assert_eq!(ids, ["s", "t"]);
     let listed = backend.list_sessions().unwrap().into_iter().find(|s| s.id == "s").unwrap();
     assert_eq!((listed.message_count, listed.cwd.as_str()), (5, "/conformance/project"));
+}
+
+fn user(text: &str) -> serde_json::Value {
+    json!({"role": "user", "content": text, "timestamp": 1})
+}
+
+fn assistant(text: &str) -> serde_json::Value {
+    json!({"role": "assistant", "content": text, "provider": "p", "model": "m", "timestamp": 2})
+}
+
+fn texts(manager: &SessionManager) -> Vec<String> {
+    let context = serde_json::to_value(manager.build_session_context()).unwrap();
+    context["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// A `SessionManager` on the backend: appends, branches and compactions are
+/// stored as segments; reopening gives the same entries and context.
+pub fn a_session_manager_round_trips(make: Make<'_>) {
+    let backend = make();
+    let mut sm = SessionManager::builder().backend(backend.clone()).create_in("/project").unwrap();
+    let first = sm.append_message(&user("one")).unwrap();
+    sm.append_message(&assistant("two")).unwrap();
+    sm.append_message(&user("three")).unwrap();
+    sm.branch(first.as_str()).unwrap();
+    sm.append_message(&assistant("other")).unwrap();
+    let kept = sm.entries()[0].id().to_string();
+    sm.append_compaction(sess_store::CompactionParams {
+        summary: "S".into(),
+        first_kept_entry_id: kept,
+        tokens_before: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    sm.append_message(&user("after")).unwrap();
+    let id = sm.session_id().to_owned();
+    let origins: Vec<Origin> = backend.segments(&id).unwrap().iter().map(|s| s.origin).collect();
+    assert_eq!(origins, [Origin::New, Origin::Fork, Origin::Compact]);
+    let reopened = SessionManager::builder().backend(backend.clone()).open_in(&id, None).unwrap();
+    assert_eq!(jsons(reopened.entries()), jsons(sm.entries()));
+    assert_eq!(texts(&reopened), ["", "one", "other", "after"]);
+    assert_eq!(reopened.header().json(), sm.header().json());
+}
+
+/// A named cursor follows the writer; resuming by name continues there.
+pub fn a_session_manager_resumes_by_cursor(make: Make<'_>) {
+    let backend = make();
+    let mut sm = SessionManager::builder().backend(backend.clone()).cursor("pod-1").create_in("/project").unwrap();
+    let first = sm.append_message(&user("one")).unwrap();
+    sm.append_message(&assistant("two")).unwrap();
+    sm.branch(first.as_str()).unwrap();
+    let forked = sm.append_message(&assistant("fork")).unwrap();
+    sm.add_cursor_child("child-session").unwrap();
+    let cursor = backend.cursor("pod-1").unwrap().unwrap();
+    assert_eq!(
+        (cursor.session.as_str(), cursor.segment.as_str(), cursor.last_seq),
+        (sm.session_id(), forked.as_str(), 0)
+    );
+    assert_eq!(cursor.children, ["child-session"]);
+    let mut resumed = SessionManager::builder().backend(backend.clone()).resume("pod-1").unwrap();
+    assert_eq!(resumed.leaf_id(), Some(&forked));
+    assert_eq!(resumed.read_only(), None);
+    let next = resumed.append_message(&user("continued")).unwrap();
+    assert_eq!(resumed.entry(next.as_str()).unwrap().parent_id(), Some(&forked));
+    assert_eq!(backend.cursor("pod-1").unwrap().unwrap().last_seq, 1);
+}
+
+/// Opening at a segment that is not a leaf, or inside a segment, is a read-only
+/// view of that past state; branching from it (a past fork) is allowed.
+pub fn a_past_state_is_read_only_until_branched(make: Make<'_>) {
+    let backend = make();
+    let mut sm = SessionManager::builder().backend(backend.clone()).create_in("/project").unwrap();
+    let first = sm.append_message(&user("one")).unwrap();
+    let second = sm.append_message(&assistant("two")).unwrap();
+    let kept = first.to_string();
+    sm.append_compaction(sess_store::CompactionParams {
+        summary: "S".into(),
+        first_kept_entry_id: kept,
+        tokens_before: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let id = sm.session_id().to_owned();
+    let segment = first.to_string();
+    let mut past = SessionManager::builder().backend(backend.clone()).open_in(&id, Some(At::Segment(segment))).unwrap();
+    assert!(past.read_only().is_some(), "the first segment continues into the compaction");
+    assert_eq!(past.leaf_id(), Some(&second));
+    assert!(matches!(past.append_message(&user("no")), Err(Error::ReadOnly { .. })));
+    assert_eq!(past.entries().len(), 3, "a refused append changes nothing");
+    let mut inside =
+        SessionManager::builder().backend(backend.clone()).open_in(&id, Some(At::Entry(first.to_string()))).unwrap();
+    assert!(inside.read_only().is_some());
+    inside.branch(first.as_str()).unwrap();
+    let fork = inside.append_message(&assistant("past fork")).unwrap();
+    let segments = backend.segments(&id).unwrap();
+    let info = segments.iter().find(|s| s.id == fork.as_str()).unwrap();
+    assert_eq!((info.origin, info.parent.clone()), (Origin::Fork, Some((first.to_string(), 0))));
+    assert!(SessionManager::builder().backend(backend.clone()).open_in(&id, Some(At::Segment("nope".into()))).is_err());
+}
+
+/// Two managers on one session, appending in turn from the same leaf: the
+/// second one's entries go to a fork segment, reported, with nothing lost.
+pub fn session_managers_writing_at_once_auto_fork(make: Make<'_>) {
+    let backend = make();
+    let mut a = SessionManager::builder().backend(backend.clone()).create_in("/project").unwrap();
+    a.append_message(&user("one")).unwrap();
+    let shared = a.append_message(&assistant("two")).unwrap();
+    let id = a.session_id().to_owned();
+    let mut b = SessionManager::builder().backend(backend.clone()).open_in(&id, None).unwrap();
+    let from_a = a.append_message(&user("from a")).unwrap();
+    let from_b = b.append_message(&user("from b")).unwrap();
+    let notices = b.drain_notices();
+    assert_eq!(
+        notices,
+        [Notice::AutoForked { segment: from_b.to_string(), from: a.entries()[0].id().to_string(), at: 1 }]
+    );
+    assert_eq!(b.entry(from_b.as_str()).unwrap().parent_id(), Some(&shared));
+    let again = b.append_message(&assistant("b continues")).unwrap();
+    let all = backend.read_session(&id).unwrap();
+    let ids: Vec<&str> = all.iter().map(|e| e.id().as_str()).collect();
+    assert_eq!(ids.len(), 5);
+    assert!(ids.contains(&from_a.as_str()) && ids.contains(&from_b.as_str()) && ids.contains(&again.as_str()));
+    let segments = backend.segments(&id).unwrap();
+    let fork = segments.iter().find(|s| s.id == from_b.as_str()).unwrap();
+    assert_eq!((fork.origin, fork.len), (Origin::Fork, 2));
 }

@@ -229,6 +229,9 @@ impl SessionManager {
     /// Adds an entry built by this manager to memory, makes it the leaf, then
     /// persists it. Memory is updated even when persisting fails.
     pub(crate) fn push_entry(&mut self, object: &Value) -> Result<EntryId> {
+        if let Some(reason) = &self.read_only {
+            return Err(Error::ReadOnly { reason: reason.clone() });
+        }
         let entry = Entry::parse(&object.to_string()).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
         let id = entry.id().clone();
         self.remember(entry);

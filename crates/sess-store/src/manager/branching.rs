@@ -17,12 +17,15 @@ impl SessionManager {
     pub fn branch(&mut self, id: &str) -> Result<()> {
         let entry = self.entry(id).ok_or_else(|| Error::EntryNotFound { id: id.to_owned() })?;
         self.leaf = Some(entry.id().clone());
+        // Branching from a past state is a past fork: a new segment, always allowed.
+        self.read_only = None;
         Ok(())
     }
 
     /// Sets the leaf to `null`: the next append starts a new root.
     pub fn reset_leaf(&mut self) {
         self.leaf = None;
+        self.read_only = None;
     }
 
     /// Moves the leaf to `from` (`None`: the root) and appends a `branch_summary`

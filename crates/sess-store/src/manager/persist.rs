@@ -26,12 +26,15 @@ impl SessionManager {
         if !self.persist {
             return Ok(());
         }
-        let Some(path) = self.file.clone() else { return Ok(()) };
         self.check_latch()?;
         if !self.disk.ensured_on_disk && !self.has_assistant {
             self.disk.next_write = NextWrite::Full;
             return Ok(());
         }
+        if self.stored.is_some() {
+            return self.persist_to_backend().map_err(|err| self.latch(err));
+        }
+        let Some(path) = self.file.clone() else { return Ok(()) };
         let result = if self.disk.next_write == NextWrite::Full {
             self.rewrite_file(&path)
         } else if self.disk.persisted < self.entries.len() {
