@@ -74,6 +74,10 @@ pub(crate) fn report(manager: &mut SessionManager) {
                 warn(format_args!("`{file}`: skipped unreadable lines {} (run `sess verify`)", shown.join(", ")));
             }
             Notice::UnresolvedBlob { warning } => warn(format_args!("`{file}`: {warning}")),
+            Notice::AutoForked { segment, from, at } => warn(format_args!(
+                "another writer appended to segment {from} first; these entries went to a new segment {segment} \
+                 branching at seq {at}"
+            )),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use sess_core::segment;
-use sess_core::{Entry, EntryId, EntryIndex, EntryKind};
+use sess_core::{Entry, EntryId, EntryKind};
 
 use super::{Notice, SessionManager, SessionManagerBuilder};
 use crate::backend::{Backend, Cursor, NewSegment, append_or_fork, is_leaf};
@@ -267,12 +267,11 @@ impl SessionManager {
         let refs: Vec<&Entry> = path.iter().collect();
         let point =
             sess_core::turn::branch_point(&refs, turn).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
-        match point {
-            Some(index) => self.branch(path[index].id().as_str()),
-            None => {
-                self.reset_leaf();
-                Ok(())
-            }
+        if let Some(index) = point {
+            self.branch(path[index].id().as_str())
+        } else {
+            self.reset_leaf();
+            Ok(())
         }
     }
 }
