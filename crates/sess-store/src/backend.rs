@@ -13,11 +13,14 @@ use std::ops::Range;
 use sess_core::segment::Origin;
 use sess_core::{Entry, SessionHeader};
 
+use crate::blob::Blobs;
 use crate::discovery::SessionSummary;
 use crate::error::Result;
 
+mod import;
 mod jsonl;
 
+pub use import::replay_session;
 pub use jsonl::JsonlBackend;
 
 /// A segment as the store records it.
@@ -99,8 +102,9 @@ pub struct StoredSession {
 
 /// Session storage in seed 001's model. Every method is atomic: a failure
 /// leaves the store as it was. Implementations are shared between threads and
-/// tolerate other processes writing the same store.
-pub trait Backend: Send + Sync {
+/// tolerate other processes writing the same store. A backend is also the
+/// content-addressed store of its sessions' large images ([`Blobs`]).
+pub trait Backend: Blobs + Send + Sync {
     /// A short name for messages (`"jsonl"`, `"sqlite"`, …).
     fn kind(&self) -> &'static str;
 
@@ -166,12 +170,21 @@ pub trait Backend: Send + Sync {
         Ok(out)
     }
 
-    /// Stores bytes content-addressed; returns `blob:sha256:<hex>`.
-    fn put_blob(&self, bytes: &[u8]) -> Result<String>;
+    /// Creates session `header` holding `entries` (ids, parents, order and bytes
+    /// kept), telling `progress` how many entries each step stored. The default
+    /// replays them with [`replay_session`]; a backend may store them in bulk.
+    fn import_session(
+        &self,
+        header: &SessionHeader,
+        title_line: Option<&str>,
+        entries: &[Entry],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<()> {
+        replay_session(self.dyn_backend(), header, title_line, entries, progress)
+    }
 
-    /// The bytes of a blob reference; `None` if missing. A reference that is
-    /// not 64 hex digits is an error and never used as a key.
-    fn get_blob(&self, reference: &str) -> Result<Option<Vec<u8>>>;
+    /// This backend as a trait object (for default methods).
+    fn dyn_backend(&self) -> &dyn Backend;
 
     /// The cursor called `name`.
     fn cursor(&self, name: &str) -> Result<Option<Cursor>>;

@@ -99,6 +99,35 @@ impl BlobStore {
     }
 }
 
+/// Where large images go: a content-addressed store of bytes.
+pub trait Blobs {
+    /// Stores `bytes`; returns `blob:sha256:<hex>`.
+    fn put(&self, bytes: &[u8]) -> Result<String>;
+
+    /// The bytes of a reference; `None` when missing. A reference that is not
+    /// 64 hex digits is an error and never used as a key.
+    fn get(&self, reference: &str) -> Result<Option<Vec<u8>>>;
+
+    /// Where the blobs are, for messages.
+    fn location(&self) -> String {
+        "the blob store".to_owned()
+    }
+}
+
+impl Blobs for BlobStore {
+    fn put(&self, bytes: &[u8]) -> Result<String> {
+        BlobStore::put(self, bytes)
+    }
+
+    fn get(&self, reference: &str) -> Result<Option<Vec<u8>>> {
+        BlobStore::get(self, reference)
+    }
+
+    fn location(&self) -> String {
+        format!("`{}`", self.dir().display())
+    }
+}
+
 /// The hex digest of a valid blob reference (`blob:sha256:` followed by exactly
 /// 64 lowercase hex digits), or `None`.
 ///

@@ -32,8 +32,9 @@ pub mod storage;
 
 pub use backend::{
     Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork, is_leaf,
+    replay_session,
 };
-pub use blob::{BlobStore, parse_blob_ref};
+pub use blob::{BlobStore, Blobs, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
 pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSummary};
 pub use error::{Error, Result};

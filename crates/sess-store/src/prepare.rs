@@ -4,7 +4,7 @@
 //!
 //! Entries in memory keep their full data; only the persisted copy is
 //! prepared: huge strings are truncated, transient keys dropped, and images
-//! moved to the [`BlobStore`]. Both functions take and return the JSON text of
+//! moved to a blob store ([`Blobs`]). Both functions take and return the JSON text of
 //! one entry (or the header): one line, no newline.
 
 use std::borrow::Cow;
@@ -13,7 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use crate::blob::{BLOB_REF_PREFIX, BlobStore};
+use crate::blob::{BLOB_REF_PREFIX, Blobs};
 use crate::error::{Error, Result};
 
 /// The longest string that is persisted whole, in UTF-16 code units (the unit
@@ -67,7 +67,7 @@ const SIGNATURE_KEYS: [&str; 3] = ["thinkingSignature", "thoughtSignature", "tex
 ///
 /// `json` that is not valid JSON is [`Error::InvalidEntry`] (only when the
 /// pre-check parses it); a blob that cannot be stored is [`Error::Io`].
-pub fn prepare_for_persistence<'a>(json: &'a str, blobs: Option<&BlobStore>) -> Result<Cow<'a, str>> {
+pub fn prepare_for_persistence<'a>(json: &'a str, blobs: Option<&dyn Blobs>) -> Result<Cow<'a, str>> {
     if !may_need_preparation(json, blobs.is_some()) {
         return Ok(Cow::Borrowed(json));
     }
@@ -89,7 +89,7 @@ pub struct Resolution {
 }
 
 /// Resolves the blob references of every entry in place (see [`resolve_blob_refs`]).
-pub fn resolve_entries(entries: &mut [sess_core::Entry], blobs: &BlobStore) -> Result<Resolution> {
+pub fn resolve_entries(entries: &mut [sess_core::Entry], blobs: &dyn Blobs) -> Result<Resolution> {
     let mut resolution = Resolution::default();
     for entry in entries.iter_mut() {
         let Some(resolved) = resolve_blob_refs(entry.json(), blobs)? else { continue };
@@ -132,7 +132,7 @@ pub struct Resolved {
 /// reference: without a `blob:sha256:` substring (or a `\u00XX` escape that
 /// could spell one) the text is not even parsed. Text that is parsed and is
 /// not valid JSON is [`Error::InvalidEntry`].
-pub fn resolve_blob_refs(json: &str, blobs: &BlobStore) -> Result<Option<Resolved>> {
+pub fn resolve_blob_refs(json: &str, blobs: &dyn Blobs) -> Result<Option<Resolved>> {
     if !json.contains(BLOB_REF_PREFIX) && !has_escaped_printable_ascii(json) {
         return Ok(None);
     }
@@ -201,7 +201,7 @@ fn serialize(value: &Value) -> Result<String> {
 /// The walk of [`prepare_for_persistence`]. Each method returns whether it
 /// changed the value it was given.
 struct Preparer<'b> {
-    blobs: Option<&'b BlobStore>,
+    blobs: Option<&'b dyn Blobs>,
 }
 
 impl Preparer<'_> {
@@ -340,7 +340,7 @@ fn update_line_count(map: &mut Map<String, Value>) {
 
 /// The walk of [`resolve_blob_refs`].
 struct Resolver<'b> {
-    blobs: &'b BlobStore,
+    blobs: &'b dyn Blobs,
     /// Whether a reference was seen.
     found: bool,
     /// Whether a reference was replaced.
@@ -408,10 +408,11 @@ impl Resolver<'_> {
         self.found = true;
         match self.blobs.get(reference) {
             Ok(Some(bytes)) => return Ok(Some(bytes)),
-            Ok(None) => self.warnings.push(format!(
-                "{path}: blob `{reference}` is missing from `{}`; the reference is kept",
-                self.blobs.dir().display()
-            )),
+            Ok(None) => {
+                let location = self.blobs.location();
+                self.warnings
+                    .push(format!("{path}: blob `{reference}` is missing from {location}; the reference is kept"));
+            }
             Err(error @ (Error::InvalidBlobRef { .. } | Error::CorruptBlob { .. })) => {
                 self.warnings.push(format!("{path}: {error}; the reference is kept"));
             }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::blob::parse_blob_ref;
+use crate::blob::{BlobStore, parse_blob_ref};
 use crate::storage::{FileStorage, MemoryStorage, SessionStorage, write_atomic};
 use pretty_assertions::assert_eq;
 use rstest::rstest;
@@ -32,7 +32,7 @@ fn base64_of(n: usize) -> String {
 }
 
 fn prepared(json: &str, blobs: Option<&BlobStore>) -> Cow<'static, str> {
-    Cow::Owned(prepare_for_persistence(json, blobs).unwrap().into_owned())
+    Cow::Owned(prepare_for_persistence(json, blobs.map(|b| b as &dyn crate::blob::Blobs)).unwrap().into_owned())
 }
 
 fn message_with_text(text: &str) -> String {

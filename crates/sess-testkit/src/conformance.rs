@@ -34,6 +34,7 @@ macro_rules! conformance_tests {
             a_session_manager_resumes_by_cursor,
             a_past_state_is_read_only_until_branched,
             session_managers_writing_at_once_auto_fork,
+            an_imported_session_keeps_bytes_and_segments,
         );
     };
     (@tests $make:expr; $($check:ident),* $(,)?) => {
@@ -247,13 +248,13 @@ pub fn cursors_swap_atomically(make: Make<'_>) {
 /// Blobs are content-addressed and verified.
 pub fn blobs_round_trip(make: Make<'_>) {
     let backend = make();
-    let reference = backend.put_blob(b"image bytes").unwrap();
+    let reference = backend.put(b"image bytes").unwrap();
     assert!(reference.starts_with("blob:sha256:"));
-    assert_eq!(backend.put_blob(b"image bytes").unwrap(), reference);
-    assert_eq!(backend.get_blob(&reference).unwrap().as_deref(), Some(&b"image bytes"[..]));
+    assert_eq!(backend.put(b"image bytes").unwrap(), reference);
+    assert_eq!(backend.get(&reference).unwrap().as_deref(), Some(&b"image bytes"[..]));
     let missing = format!("blob:sha256:{}", "0".repeat(64));
-    assert_eq!(backend.get_blob(&missing).unwrap(), None);
-    assert!(backend.get_blob("blob:sha256:../../etc/passwd").is_err());
+    assert_eq!(backend.get(&missing).unwrap(), None);
+    assert!(backend.get("blob:sha256:../../etc/passwd").is_err());
 }
 
 /// A session id is created once; every session is listed.
@@ -398,4 +399,40 @@ pub fn session_managers_writing_at_once_auto_fork(make: Make<'_>) {
     let segments = backend.segments(&id).unwrap();
     let fork = segments.iter().find(|s| s.id == from_b.as_str()).unwrap();
     assert_eq!((fork.origin, fork.len), (Origin::Fork, 2));
+}
+
+/// A whole session imported (as `sess copy` does) keeps every entry's bytes
+/// and order, and its segments are the entries' own derivation.
+pub fn an_imported_session_keeps_bytes_and_segments(make: Make<'_>) {
+    let backend = make();
+    let text = concat!(
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x","n":1.0}}"#,
+        "\n",
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"assistant","content":"y"}}"#,
+        "\n",
+        r#"{"type":"message","id":"c","parentId":"a","timestamp":"t","message":{"role":"user","content":"fork"}}"#,
+        "\n",
+        r#"{"type":"message", "id":"d","parentId":"b","timestamp":"t","unknown":{"kept":[1,2]}}"#,
+        "\n",
+        r#"{"type":"compaction","id":"k","parentId":"d","timestamp":"t","summary":"S","firstKeptEntryId":"b","tokensBefore":5}"#,
+        "\n",
+        r#"{"type":"custom","customType":"ext","id":"e","parentId":"c","timestamp":"t"}"#,
+        "\n",
+        r#"{"type":"message","id":"r","parentId":null,"timestamp":"t","message":{"role":"user","content":"after reset"}}"#,
+        "\n",
+    );
+    let entries: Vec<Entry> = text.lines().map(|l| Entry::parse(l).unwrap()).collect();
+    let mut stored = 0;
+    backend.import_session(&header("imported"), None, &entries, &mut |n| stored += n).unwrap();
+    assert_eq!(stored, 7);
+    assert_eq!(jsons(&backend.read_session("imported").unwrap()), jsons(&entries));
+    let derived = sess_core::segment::derive(&entries);
+    let segments = backend.segments("imported").unwrap();
+    let shape: Vec<(String, Origin, u64)> = segments.iter().map(|s| (s.id.clone(), s.origin, s.len)).collect();
+    let expected: Vec<(String, Origin, u64)> = derived
+        .segments
+        .iter()
+        .map(|s| (entries[s.entries[0]].id().to_string(), s.origin, s.entries.len() as u64))
+        .collect();
+    assert_eq!(shape, expected);
 }

@@ -18,7 +18,7 @@ use sess_core::segment::Deriver;
 use sess_core::{Entry, EntryKind, SequentialIds, SessionHeader};
 
 use super::{Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain};
-use crate::blob::BlobStore;
+use crate::blob::{BlobStore, Blobs};
 use crate::discovery::{self, SessionSummary};
 use crate::error::{Error, Result};
 use crate::session_file::read_session;
@@ -251,6 +251,10 @@ impl Backend for JsonlBackend {
         "jsonl"
     }
 
+    fn dyn_backend(&self) -> &dyn Backend {
+        self
+    }
+
     fn create_session(&self, header: &SessionHeader, title_line: Option<&str>) -> Result<()> {
         if self.path_of(header.id()).is_ok() {
             return Err(Error::Conflict { what: format!("session {} exists", header.id()) });
@@ -388,14 +392,6 @@ impl Backend for JsonlBackend {
         })
     }
 
-    fn put_blob(&self, bytes: &[u8]) -> Result<String> {
-        self.blobs.put(bytes)
-    }
-
-    fn get_blob(&self, reference: &str) -> Result<Option<Vec<u8>>> {
-        self.blobs.get(reference)
-    }
-
     fn cursor(&self, name: &str) -> Result<Option<Cursor>> {
         let path = self.cursor_path(name)?;
         match self.storage.read(&path) {
@@ -439,5 +435,15 @@ impl Backend for JsonlBackend {
         let bytes = serde_json::to_vec(&stored).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
         storage::write_atomic(self.storage.as_ref(), &path, &bytes).map_err(|e| Error::io("writing", &path, e))?;
         Ok(Some(Cursor { version, ..new.clone() }))
+    }
+}
+
+impl Blobs for JsonlBackend {
+    fn put(&self, bytes: &[u8]) -> Result<String> {
+        self.blobs.put(bytes)
+    }
+
+    fn get(&self, reference: &str) -> Result<Option<Vec<u8>>> {
+        self.blobs.get(reference)
     }
 }

@@ -39,6 +39,13 @@ struct CursorState {
     children: Vec<String>,
 }
 
+impl Stored {
+    /// The backend's blob store.
+    pub(super) fn blobs(&self) -> &dyn crate::blob::Blobs {
+        self.backend.as_ref() as &dyn crate::blob::Blobs
+    }
+}
+
 impl SessionManagerBuilder {
     /// Keep the session in `backend` instead of a file.
     #[must_use]
@@ -182,7 +189,16 @@ impl SessionManager {
             stored.backend.create_session(&self.header, self.title_line.as_deref())?;
             stored.created = true;
         }
-        let pending: Vec<Entry> = self.entries[self.disk.persisted..].to_vec();
+        // The persisted copy of each entry is prepared (truncation, blobs); memory keeps the original.
+        let mut pending: Vec<Entry> = Vec::with_capacity(self.entries.len() - self.disk.persisted);
+        for entry in &self.entries[self.disk.persisted..] {
+            pending.push(match crate::prepare::prepare_for_persistence(entry.json(), Some(stored.blobs()))? {
+                std::borrow::Cow::Borrowed(_) => entry.clone(),
+                std::borrow::Cow::Owned(json) => {
+                    Entry::parse(&json).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?
+                }
+            });
+        }
         let mut last_placed = None;
         let mut i = 0;
         while i < pending.len() {

@@ -313,6 +313,15 @@ impl SessionManager {
 
     /// One line as it is persisted.
     fn prepare_line<'a>(&self, json: &'a str) -> Result<std::borrow::Cow<'a, str>> {
-        prepare_for_persistence(json, self.blobs.as_ref())
+        prepare_for_persistence(json, self.blob_sink())
+    }
+
+    /// Where large images go: the backend's blob store for a stored session,
+    /// else the configured blob directory.
+    pub(crate) fn blob_sink(&self) -> Option<&dyn crate::blob::Blobs> {
+        match &self.stored {
+            Some(stored) => Some(stored.blobs()),
+            None => self.blobs.as_ref().map(|b| b as &dyn crate::blob::Blobs),
+        }
     }
 }
