@@ -10,6 +10,10 @@ use clap::{Args, Parser, Subcommand};
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// Work on a store instead of session files: `dir:PATH` (a tree of pi-family
+    /// session files) or `sqlite:PATH`. SESSION is then a session id or prefix.
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) store: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,6 +42,9 @@ pub(crate) enum Command {
     Fork(ForkArgs),
     /// List the sessions the agents keep on this machine, newest first.
     List(ListArgs),
+    /// Copy every session of FROM into TO, keeping ids, parents, order and the
+    /// bytes of every entry.
+    Copy(CopyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -129,8 +136,9 @@ pub(crate) struct RenameArgs {
 pub(crate) struct ForkArgs {
     /// The session: a file path, or an id or id prefix.
     pub(crate) session: String,
-    /// The entry to branch at.
-    #[arg(long, value_name = "ENTRY")]
+    /// Where to branch: an entry id, or `turn:N` to keep turns 1..N of the
+    /// current path (turn k starts at the k-th user message).
+    #[arg(long, value_name = "ENTRY|turn:N")]
     pub(crate) at: String,
     /// Write a new session file holding the path from the root to ENTRY (with
     /// its labels) and print its path.
@@ -165,4 +173,12 @@ pub(crate) struct ListArgs {
 pub(crate) enum Source {
     /// pi-mono, oh-my-pi and xcsh.
     Pi,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CopyArgs {
+    /// A store URL (`dir:PATH`, `sqlite:PATH`) or one session file.
+    pub(crate) from: String,
+    /// A store URL.
+    pub(crate) to: String,
 }

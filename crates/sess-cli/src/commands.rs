@@ -2,6 +2,7 @@
 
 pub(crate) mod append;
 pub(crate) mod context;
+pub(crate) mod copy;
 pub(crate) mod fork;
 pub(crate) mod label;
 pub(crate) mod list;

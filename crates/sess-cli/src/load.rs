@@ -3,17 +3,35 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use sess_core::ReadOutcome;
+use sess_core::{ReadOutcome, SessionFile};
 use std::sync::Arc;
 
-use sess_store::{BlobStore, FileStorage, RandomIds, read_session_file, resolve_entries};
+use sess_store::{BlobStore, Blobs, FileStorage, RandomIds, read_session_file, resolve_entries};
 
 use crate::output::warn;
 
-/// Reads the session `arg` names and warns about every line it had to skip.
-pub(crate) fn load(arg: &str) -> anyhow::Result<ReadOutcome> {
+/// A session read for the read-only verbs.
+pub(crate) struct Loaded {
+    pub(crate) file: SessionFile,
+}
+
+/// Reads the session `arg` names (in `store`, or a file) and warns about every
+/// line it had to skip.
+pub(crate) fn load(arg: &str, store: Option<&str>) -> anyhow::Result<Loaded> {
+    if let Some(url) = store {
+        let backend = crate::store::open(url)?;
+        let id = crate::store::resolve(backend.as_ref(), arg)?;
+        let stored = backend.session(&id)?;
+        let mut entries = backend.read_session(&id)?;
+        let resolution = resolve_entries(&mut entries, backend.as_ref() as &dyn Blobs)?;
+        for warning in resolution.warnings {
+            warn(format_args!("session {id}: {warning}"));
+        }
+        let file = SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries);
+        return Ok(Loaded { file });
+    }
     let path = crate::session::resolve(arg)?;
-    load_path(&path)
+    Ok(Loaded { file: load_path(&path)?.file })
 }
 
 /// Reads the session file at `path` and warns about every line it had to skip.

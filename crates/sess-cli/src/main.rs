@@ -6,6 +6,7 @@ mod env;
 mod load;
 mod output;
 mod session;
+mod store;
 mod summary;
 
 use std::io;
@@ -26,17 +27,19 @@ pub(crate) enum Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let store = cli.store.as_deref();
     let result = match cli.command {
-        Command::Context(args) => commands::context::run(&args),
-        Command::Tree(args) => commands::tree::run(&args),
+        Command::Context(args) => commands::context::run(&args, store),
+        Command::Tree(args) => commands::tree::run(&args, store),
         Command::Migrate(args) => commands::migrate::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
-        Command::Segments(args) => commands::segments::run(&args),
-        Command::Append(args) => commands::append::run(&args),
-        Command::Label(args) => commands::label::run(&args),
-        Command::Rename(args) => commands::rename::run(&args),
-        Command::Fork(args) => commands::fork::run(&args),
-        Command::List(args) => commands::list::run(&args),
+        Command::Segments(args) => commands::segments::run(&args, store),
+        Command::Append(args) => commands::append::run(&args, store),
+        Command::Label(args) => commands::label::run(&args, store),
+        Command::Rename(args) => commands::rename::run(&args, store),
+        Command::Fork(args) => commands::fork::run(&args, store),
+        Command::List(args) => commands::list::run(&args, store),
+        Command::Copy(args) => commands::copy::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -22,8 +22,18 @@ pub(crate) fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
     })
 }
 
-/// Opens the session named by `arg` for writing.
-pub(crate) fn open(arg: &str) -> anyhow::Result<SessionManager> {
+/// Opens the session named by `arg` (in `store`, or a file) for writing.
+pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionManager> {
+    if let Some(url) = store {
+        let backend = crate::store::open(url)?;
+        let id = crate::store::resolve(backend.as_ref(), arg)?;
+        let mut manager = SessionManager::builder()
+            .backend(backend)
+            .open_in(&id, None)
+            .with_context(|| format!("cannot open session {id} in `{url}`"))?;
+        report(&mut manager);
+        return Ok(manager);
+    }
     let path = resolve(arg)?;
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let mut builder = SessionManager::builder().cwd(cwd);

@@ -19,6 +19,12 @@ impl SessionFile {
         Self { header: Some(header), ..Self::default() }
     }
 
+    /// A session from its parts, as a store holds them (no line numbers).
+    pub fn from_entries(header: Option<SessionHeader>, title_line: Option<&str>, entries: Vec<Entry>) -> Self {
+        let lines = vec![0; entries.len()];
+        Self { title_line: title_line.map(Box::from), header, entries, lines }
+    }
+
     pub(crate) fn from_parts(
         title_line: Option<Box<str>>,
         header: Option<SessionHeader>,

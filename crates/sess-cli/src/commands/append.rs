@@ -10,8 +10,8 @@ use crate::cli::AppendArgs;
 use crate::output::stdout;
 use crate::session;
 
-pub(crate) fn run(args: &AppendArgs) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session)?;
+pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let mut manager = session::open(&args.session, store)?;
     if let Some(leaf) = &args.leaf {
         manager.branch(leaf).with_context(|| format!("`{}` has no entry `{leaf}`", args.session))?;
     }

@@ -8,8 +8,8 @@ use crate::cli::ContextArgs;
 use crate::load::load;
 use crate::output::{print_json, warn};
 
-pub(crate) fn run(args: &ContextArgs) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file)?;
+pub(crate) fn run(args: &ContextArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let outcome = load(&args.file, store)?;
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let leaf = match &args.leaf {

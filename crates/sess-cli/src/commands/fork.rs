@@ -9,29 +9,43 @@ use crate::cli::ForkArgs;
 use crate::output::stdout;
 use crate::session;
 
-pub(crate) fn run(args: &ForkArgs) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session)?;
-    if manager.entry(&args.at).is_none() {
-        bail!("`{}` has no entry `{}`", args.session, args.at);
-    }
+pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let mut manager = session::open(&args.session, store)?;
+    let at = branch_point(&mut manager, &args.session, &args.at)?;
     let mut out = stdout();
     if args.new_session {
+        let Some(at) = at else { bail!("turn 0 of `{}` has no entries to copy into a new session", args.session) };
         let path = manager
-            .create_branched_session_in(&args.at, args.dir.as_deref())
-            .with_context(|| format!("cannot fork `{}` at `{}`", args.session, args.at))?
-            .context("the session is not persisted")?;
+            .create_branched_session_in(&at, args.dir.as_deref())
+            .with_context(|| format!("cannot fork `{}` at `{}`", args.session, args.at))?;
         manager.close()?;
-        writeln!(out, "{}", path.display())?;
+        match path {
+            Some(path) => writeln!(out, "{}", path.display())?,
+            None => writeln!(out, "{}", manager.session_id())?,
+        }
     } else {
-        // The leaf after loading a file is its last entry, so the branch point is
+        // The leaf after loading is the last entry, so the branch point is
         // recorded as an entry: a `branch_summary` under ENTRY with no summary,
         // which adds nothing to the context. The next append continues from it.
         let id = manager
-            .branch_with_summary(Some(&args.at), "", None, None)
+            .branch_with_summary(at.as_deref(), "", None, None)
             .with_context(|| format!("cannot fork `{}` at `{}`", args.session, args.at))?;
         manager.close()?;
         writeln!(out, "{id}")?;
     }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// The entry `at` names (`None`: before the first entry), from an id or `turn:N`.
+fn branch_point(manager: &mut sess_store::SessionManager, session: &str, at: &str) -> anyhow::Result<Option<String>> {
+    if let Some(turn) = at.strip_prefix("turn:") {
+        let turn: usize = turn.parse().with_context(|| format!("`{at}`: the turn is not a number"))?;
+        manager.branch_at_turn(turn).with_context(|| format!("cannot fork `{session}` at {at}"))?;
+        return Ok(manager.leaf_id().map(ToString::to_string));
+    }
+    if manager.entry(at).is_none() {
+        bail!("`{session}` has no entry `{at}`");
+    }
+    Ok(Some(at.to_owned()))
 }

@@ -9,8 +9,8 @@ use crate::cli::LabelArgs;
 use crate::output::stdout;
 use crate::session;
 
-pub(crate) fn run(args: &LabelArgs) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session)?;
+pub(crate) fn run(args: &LabelArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let mut manager = session::open(&args.session, store)?;
     let text = if args.clear { None } else { args.text.as_deref() };
     let id = manager
         .append_label_change(&args.entry, text)

@@ -19,7 +19,8 @@ use crate::summary::one_line;
 #[serde(rename_all = "camelCase")]
 struct Item<'a> {
     source: &'static str,
-    agent: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<&'static str>,
     path: &'a Path,
     id: &'a str,
     cwd: &'a str,
@@ -31,12 +32,24 @@ struct Item<'a> {
     parent_session: Option<&'a str>,
 }
 
-pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let cwd = match &args.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
-    let mut sessions = pi_sessions(if args.all_projects { None } else { Some(&cwd) });
+    let (source, mut sessions) = match store {
+        Some(url) => {
+            let backend = crate::store::open(url)?;
+            let all = backend.list_sessions()?.into_iter().map(|s| (None, s));
+            let cwd_text = cwd.display().to_string();
+            let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
+            (backend.kind(), all.filter(|(_, s)| wanted(s)).collect::<Vec<_>>())
+        }
+        None => {
+            let found = pi_sessions(if args.all_projects { None } else { Some(&cwd) });
+            ("pi", found.into_iter().map(|(agent, s)| (Some(agent), s)).collect())
+        }
+    };
     sessions.sort_by(|a, b| b.1.modified_ms.cmp(&a.1.modified_ms).then_with(|| a.1.path.cmp(&b.1.path)));
     if let Some(limit) = args.limit {
         sessions.truncate(limit);
@@ -44,8 +57,8 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
     let items: Vec<Item<'_>> = sessions
         .iter()
         .map(|(agent, s)| Item {
-            source: "pi",
-            agent: agent.name(),
+            source,
+            agent: agent.map(PiAgent::name),
             path: &s.path,
             id: &s.id,
             cwd: &s.cwd,
@@ -70,7 +83,7 @@ pub(crate) fn run(args: &ListArgs) -> anyhow::Result<Outcome> {
         let when = item.modified.get(..16).unwrap_or(&item.modified).replace('T', " ");
         let name = one_line(item.title.unwrap_or(item.first_message), 60);
         let id: String = item.id.chars().take(8).collect();
-        writeln!(out, "{when}  {:>5}  {id:<8}  {:<9} {name}", item.message_count, item.agent)?;
+        writeln!(out, "{when}  {:>5}  {id:<8}  {:<9} {name}", item.message_count, item.agent.unwrap_or(item.source))?;
         if args.all_projects {
             writeln!(out, "{:>32}{}", "", item.cwd)?;
         }

@@ -11,8 +11,8 @@ use crate::cli::RenameArgs;
 use crate::output::stdout;
 use crate::session;
 
-pub(crate) fn run(args: &RenameArgs) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session)?;
+pub(crate) fn run(args: &RenameArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let mut manager = session::open(&args.session, store)?;
     if !manager
         .set_session_name(&args.title, TitleSource::User)
         .with_context(|| format!("cannot rename `{}`", args.session))?

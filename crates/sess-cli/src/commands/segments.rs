@@ -22,8 +22,8 @@ struct SegmentJson<'a> {
     entries: Vec<&'a str>,
 }
 
-pub(crate) fn run(args: &SegmentsArgs) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file)?;
+pub(crate) fn run(args: &SegmentsArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let outcome = load(&args.file, store)?;
     let entries = outcome.file.entries();
     let derived = segment::derive(entries);
     let rows: Vec<SegmentJson<'_>> = derived

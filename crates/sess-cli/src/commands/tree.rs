@@ -11,8 +11,8 @@ use crate::load::load;
 use crate::output::{stdout, warn};
 use crate::summary::describe;
 
-pub(crate) fn run(args: &TreeArgs) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file)?;
+pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let outcome = load(&args.file, store)?;
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let tree = Tree::build(entries, &index);

@@ -176,6 +176,17 @@ impl SessionManager {
         Ok(())
     }
 
+    /// Forgets what the backend holds, for a new session built from this one's
+    /// entries: the next persist writes them all.
+    pub(super) fn restart_stored(&mut self) {
+        if let Some(stored) = &mut self.stored {
+            stored.created = false;
+            stored.placements.clear();
+            stored.lens.clear();
+            self.disk.persisted = 0;
+        }
+    }
+
     fn placement(&self, id: &str) -> Option<(String, u64)> {
         self.stored.as_ref()?.placements.get(id).cloned()
     }

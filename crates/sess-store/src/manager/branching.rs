@@ -55,7 +55,8 @@ impl SessionManager {
     /// switches to it. Labels are not copied as entries: each label on an entry
     /// of the path is written again at the end (same text and time, new id). The
     /// header's `parentSession` is the old session file. A persisted session is
-    /// written at once, atomically; returns its path.
+    /// written at once, atomically; returns its path (`None` for a session in
+    /// memory or in a backend, whose id is then [`session_id`](Self::session_id)).
     pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
         self.create_branched_session_in(leaf_id, None)
     }
@@ -92,6 +93,11 @@ impl SessionManager {
             return Ok(None);
         }
         self.disk.ensured_on_disk = true;
+        if self.stored.is_some() {
+            self.restart_stored();
+            self.persist_pending()?;
+            return Ok(None);
+        }
         self.rewrite_entries()?;
         self.write_breadcrumb();
         Ok(self.file.clone())

@@ -1,0 +1,153 @@
+//! `--store` and `sess copy`: sessions in a tree of files (`dir:`) and in SQLite
+//! (`sqlite:`), copied between them without losing a byte.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn fixture(path: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(path)
+}
+
+fn sess(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn ok(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_str(&ok(output)).unwrap()
+}
+
+const MAIN: &str = "pi-family/pi-mono-0.73.1-main.jsonl";
+const MAIN_ID: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";
+
+fn ids_of(file: &Path) -> Vec<String> {
+    std::fs::read_to_string(file).unwrap().lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_session_copied_file_to_sqlite_to_files_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite:{}", dir.path().join("store.db").display());
+    let files = format!("dir:{}", dir.path().join("sessions").display());
+    let original = fixture(MAIN);
+    let copied = ok(&sess(&["copy", original.to_str().unwrap(), &sqlite], ""));
+    assert!(copied.contains("copied 1 sessions (18 entries)"), "{copied}");
+    ok(&sess(&["copy", &sqlite, &files], ""));
+    // A second copy finds the session already there.
+    assert!(ok(&sess(&["copy", &sqlite, &files], "")).contains("1 sessions were already there"));
+
+    // The file in the tree has the original's bytes.
+    let written: Vec<PathBuf> = walk(&dir.path().join("sessions"));
+    assert_eq!(written.len(), 1);
+    assert_eq!(std::fs::read(&written[0]).unwrap(), std::fs::read(&original).unwrap());
+
+    // Same segments and the same context at every leaf, in all three places.
+    let segments = json(&sess(&["segments", "--json", original.to_str().unwrap()], ""));
+    for store in [&sqlite, &files] {
+        assert_eq!(json(&sess(&["segments", "--json", "--store", store, MAIN_ID], "")), segments, "{store}");
+        assert_eq!(json(&sess(&["tree", "--json", "--store", store, "01a22b45-5c27"], "")), json(&sess(&["tree", "--json", original.to_str().unwrap()], "")));
+    }
+    for leaf in ids_of(&original) {
+        let expected = json(&sess(&["context", "--leaf", &leaf, original.to_str().unwrap()], ""));
+        for store in [&sqlite, &files] {
+            let ours = json(&sess(&["context", "--store", store, "--leaf", &leaf, MAIN_ID], ""));
+            assert_eq!(ours, expected, "{store} at {leaf}");
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if !path.file_name().unwrap().to_string_lossy().starts_with('.') {
+                out.extend(walk(&path));
+            }
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn messages(count: usize, tag: &str) -> String {
+    (0..count)
+        .map(|n| {
+            let role = if n % 2 == 0 { "user" } else { "assistant" };
+            format!("{{\"role\":\"{role}\",\"content\":\"{tag} {n}\",\"provider\":\"p\",\"model\":\"m\"}}\n")
+        })
+        .collect()
+}
+
+#[test]
+fn two_processes_appending_to_one_sqlite_session_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite:{}", dir.path().join("store.db").display());
+    ok(&sess(&["copy", fixture(MAIN).to_str().unwrap(), &sqlite], ""));
+    let spawn = |tag: String| {
+        let sqlite = sqlite.clone();
+        std::thread::spawn(move || ok(&sess(&["append", "--store", &sqlite, MAIN_ID], &messages(150, &tag))))
+    };
+    let writers: Vec<_> = (0..2).map(|w| spawn(format!("writer {w}"))).collect();
+    let outputs: Vec<Vec<String>> = writers.into_iter().map(|w| w.join().unwrap().lines().map(str::to_owned).collect()).collect();
+    let files = dir.path().join("out");
+    ok(&sess(&["copy", &sqlite, &format!("dir:{}", files.display())], ""));
+    let file = &walk(&files)[0];
+    let lines: Vec<Value> = std::fs::read_to_string(file).unwrap().lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 18 + 300);
+    let parent = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap()["parentId"].as_str().map(str::to_owned);
+    for ids in &outputs {
+        assert_eq!(ids.len(), 150);
+        for pair in ids.windows(2) {
+            assert_eq!(parent(&pair[1]).as_deref(), Some(pair[0].as_str()));
+        }
+    }
+    assert_eq!(ok(&sess(&["verify", file.to_str().unwrap()], "")).lines().next().unwrap().contains(": ok"), true);
+}
+
+#[test]
+fn fork_at_a_turn_in_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite:{}", dir.path().join("store.db").display());
+    ok(&sess(&["copy", fixture(MAIN).to_str().unwrap(), &sqlite], ""));
+    // Turn 1 is "hello" … "hi there": the fork keeps it and drops the rest.
+    let new_session = ok(&sess(&["fork", "--store", &sqlite, MAIN_ID, "--at", "turn:1", "--new-session"], ""));
+    let context = json(&sess(&["context", "--store", &sqlite, new_session.trim()], ""));
+    let texts: Vec<&str> = context["messages"].as_array().unwrap().iter().map(|m| m["content"][0]["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["hello", "hi there"]);
+    let missing = sess(&["fork", "--store", &sqlite, MAIN_ID, "--at", "turn:99"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("turn 99 does not exist"), "{}", String::from_utf8_lossy(&missing.stderr));
+    let listed = json(&sess(&["list", "--store", &sqlite, "--json"], ""));
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    assert_eq!(listed[0]["source"], "sqlite");
+}
+
+#[test]
+fn store_urls_are_checked() {
+    let bad = sess(&["list", "--store", "ftp://x"], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a store URL"));
+    let pg = sess(&["list", "--store", "postgres://localhost/db"], "");
+    assert_eq!(pg.status.code(), Some(2));
+}
