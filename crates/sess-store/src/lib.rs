@@ -31,7 +31,8 @@ mod session_file;
 pub mod storage;
 
 pub use backend::{
-    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork, is_leaf,
+    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork,
+    check_chain, is_leaf,
 };
 pub use blob::{BlobStore, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
