@@ -226,8 +226,9 @@ impl Backend for SqliteBackend {
         const OPERATION: &str = "listing sessions";
         self.read(OPERATION, |conn| {
             let mut texts: HashMap<String, String> = HashMap::new();
-            let mut statement =
-                conn.prepare("SELECT session_id, text FROM message_texts ORDER BY session_id, ord").context(OPERATION)?;
+            let mut statement = conn
+                .prepare("SELECT session_id, text FROM message_texts ORDER BY session_id, ord")
+                .context(OPERATION)?;
             let mut rows = statement.query([]).context(OPERATION)?;
             while let Some(row) = rows.next().context(OPERATION)? {
                 let session: String = row.get(0).context(OPERATION)?;
@@ -256,8 +257,9 @@ impl Backend for SqliteBackend {
                 };
                 let updated_ms: i64 = row.get(6).context(OPERATION)?;
                 let all = texts.remove(&id).unwrap_or_default();
-                let summary =
-                    tally.summarize(&header, all, PathBuf::new(), || Some(updated_ms)).ok_or_else(|| corrupt_header(&id))?;
+                let summary = tally
+                    .summarize(&header, all, PathBuf::new(), || Some(updated_ms))
+                    .ok_or_else(|| corrupt_header(&id))?;
                 out.push(summary);
             }
             out.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.id.cmp(&b.id)));
@@ -290,8 +292,9 @@ impl Backend for SqliteBackend {
         const OPERATION: &str = "reading a session's entries";
         self.read(OPERATION, |conn| {
             require_session(conn, session)?;
-            let mut statement =
-                conn.prepare_cached("SELECT json FROM entries WHERE session_id = ?1 ORDER BY ord").context(OPERATION)?;
+            let mut statement = conn
+                .prepare_cached("SELECT json FROM entries WHERE session_id = ?1 ORDER BY ord")
+                .context(OPERATION)?;
             let jsons = statement.query_map([session], |r| r.get(0)).context(OPERATION)?;
             collect_entries(jsons, OPERATION)
         })
@@ -449,11 +452,7 @@ fn session_exists(conn: &Connection, session: &str) -> StoreResult<bool> {
 }
 
 fn require_session(conn: &Connection, session: &str) -> StoreResult<()> {
-    if session_exists(conn, session)? {
-        Ok(())
-    } else {
-        Err(StoreError::SessionNotFound { query: session.to_owned() })
-    }
+    if session_exists(conn, session)? { Ok(()) } else { Err(StoreError::SessionNotFound { query: session.to_owned() }) }
 }
 
 /// The key of segment `segment` of `session`.

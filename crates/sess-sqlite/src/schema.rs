@@ -127,9 +127,11 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
 /// The schema version recorded in the database; `None` before the first migration.
 pub(crate) fn read_version(conn: &Connection) -> Result<Option<i64>> {
     let exists: bool = conn
-        .query_row("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version')", [], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version')",
+            [],
+            |r| r.get(0),
+        )
         .context("reading the schema version")?;
     if !exists {
         return Ok(None);

@@ -29,7 +29,9 @@ pub(super) fn create_segment(
             if let Some(parent) = &parent
                 && entry_exists(tx, session, parent)?
             {
-                return Err(StoreError::InvalidEntry { reason: format!("a new segment cannot hang under entry {parent}") });
+                return Err(StoreError::InvalidEntry {
+                    reason: format!("a new segment cannot hang under entry {parent}"),
+                });
             }
             (None, parent)
         }
@@ -71,12 +73,7 @@ pub(super) fn create_segment(
         .context("creating a segment")?;
     insert_entries(tx, session, key, 0, entries, &mut tally).context("creating a segment")?;
     store_tally(tx, session, &tally, now_ms)?;
-    Ok(SegmentInfo {
-        id,
-        origin,
-        parent: parent.map(|(_, parent, at)| (parent, at)),
-        len: entries.len() as u64,
-    })
+    Ok(SegmentInfo { id, origin, parent: parent.map(|(_, parent, at)| (parent, at)), len: entries.len() as u64 })
 }
 
 /// [`Backend::append`](sess_store::Backend::append).
@@ -132,7 +129,8 @@ fn insert_entries(
         "INSERT INTO entries (segment_key, seq, session_id, ord, entry_id, parent_id, type, json) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
-    let mut insert_text = conn.prepare_cached("INSERT INTO message_texts (session_id, ord, text) VALUES (?1, ?2, ?3)")?;
+    let mut insert_text =
+        conn.prepare_cached("INSERT INTO message_texts (session_id, ord, text) VALUES (?1, ?2, ?3)")?;
     for ((seq, ord), entry) in (to_int(first_seq)?..).zip(first_ord..).zip(entries) {
         let kind = Some(entry.type_name()).filter(|t| !t.is_empty());
         let parent = entry.parent_id().map(sess_core::EntryId::as_str);
