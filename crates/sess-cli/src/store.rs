@@ -1,5 +1,5 @@
 //! Store URLs: `dir:PATH` (a tree of pi-family session files) and
-//! `sqlite:PATH`. PostgreSQL URLs are recognised and refused with a clear error.
+//! `sqlite:PATH`. `PostgreSQL` URLs are recognised and refused with a clear error.
 
 use std::sync::Arc;
 
@@ -16,7 +16,8 @@ pub(crate) fn open(url: &str) -> anyhow::Result<Arc<dyn Backend>> {
     }
     if let Some(path) = url.strip_prefix("sqlite:") {
         let path = path.strip_prefix("//").unwrap_or(path);
-        let backend = sess_sqlite::SqliteBackend::open(path).with_context(|| format!("cannot open the store `{url}`"))?;
+        let backend =
+            sess_sqlite::SqliteBackend::open(path).with_context(|| format!("cannot open the store `{url}`"))?;
         return Ok(Arc::new(backend));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -36,7 +37,8 @@ pub(crate) fn resolve(backend: &dyn Backend, arg: &str) -> anyhow::Result<String
         return Ok(arg.to_owned());
     }
     let lower = arg.to_lowercase();
-    let matches: Vec<&str> = sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
+    let matches: Vec<&str> =
+        sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
     match matches.as_slice() {
         [one] => Ok((*one).to_owned()),
         [] => bail!("no session `{arg}` in the {} store", backend.kind()),

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -40,7 +41,12 @@ const MAIN: &str = "pi-family/pi-mono-0.73.1-main.jsonl";
 const MAIN_ID: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";
 
 fn ids_of(file: &Path) -> Vec<String> {
-    std::fs::read_to_string(file).unwrap().lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_owned()).collect()
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -64,7 +70,10 @@ fn a_session_copied_file_to_sqlite_to_files_is_unchanged() {
     let segments = json(&sess(&["segments", "--json", original.to_str().unwrap()], ""));
     for store in [&sqlite, &files] {
         assert_eq!(json(&sess(&["segments", "--json", "--store", store, MAIN_ID], "")), segments, "{store}");
-        assert_eq!(json(&sess(&["tree", "--json", "--store", store, "01a22b45-5c27"], "")), json(&sess(&["tree", "--json", original.to_str().unwrap()], "")));
+        assert_eq!(
+            json(&sess(&["tree", "--json", "--store", store, "01a22b45-5c27"], "")),
+            json(&sess(&["tree", "--json", original.to_str().unwrap()], ""))
+        );
     }
     for leaf in ids_of(&original) {
         let expected = json(&sess(&["context", "--leaf", &leaf, original.to_str().unwrap()], ""));
@@ -91,12 +100,12 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn messages(count: usize, tag: &str) -> String {
-    (0..count)
-        .map(|n| {
-            let role = if n % 2 == 0 { "user" } else { "assistant" };
-            format!("{{\"role\":\"{role}\",\"content\":\"{tag} {n}\",\"provider\":\"p\",\"model\":\"m\"}}\n")
-        })
-        .collect()
+    let mut text = String::new();
+    for n in 0..count {
+        let role = if n % 2 == 0 { "user" } else { "assistant" };
+        writeln!(text, "{{\"role\":\"{role}\",\"content\":\"{tag} {n}\",\"provider\":\"p\",\"model\":\"m\"}}").unwrap();
+    }
+    text
 }
 
 #[test]
@@ -109,11 +118,13 @@ fn two_processes_appending_to_one_sqlite_session_lose_nothing() {
         std::thread::spawn(move || ok(&sess(&["append", "--store", &sqlite, MAIN_ID], &messages(150, &tag))))
     };
     let writers: Vec<_> = (0..2).map(|w| spawn(format!("writer {w}"))).collect();
-    let outputs: Vec<Vec<String>> = writers.into_iter().map(|w| w.join().unwrap().lines().map(str::to_owned).collect()).collect();
+    let outputs: Vec<Vec<String>> =
+        writers.into_iter().map(|w| w.join().unwrap().lines().map(str::to_owned).collect()).collect();
     let files = dir.path().join("out");
     ok(&sess(&["copy", &sqlite, &format!("dir:{}", files.display())], ""));
     let file = &walk(&files)[0];
-    let lines: Vec<Value> = std::fs::read_to_string(file).unwrap().lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> =
+        std::fs::read_to_string(file).unwrap().lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 18 + 300);
     let parent = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap()["parentId"].as_str().map(str::to_owned);
     for ids in &outputs {
@@ -130,14 +141,21 @@ fn fork_at_a_turn_in_a_store() {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = format!("sqlite:{}", dir.path().join("store.db").display());
     ok(&sess(&["copy", fixture(MAIN).to_str().unwrap(), &sqlite], ""));
-    // Turn 1 is "hello" … "hi there": the fork keeps it and drops the rest.
+    // On the leaf's path, turn 1 runs from "hello" to the branch summary before
+    // "third question": the fork keeps it and drops the rest.
     let new_session = ok(&sess(&["fork", "--store", &sqlite, MAIN_ID, "--at", "turn:1", "--new-session"], ""));
     let context = json(&sess(&["context", "--store", &sqlite, new_session.trim()], ""));
-    let texts: Vec<&str> = context["messages"].as_array().unwrap().iter().map(|m| m["content"][0]["text"].as_str().unwrap()).collect();
-    assert_eq!(texts, ["hello", "hi there"]);
+    let roles: Vec<&str> =
+        context["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "branchSummary"]);
+    assert_eq!(context["messages"][0]["content"][0]["text"], "hello");
     let missing = sess(&["fork", "--store", &sqlite, MAIN_ID, "--at", "turn:99"], "");
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("turn 99 does not exist"), "{}", String::from_utf8_lossy(&missing.stderr));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("turn 99 does not exist"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
     let listed = json(&sess(&["list", "--store", &sqlite, "--json"], ""));
     assert_eq!(listed.as_array().unwrap().len(), 2);
     assert_eq!(listed[0]["source"], "sqlite");

@@ -82,7 +82,7 @@ pub fn derive(entries: &[Entry]) -> Segments {
     deriver.finish()
 }
 
-/// [`derive`], one entry at a time, for stores that learn of entries as they
+/// [`derive()`], one entry at a time, for stores that learn of entries as they
 /// are appended.
 #[derive(Clone, Debug, Default)]
 pub struct Deriver {

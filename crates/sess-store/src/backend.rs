@@ -241,9 +241,11 @@ pub fn is_leaf(all: &[SegmentInfo], segment: &SegmentInfo) -> bool {
     !all.iter().any(|s| s.parent.as_ref().is_some_and(|(p, at)| *p == segment.id && *at + 1 == segment.len))
 }
 
-/// Checks that `entries` is a chain that may start a segment as `start` says,
-/// given the parent entry id where there is one.
-pub(crate) fn check_chain(entries: &[Entry], first_parent: Option<&str>, allow_compaction_first: bool) -> Result<()> {
+/// Checks that `entries` is a chain every backend accepts: at least one entry;
+/// the first one's parent is `first_parent`; each entry the parent of the next;
+/// no `compaction` except, when `allow_compaction_first`, the first (a compact
+/// segment). Fails with [`Error::InvalidEntry`](crate::Error::InvalidEntry).
+pub fn check_chain(entries: &[Entry], first_parent: Option<&str>, allow_compaction_first: bool) -> Result<()> {
     let bad = |reason: String| Err(crate::Error::InvalidEntry { reason });
     let Some(first) = entries.first() else { return bad("no entries to store".to_owned()) };
     if first.parent_id().map(sess_core::EntryId::as_str) != first_parent {

@@ -64,4 +64,4 @@ pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, sessi
 pub use listing::{list_all, list_sessions};
 pub use recent::{RECENT_PREFIX_BYTES, RecentSession, most_recent, recent_sessions};
 pub use resolve::resolve_session;
-pub use summary::{NO_MESSAGES, SessionSummary};
+pub use summary::{NO_MESSAGES, SessionSummary, SummaryTally};

@@ -103,6 +103,16 @@ pub enum Error {
         /// The id as given.
         id: String,
     },
+    /// A database backend failed: an SQL error, a schema it cannot use, or a
+    /// stored row it cannot read. `source` is the backend crate's own error.
+    #[error("{kind} backend: {source}")]
+    Backend {
+        /// The backend ([`Backend::kind`](crate::Backend::kind)): `"sqlite"`, …
+        kind: &'static str,
+        /// What failed, with its context.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// An earlier write failed; the session stopped persisting. Every later call
     /// returns this, naming the first failure.
     #[error("session `{}` stopped persisting after an earlier error: {message}", path.display())]

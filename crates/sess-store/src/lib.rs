@@ -31,8 +31,8 @@ mod session_file;
 pub mod storage;
 
 pub use backend::{
-    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork, is_leaf,
-    replay_session,
+    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork,
+    check_chain, is_leaf, replay_session,
 };
 pub use blob::{BlobStore, Blobs, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};

@@ -37,18 +37,16 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
-    let (source, mut sessions) = match store {
-        Some(url) => {
-            let backend = crate::store::open(url)?;
-            let all = backend.list_sessions()?.into_iter().map(|s| (None, s));
-            let cwd_text = cwd.display().to_string();
-            let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
-            (backend.kind(), all.filter(|(_, s)| wanted(s)).collect::<Vec<_>>())
-        }
-        None => {
-            let found = pi_sessions(if args.all_projects { None } else { Some(&cwd) });
-            ("pi", found.into_iter().map(|(agent, s)| (Some(agent), s)).collect())
-        }
+    let (source, mut sessions) = if let Some(url) = store {
+        let backend = crate::store::open(url)?;
+        let all = backend.list_sessions()?.into_iter().map(|s| (None, s));
+        let cwd_text = cwd.display().to_string();
+        // A store lists every project unless a directory is asked for.
+        let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
+        (backend.kind(), all.filter(|(_, s)| wanted(s)).collect::<Vec<_>>())
+    } else {
+        let found = pi_sessions(if args.all_projects { None } else { Some(&cwd) });
+        ("pi", found.into_iter().map(|(agent, s)| (Some(agent), s)).collect())
     };
     sessions.sort_by(|a, b| b.1.modified_ms.cmp(&a.1.modified_ms).then_with(|| a.1.path.cmp(&b.1.path)));
     if let Some(limit) = args.limit {

@@ -51,7 +51,9 @@ pub const NO_MESSAGES: &str = "(no messages)";
 pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path) -> Option<SessionSummary> {
     let mut builder = Builder::default();
     scan(storage, path, &mut builder).ok()?;
-    builder.finish(storage, path)
+    let Stage::Body(header) = builder.stage else { return None };
+    let modified = || storage.stat(path).ok().map(|stat| stat.modified.map_or(0, system_time_ms));
+    build(header, builder.tally, builder.all_messages_text, path.to_owned(), modified)
 }
 
 fn scan(storage: &dyn SessionStorage, path: &Path, builder: &mut Builder) -> io::Result<()> {
@@ -108,12 +110,8 @@ struct Header {
 #[derive(Default)]
 struct Builder {
     stage: Stage,
-    name: Option<String>,
-    message_count: usize,
-    first_message: Option<String>,
+    tally: SummaryTally,
     all_messages_text: String,
-    has_text: bool,
-    last_activity: f64,
 }
 
 impl Builder {
@@ -130,7 +128,9 @@ impl Builder {
         match (&self.stage, line) {
             (Stage::Rejected, _) => Flow::Stop,
             (Stage::Body(_), Some(line)) => {
-                self.entry(&line);
+                if let Some(text) = self.tally.entry(&line) {
+                    join_text(&mut self.all_messages_text, &text);
+                }
                 Flow::Continue
             }
             (Stage::Body(_), None) => Flow::Continue,
@@ -148,68 +148,130 @@ impl Builder {
             }
         }
     }
+}
 
-    fn entry(&mut self, line: &Line<'_>) {
+/// The running totals a [`SessionSummary`] needs from a session's entries, for
+/// stores that learn of entries one at a time: a database backend keeps them in
+/// a row, adds each appended entry with [`push`](Self::push), stores the text
+/// it returns, and builds the summary with [`summarize`](Self::summarize). The
+/// file listing uses the same code, so both give the same summary.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SummaryTally {
+    /// The display name set by the latest `session_info` entry, trimmed; `None`
+    /// when there is none or the latest one has no (non-blank) name.
+    pub name: Option<String>,
+    /// The number of `message` entries, of any role.
+    pub message_count: usize,
+    /// The text of the first user message whose text is not empty.
+    pub first_message: Option<String>,
+    /// The latest activity of a user or assistant message, in milliseconds
+    /// since the Unix epoch (fractional as written); `0.0` when there is none.
+    pub last_activity: f64,
+}
+
+impl SummaryTally {
+    /// Counts the entry whose JSON text is `entry_json` (surrounding JSON
+    /// whitespace is fine; text that is not a JSON object counts for nothing).
+    /// Returns the text it adds to
+    /// [`all_messages_text`](SessionSummary::all_messages_text): the non-empty
+    /// text of a user or assistant message. The summary's text is these,
+    /// in entry order, joined with `" "`.
+    pub fn push(&mut self, entry_json: &str) -> Option<String> {
+        match line::parse(entry_json.trim_matches(is_json_whitespace)) {
+            Parsed::Object(line) => self.entry(&line),
+            Parsed::Other | Parsed::Invalid => None,
+        }
+    }
+
+    fn entry(&mut self, line: &Line<'_>) -> Option<String> {
         if line.is("session_info") {
             // The latest entry wins, including one that clears the name.
             self.name = owned(line.name).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
-            return;
+            return None;
         }
         if !line.is("message") {
-            return;
+            return None;
         }
         self.message_count += 1;
-        let Some(message) = &line.message else { return };
+        let message = line.message.as_ref()?;
         // pi-mono's `isMessageWithContent`: a string role and a `content` key.
-        let Some(role) = line::string(message.role) else { return };
-        if message.content.is_none() {
-            return;
-        }
+        let role = line::string(message.role)?;
+        message.content?;
         let is_user = role == "user";
         if !is_user && role != "assistant" {
-            return;
+            return None;
         }
         let activity = line::number(message.timestamp)
             .or_else(|| line::string(line.timestamp).and_then(|t| parse_iso_millis(&t)).map(|ms| ms as f64));
         if let Some(activity) = activity {
             self.last_activity = self.last_activity.max(activity);
         }
-        let Some(text) = line::joined_text(message.content).filter(|t| !t.is_empty()) else { return };
-        if self.has_text {
-            self.all_messages_text.push(' ');
-        }
-        self.all_messages_text.push_str(&text);
-        self.has_text = true;
+        let text = line::joined_text(message.content).filter(|t| !t.is_empty())?;
         if is_user && self.first_message.is_none() {
-            self.first_message = Some(text);
+            self.first_message = Some(text.clone());
         }
+        Some(text)
     }
 
-    fn finish(self, storage: &dyn SessionStorage, path: &Path) -> Option<SessionSummary> {
-        let Stage::Body(header) = self.stage else { return None };
-        let modified_ms = if self.last_activity > 0.0 {
-            // `new Date(ms)` drops the fraction; the cast saturates out-of-range values.
-            #[allow(clippy::cast_possible_truncation)]
-            let ms = self.last_activity.trunc() as i64;
-            ms
-        } else if let Some(ms) = header.created.as_deref().and_then(parse_iso_millis) {
-            ms
-        } else {
-            storage.stat(path).ok()?.modified.map_or(0, system_time_ms)
-        };
-        Some(SessionSummary {
-            path: path.to_owned(),
-            id: header.id,
-            cwd: header.cwd,
-            title: header.title.or(self.name),
-            parent_session: header.parent_session,
-            created: header.created,
-            modified_ms,
-            message_count: self.message_count,
-            first_message: self.first_message.unwrap_or_else(|| NO_MESSAGES.to_owned()),
-            all_messages_text: self.all_messages_text,
-        })
+    /// The summary of the session whose header line is `header_json`, with
+    /// these totals, `all_messages_text` (the texts [`push`](Self::push)
+    /// returned, joined with `" "`) and `path`. `modified_fallback` gives the
+    /// last-resort [`modified_ms`](SessionSummary::modified_ms) (a file's
+    /// modification time) when no message and no header timestamp does; it is
+    /// called only then, and its `None` means no summary. `None` too when
+    /// `header_json` is not a session header.
+    pub fn summarize(
+        self,
+        header_json: &str,
+        all_messages_text: String,
+        path: PathBuf,
+        modified_fallback: impl FnOnce() -> Option<i64>,
+    ) -> Option<SessionSummary> {
+        let Parsed::Object(line) = line::parse(header_json.trim_matches(is_json_whitespace)) else { return None };
+        if !line.is_header() {
+            return None;
+        }
+        build(header(&line), self, all_messages_text, path, modified_fallback)
     }
+}
+
+/// Appends `text` to the space-joined `all`.
+fn join_text(all: &mut String, text: &str) {
+    if !all.is_empty() {
+        all.push(' ');
+    }
+    all.push_str(text);
+}
+
+fn build(
+    header: Header,
+    tally: SummaryTally,
+    all_messages_text: String,
+    path: PathBuf,
+    modified_fallback: impl FnOnce() -> Option<i64>,
+) -> Option<SessionSummary> {
+    let modified_ms = if tally.last_activity > 0.0 {
+        // `new Date(ms)` drops the fraction; the cast saturates out-of-range values.
+        #[allow(clippy::cast_possible_truncation)]
+        let ms = tally.last_activity.trunc() as i64;
+        ms
+    } else if let Some(ms) = header.created.as_deref().and_then(parse_iso_millis) {
+        ms
+    } else {
+        modified_fallback()?
+    };
+    Some(SessionSummary {
+        path,
+        id: header.id,
+        cwd: header.cwd,
+        title: header.title.or(tally.name),
+        parent_session: header.parent_session,
+        created: header.created,
+        modified_ms,
+        message_count: tally.message_count,
+        first_message: tally.first_message.unwrap_or_else(|| NO_MESSAGES.to_owned()),
+        all_messages_text,
+    })
 }
 
 fn header(line: &Line<'_>) -> Header {

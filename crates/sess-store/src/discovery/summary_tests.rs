@@ -205,3 +205,29 @@ fn unreadable_files_are_skipped() {
 fn system_times_become_milliseconds(#[case] ms: u64, #[case] expected: i64) {
     assert_eq!(system_time_ms(UNIX_EPOCH + std::time::Duration::from_millis(ms)), expected);
 }
+
+#[test]
+fn a_tally_fed_entry_by_entry_gives_the_file_summary() {
+    // The pi-mono fixture without its header, pushed one entry at a time as a
+    // database backend does.
+    let mut lines = PI_MONO_MAIN.lines();
+    let header = lines.next().unwrap();
+    let mut tally = SummaryTally::default();
+    let mut all = String::new();
+    for line in lines {
+        if let Some(text) = tally.push(line) {
+            join_text(&mut all, &text);
+        }
+    }
+    let summary = tally.summarize(header, all, FILE.into(), || panic!("not needed")).unwrap();
+    assert_eq!(summary, summary_of(PI_MONO_MAIN).unwrap());
+    let mut tally = SummaryTally::default();
+    assert_eq!(tally.push("not json"), None);
+    assert_eq!(tally.push(&user("a", "hi", 5)), Some("hi".to_owned()));
+    assert_eq!(
+        tally.clone().summarize("{\"type\":\"message\",\"id\":\"x\"}", String::new(), FILE.into(), || Some(0)),
+        None
+    );
+    let summary = tally.summarize(r#"{"type":"session","id":"s"}"#, "hi".into(), FILE.into(), || Some(MTIME)).unwrap();
+    assert_eq!((summary.first_message.as_str(), summary.modified_ms, summary.message_count), ("hi", 5, 1));
+}
