@@ -44,7 +44,7 @@ CREATE TABLE segments (
     UNIQUE (session_id, id),
     CHECK ((parent_segment_key IS NULL) = (fork_at IS NULL))
 );
--- Whether a segment is a leaf: does a child branch at its last seq?
+-- Child segments of a segment at a seq (leaves, descendants).
 CREATE INDEX segments_by_parent ON segments (parent_segment_key, fork_at);
 
 -- An entry: its exact JSON text at (segment, seq), and its place `ord` in the

@@ -149,8 +149,16 @@ pub fn leaves_come_from_the_data(make: Make<'_>) {
     let all = backend.segments("s").unwrap();
     let leaves: Vec<&str> = all.iter().filter(|s| is_leaf(&all, s)).map(|s| s.id.as_str()).collect();
     assert_eq!(leaves, ["x", "k"]);
-    // Appending to a segment that is no longer a leaf is refused.
-    assert_eq!(backend.append("s", "a", 5, &chain(&["f"], Some("e"))).unwrap(), Appended::TailMoved { len: 5 });
+    // A compaction at the tail does not take the tail: by the derivation rule an
+    // entry under `e` still continues segment `a` (regression: such sessions,
+    // written by pi-mono after `branch(e)`, could not be copied).
+    assert_eq!(backend.append("s", "a", 5, &chain(&["f"], Some("e"))).unwrap(), Appended::Done { first_seq: 5 });
+    let entries = backend.read_session("s").unwrap();
+    let derived = sess_core::segment::derive(&entries);
+    let stored = backend.segments("s").unwrap();
+    let lens: Vec<u64> = stored.iter().map(|s| s.len).collect();
+    let derived_lens: Vec<u64> = derived.segments.iter().map(|s| s.entries.len() as u64).collect();
+    assert_eq!(lens, derived_lens);
 }
 
 /// Unknown fork points, broken chains and misplaced compactions are errors, never a silent fallback.
@@ -420,11 +428,17 @@ pub fn an_imported_session_keeps_bytes_and_segments(make: Make<'_>) {
         "\n",
         r#"{"type":"message","id":"r","parentId":null,"timestamp":"t","message":{"role":"user","content":"after reset"}}"#,
         "\n",
+        r#"{"type":"compaction","id":"k2","parentId":null,"timestamp":"t","summary":"root compaction","firstKeptEntryId":"r","tokensBefore":1}"#,
+        "\n",
+        r#"{"type":"message","id":"z","parentId":"k2","timestamp":"t","message":{"role":"user","content":"after it"}}"#,
+        "\n",
+        r#"{"type":"message","id":"y","parentId":"d","timestamp":"t","message":{"role":"user","content":"d again, after its compaction"}}"#,
+        "\n",
     );
     let entries: Vec<Entry> = text.lines().map(|l| Entry::parse(l).unwrap()).collect();
     let mut stored = 0;
     backend.import_session(&header("imported"), None, &entries, &mut |n| stored += n).unwrap();
-    assert_eq!(stored, 7);
+    assert_eq!(stored, 10);
     assert_eq!(jsons(&backend.read_session("imported").unwrap()), jsons(&entries));
     let derived = sess_core::segment::derive(&entries);
     let segments = backend.segments("imported").unwrap();

@@ -53,8 +53,10 @@ pub(super) fn create_segment(
         NewSegment::Fork { .. } => Origin::Fork,
         NewSegment::Compact { .. } => Origin::Compact,
     };
-    check_chain(entries, parent_entry.as_deref(), origin == Origin::Compact)?;
-    if (origin == Origin::Compact) != entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_))) {
+    // A root may be a compaction (pi's `resetLeaf()` then `appendCompaction`).
+    check_chain(entries, parent_entry.as_deref(), origin != Origin::Fork)?;
+    let first_is_compaction = entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_)));
+    if (origin == Origin::Fork && first_is_compaction) || (origin == Origin::Compact && !first_is_compaction) {
         return Err(StoreError::InvalidEntry {
             reason: "a compact segment starts with a compaction, and only it".to_owned(),
         });
@@ -88,7 +90,7 @@ pub(super) fn append(
     let mut tally = load_tally(tx, session)?;
     let key = segment_key(tx, session, segment)?;
     let len = segment_len(tx, key)?;
-    if len != expected_len || !is_leaf(tx, key, len)? {
+    if len != expected_len {
         return Ok(Appended::TailMoved { len });
     }
     let tail = len.checked_sub(1).map(|seq| entry_at(tx, key, seq)).transpose()?;
@@ -184,17 +186,6 @@ pub(super) fn segment_len(conn: &Connection, key: i64) -> StoreResult<u64> {
         .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
         .context("reading a segment's length")?;
     Ok(from_int(last.map_or(0, |seq| seq + 1), "entries")?)
-}
-
-/// Whether segment `key` of `len` entries is a leaf: no segment branches at
-/// its last entry.
-fn is_leaf(conn: &Connection, key: i64, len: u64) -> StoreResult<bool> {
-    let Some(last) = len.checked_sub(1) else { return Ok(true) };
-    let child: bool = conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM segments WHERE parent_segment_key = ?1 AND fork_at = ?2)")
-        .and_then(|mut s| s.query_row((key, to_int(last)?), |r| r.get(0)))
-        .context("looking up child segments")?;
-    Ok(!child)
 }
 
 /// The id of the entry at `seq` of segment `key`.

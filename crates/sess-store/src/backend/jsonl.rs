@@ -330,7 +330,8 @@ impl Backend for JsonlBackend {
                             reason: format!("a new segment cannot hang under entry {parent}"),
                         });
                     }
-                    (parent, false)
+                    // A root may be a compaction (pi's `resetLeaf()` then `appendCompaction`).
+                    (parent, true)
                 }
                 NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
                     let info = infos
@@ -352,8 +353,9 @@ impl Backend for JsonlBackend {
                 }
             };
             check_chain(entries, parent_entry.as_deref(), compaction)?;
-            if matches!(start, NewSegment::Compact { .. })
-                != entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_)))
+            let first_is_compaction = entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_)));
+            if matches!(start, NewSegment::Fork { .. }) && first_is_compaction
+                || matches!(start, NewSegment::Compact { .. }) && !first_is_compaction
             {
                 return Err(Error::InvalidEntry {
                     reason: "a compact segment starts with a compaction, and only it".to_owned(),
@@ -377,7 +379,7 @@ impl Backend for JsonlBackend {
                 .iter()
                 .find(|s| s.id == segment)
                 .ok_or_else(|| Error::SegmentNotFound { segment: segment.to_owned() })?;
-            if info.len != expected_len || !super::is_leaf(&infos, info) {
+            if info.len != expected_len {
                 return Ok(Some(Appended::TailMoved { len: info.len }));
             }
             let segments = known.deriver.segments();
