@@ -266,9 +266,9 @@ fn pi_mono_sessions_round_trip_through_sqlite() {
         for item in fs::read_dir(&dir).unwrap() {
             let path = item.unwrap().path();
             if path.is_dir() {
-                dirs.push(path)
+                dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
-                copies.push(path)
+                copies.push(path);
             }
         }
     }
