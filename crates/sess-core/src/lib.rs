@@ -54,7 +54,7 @@ pub use entry::{
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
 pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
 pub use jsonl::{IssueKind, LineIssue, ReadOutcome, SessionReader, read};
-pub use raw::{RawJson, replace_lone_surrogate_escapes};
+pub use raw::{RawJson, json_is_truthy, replace_lone_surrogate_escapes};
 pub use session_file::SessionFile;
 pub use time::{format_iso_millis, parse_iso_millis};
 pub use tree::{EntryIndex, Path, Tree};

@@ -54,13 +54,7 @@ impl RawJson {
     /// JavaScript truthiness of the value, which is what the peers test with
     /// `if (entry.summary)`: `null`, `false`, `0` and `""` are falsy.
     pub fn is_truthy(&self) -> bool {
-        let text = self.as_str();
-        match text.as_bytes().first() {
-            Some(b'n' | b'f') | None => false,
-            Some(b'"') => text.len() > 2,
-            Some(b'-' | b'0'..=b'9') => text.parse::<f64>().is_ok_and(|n| n != 0.0),
-            Some(_) => true,
-        }
+        json_is_truthy(self.as_str())
     }
 
     /// The value as a string, when it is a JSON string.
@@ -95,6 +89,17 @@ impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let raw: &RawValue = serde_json::from_str(self.as_str()).map_err(serde::ser::Error::custom)?;
         raw.serialize(serializer)
+    }
+}
+
+/// JavaScript truthiness of the JSON value `text`: `null`, `false`, `0` and
+/// `""` are falsy, everything else is truthy.
+pub fn json_is_truthy(text: &str) -> bool {
+    match text.as_bytes().first() {
+        Some(b'n' | b'f') | None => false,
+        Some(b'"') => text.len() > 2,
+        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().is_ok_and(|n| n != 0.0),
+        Some(_) => true,
     }
 }
 

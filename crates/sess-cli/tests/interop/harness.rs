@@ -56,15 +56,7 @@ impl Peer {
     /// Runs the driver with `home` as `$HOME` (the peers keep settings, breadcrumbs
     /// and blobs there) and parses its JSON output.
     pub(crate) fn run(&self, home: &Path, args: &[&str]) -> Value {
-        let output = Command::new(&self.program)
-            .arg(&self.driver)
-            .args(args)
-            .env("HOME", home)
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("PI_CODING_AGENT_DIR")
-            .output()
-            .unwrap();
+        let output = at_home(Command::new(&self.program).arg(&self.driver).args(args), home).output().unwrap();
         assert!(output.status.success(), "{} driver failed: {}", self.name, String::from_utf8_lossy(&output.stderr));
         parse(&output.stdout)
     }
@@ -83,6 +75,12 @@ pub(crate) fn scenarios(default: u64) -> u64 {
     std::env::var("SESS_INTEROP_SCENARIOS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
+/// `command` with `home` as `$HOME` and no agent variables, so it finds only
+/// that home's agent directories.
+fn at_home<'a>(command: &'a mut Command, home: &Path) -> &'a mut Command {
+    command.env("HOME", home).env_remove("XDG_DATA_HOME").env_remove("XDG_STATE_HOME").env_remove("PI_CODING_AGENT_DIR")
+}
+
 /// Runs the `sess` binary.
 pub(crate) fn sess(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sess")).args(args).output().unwrap()
@@ -90,14 +88,7 @@ pub(crate) fn sess(args: &[&str]) -> std::process::Output {
 
 /// Runs `sess` with `home` as `$HOME` and parses its JSON output.
 pub(crate) fn sess_json(home: &Path, args: &[&str]) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .output()
-        .unwrap();
+    let output = at_home(Command::new(env!("CARGO_BIN_EXE_sess")).args(args), home).output().unwrap();
     assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
     parse(&output.stdout)
 }

@@ -88,14 +88,7 @@ pub(super) fn number(raw: Option<&RawValue>) -> Option<f64> {
 
 /// JavaScript truthiness of a value: `null`, `false`, `0` and `""` are falsy.
 pub(super) fn truthy(raw: Option<&RawValue>) -> bool {
-    let Some(raw) = raw else { return false };
-    let text = raw.get();
-    match text.as_bytes().first() {
-        Some(b'n' | b'f') | None => false,
-        Some(b'"') => text.len() > 2,
-        Some(b'-' | b'0'..=b'9') => text.parse::<f64>().is_ok_and(|n| n != 0.0),
-        Some(_) => true,
-    }
+    raw.is_some_and(|raw| sess_core::json_is_truthy(raw.get()))
 }
 
 /// The text of message content as pi-mono's `extractTextContent` builds it: a
