@@ -12,7 +12,7 @@ use sess_core::{Entry, SessionHeader};
 use sess_store::discovery::SummaryTally;
 use sess_store::{
     Appended, Backend, Blobs, Clock, Cursor, NewSegment, SegmentInfo, SessionSummary, StoredSession, SystemClock,
-    parse_blob_ref,
+    check_cursor_name, parse_blob_ref,
 };
 use sha2::{Digest, Sha256};
 
@@ -439,15 +439,6 @@ fn cursor(conn: &Connection, name: &str) -> StoreResult<Option<Cursor>> {
         children,
         version: from_int(version, "cursors")?,
     }))
-}
-
-/// Cursor names are what the JSONL backend accepts (there, file names): ASCII
-/// letters, digits, `-`, `_` and `.`, not starting with a dot.
-fn check_cursor_name(name: &str) -> StoreResult<()> {
-    let valid = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && !name.starts_with('.');
-    if valid { Ok(()) } else { Err(StoreError::InvalidEntry { reason: format!("invalid cursor name `{name}`") }) }
 }
 
 fn session_exists(conn: &Connection, session: &str) -> StoreResult<bool> {

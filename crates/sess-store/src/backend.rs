@@ -59,6 +59,17 @@ pub enum NewSegment {
     },
 }
 
+impl NewSegment {
+    /// The origin of a segment started this way.
+    pub fn origin(&self) -> Origin {
+        match self {
+            Self::New => Origin::New,
+            Self::Fork { .. } => Origin::Fork,
+            Self::Compact { .. } => Origin::Compact,
+        }
+    }
+}
+
 /// The result of [`Backend::append`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Appended {
@@ -265,4 +276,51 @@ pub fn check_chain(entries: &[Entry], first_parent: Option<&str>, allow_compacti
         }
     }
     Ok(())
+}
+
+/// Checks where a `Fork` or `Compact` segment branches from: `fork_at` must be
+/// a seq of the parent segment, which has `parent_len` entries, and a fork may
+/// not start under the parent's last entry (that is an append; a compaction
+/// may). A `New` start always passes. Fails with
+/// [`Error::InvalidEntry`](crate::Error::InvalidEntry).
+pub fn check_fork_point(start: &NewSegment, parent_len: u64) -> Result<()> {
+    let (NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at }) = start else {
+        return Ok(());
+    };
+    if *fork_at >= parent_len {
+        return Err(crate::Error::InvalidEntry { reason: format!("segment {parent} has no seq {fork_at}") });
+    }
+    if *fork_at + 1 == parent_len && matches!(start, NewSegment::Fork { .. }) {
+        return Err(crate::Error::InvalidEntry { reason: "a fork at the last entry is an append".to_owned() });
+    }
+    Ok(())
+}
+
+/// Checks the entries of a segment started as `start` and returns its origin:
+/// [`check_chain`] from `first_parent` (the entry at the fork point, or for a
+/// `New` segment the first entry's own parent), and a compaction first exactly
+/// when the segment is a `Compact` one (a `New` root may start with one too:
+/// pi's `resetLeaf()` then `appendCompaction`). Fails with
+/// [`Error::InvalidEntry`](crate::Error::InvalidEntry).
+pub fn check_segment_entries(start: &NewSegment, entries: &[Entry], first_parent: Option<&str>) -> Result<Origin> {
+    let origin = start.origin();
+    check_chain(entries, first_parent, origin != Origin::Fork)?;
+    let first_is_compaction = entries.first().is_some_and(|e| matches!(e.kind(), sess_core::EntryKind::Compaction(_)));
+    if (origin == Origin::Fork && first_is_compaction) || (origin == Origin::Compact && !first_is_compaction) {
+        return Err(crate::Error::InvalidEntry {
+            reason: "a compact segment starts with a compaction, and only it".to_owned(),
+        });
+    }
+    Ok(origin)
+}
+
+/// Checks a cursor name: what the JSONL backend accepts (there, a file name),
+/// so every backend takes the same names: ASCII letters, digits, `-`, `_` and
+/// `.`, not empty and not starting with a dot. Fails with
+/// [`Error::InvalidEntry`](crate::Error::InvalidEntry).
+pub fn check_cursor_name(name: &str) -> Result<()> {
+    let valid = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if valid { Ok(()) } else { Err(crate::Error::InvalidEntry { reason: format!("invalid cursor name `{name}`") }) }
 }

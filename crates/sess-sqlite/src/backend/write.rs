@@ -6,10 +6,9 @@
 use std::collections::HashSet;
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
-use sess_core::segment::Origin;
-use sess_core::{Entry, EntryKind};
+use sess_core::Entry;
 use sess_store::discovery::SummaryTally;
-use sess_store::{Appended, NewSegment, SegmentInfo, check_chain};
+use sess_store::{Appended, NewSegment, SegmentInfo, check_chain, check_fork_point, check_segment_entries};
 
 use super::{StoreError, StoreResult, from_int, segment_key, to_int};
 use crate::error::{Context, Error};
@@ -37,30 +36,12 @@ pub(super) fn create_segment(
         }
         NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
             let key = segment_key(tx, session, parent)?;
-            let len = segment_len(tx, key)?;
-            if *fork_at >= len {
-                return Err(StoreError::InvalidEntry { reason: format!("segment {parent} has no seq {fork_at}") });
-            }
-            if *fork_at + 1 == len && matches!(start, NewSegment::Fork { .. }) {
-                return Err(StoreError::InvalidEntry { reason: "a fork at the last entry is an append".to_owned() });
-            }
+            check_fork_point(start, segment_len(tx, key)?)?;
             let entry = entry_at(tx, key, *fork_at)?;
             (Some((key, parent.clone(), *fork_at)), Some(entry))
         }
     };
-    let origin = match start {
-        NewSegment::New => Origin::New,
-        NewSegment::Fork { .. } => Origin::Fork,
-        NewSegment::Compact { .. } => Origin::Compact,
-    };
-    // A root may be a compaction (pi's `resetLeaf()` then `appendCompaction`).
-    check_chain(entries, parent_entry.as_deref(), origin != Origin::Fork)?;
-    let first_is_compaction = entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_)));
-    if (origin == Origin::Fork && first_is_compaction) || (origin == Origin::Compact && !first_is_compaction) {
-        return Err(StoreError::InvalidEntry {
-            reason: "a compact segment starts with a compaction, and only it".to_owned(),
-        });
-    }
+    let origin = check_segment_entries(start, entries, parent_entry.as_deref())?;
     check_unique(tx, session, entries)?;
     let id = entries.first().map(|e| e.id().to_string()).unwrap_or_default();
     let key: i64 = tx

@@ -15,9 +15,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sess_core::segment::Deriver;
-use sess_core::{Entry, EntryKind, SequentialIds, SessionHeader};
+use sess_core::{Entry, SequentialIds, SessionHeader};
 
-use super::{Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain};
+use super::{
+    Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain, check_cursor_name,
+    check_fork_point, check_segment_entries,
+};
 use crate::blob::{BlobStore, Blobs};
 use crate::discovery::{self, SessionSummary};
 use crate::error::{Error, Result};
@@ -188,12 +191,7 @@ impl JsonlBackend {
     }
 
     fn cursor_path(&self, name: &str) -> Result<PathBuf> {
-        let valid = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && !name.starts_with('.');
-        if !valid {
-            return Err(Error::InvalidEntry { reason: format!("invalid cursor name `{name}`") });
-        }
+        check_cursor_name(name)?;
         Ok(self.root.join(".sess-cursors").join(format!("{name}.json")))
     }
 }
@@ -320,7 +318,7 @@ impl Backend for JsonlBackend {
         let mut placed = None;
         self.write_entries(session, entries, |known| {
             let infos = infos_of(known);
-            let (parent_entry, compaction) = match start {
+            let parent_entry = match start {
                 NewSegment::New => {
                     let parent = entries.first().and_then(|e| e.parent_id()).map(ToString::to_string);
                     if let Some(parent) = &parent
@@ -330,37 +328,21 @@ impl Backend for JsonlBackend {
                             reason: format!("a new segment cannot hang under entry {parent}"),
                         });
                     }
-                    // A root may be a compaction (pi's `resetLeaf()` then `appendCompaction`).
-                    (parent, true)
+                    parent
                 }
                 NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
                     let info = infos
                         .iter()
                         .find(|s| s.id == *parent)
                         .ok_or_else(|| Error::SegmentNotFound { segment: parent.clone() })?;
-                    if *fork_at >= info.len {
-                        return Err(Error::InvalidEntry { reason: format!("segment {parent} has no seq {fork_at}") });
-                    }
+                    check_fork_point(start, info.len)?;
                     let segments = known.deriver.segments();
                     let index = segments.segments.iter().position(|s| known.ids[s.entries[0]] == *parent).unwrap_or(0);
                     let position = segments.segments[index].entries[usize::try_from(*fork_at).unwrap_or(0)];
-                    let is_tail = *fork_at + 1 == info.len;
-                    let compact = matches!(start, NewSegment::Compact { .. });
-                    if is_tail && !compact {
-                        return Err(Error::InvalidEntry { reason: "a fork at the last entry is an append".to_owned() });
-                    }
-                    (Some(known.ids[position].clone()), compact)
+                    Some(known.ids[position].clone())
                 }
             };
-            check_chain(entries, parent_entry.as_deref(), compaction)?;
-            let first_is_compaction = entries.first().is_some_and(|e| matches!(e.kind(), EntryKind::Compaction(_)));
-            if matches!(start, NewSegment::Fork { .. }) && first_is_compaction
-                || matches!(start, NewSegment::Compact { .. }) && !first_is_compaction
-            {
-                return Err(Error::InvalidEntry {
-                    reason: "a compact segment starts with a compaction, and only it".to_owned(),
-                });
-            }
+            check_segment_entries(start, entries, parent_entry.as_deref())?;
             if known.deriver.position(&first_id).is_some() {
                 return Err(Error::Conflict { what: format!("entry {first_id} exists") });
             }

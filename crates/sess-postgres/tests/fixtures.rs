@@ -1,0 +1,124 @@
+//! The pi-family fixtures through the PostgreSQL backend (skipped without
+//! `SESS_TEST_PG_URL`; see `support/pg.rs`): each file, imported in bulk and
+//! copied entry by entry, reads back byte for byte with the segments and the
+//! listing the JSONL backend derives from the file itself.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+
+#[path = "support/pg.rs"]
+mod pg;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use sess_core::segment::{Origin, derive};
+use sess_postgres::PostgresBackend;
+use sess_store::{Appended, Backend, JsonlBackend, MemoryStorage, NewSegment, SessionStorage, write_atomic};
+
+const FIXTURES: [(&str, &str); 3] = [
+    ("pi-mono-0.73.1-main", include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-main.jsonl")),
+    (
+        "pi-mono-0.73.1-createBranchedSession",
+        include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-createBranchedSession.jsonl"),
+    ),
+    ("oh-my-pi-18.2.3-bun", include_str!("../../../fixtures/pi-family/oh-my-pi-18.2.3-bun.jsonl")),
+];
+
+/// A JSONL backend in memory holding `text` as one session file; its id.
+fn jsonl_with(text: &str) -> (JsonlBackend, String) {
+    let storage = MemoryStorage::new();
+    let root = Path::new("/agent/sessions");
+    let dir = root.join("--p--");
+    storage.create_dir_all(&dir).unwrap();
+    write_atomic(&storage, &dir.join("2026-01-01T00-00-00-000Z_s.jsonl"), text.as_bytes()).unwrap();
+    let backend = JsonlBackend::new(Arc::new(storage), root);
+    let id = backend.list_sessions().unwrap()[0].id.clone();
+    (backend, id)
+}
+
+/// Copies `session` from `from` to `to` entry by entry, placing each entry as
+/// the derivation says (the append and fork paths, not the bulk one).
+fn copy_one_by_one(from: &dyn Backend, to: &dyn Backend, session: &str) {
+    let stored = from.session(session).unwrap();
+    to.create_session(&stored.header, stored.title_line.as_deref()).unwrap();
+    let entries = from.read_session(session).unwrap();
+    let derived = derive(&entries);
+    for (entry, placement) in entries.iter().zip(&derived.placements) {
+        let segment = &derived.segments[placement.segment];
+        if placement.seq == 0 {
+            let lineage =
+                segment.parent.zip(segment.fork_at).map(|(p, at)| (derived.id(&entries, p).to_string(), at as u64));
+            let start = match (segment.origin, lineage) {
+                (Origin::New, _) => NewSegment::New,
+                (Origin::Fork, Some((parent, fork_at))) => NewSegment::Fork { parent, fork_at },
+                (Origin::Compact, Some((parent, fork_at))) => NewSegment::Compact { parent, fork_at },
+                (origin, None) => panic!("{origin} without a parent"),
+            };
+            to.create_segment(session, &start, std::slice::from_ref(entry)).unwrap();
+        } else {
+            let id = derived.id(&entries, placement.segment).as_str();
+            let appended = to.append(session, id, placement.seq as u64, std::slice::from_ref(entry)).unwrap();
+            assert_eq!(appended, Appended::Done { first_seq: placement.seq as u64 });
+        }
+    }
+}
+
+/// The session as a pi-family file: title line, header, entries.
+fn export(backend: &dyn Backend, session: &str) -> String {
+    let stored = backend.session(session).unwrap();
+    let mut out = String::new();
+    for line in stored.title_line.iter().map(String::as_str).chain([stored.header.json()]) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for entry in backend.read_session(session).unwrap() {
+        out.push_str(entry.json());
+        out.push('\n');
+    }
+    out
+}
+
+fn check_same(name: &str, fixture: &str, jsonl: &JsonlBackend, id: &str, postgres: &PostgresBackend) {
+    assert_eq!(export(postgres, id), fixture, "{name}: bytes");
+    assert_eq!(postgres.segments(id).unwrap(), jsonl.segments(id).unwrap(), "{name}: segments");
+    for segment in jsonl.segments(id).unwrap() {
+        let ancestors = postgres.ancestors(id, &segment.id).unwrap();
+        assert_eq!(ancestors, jsonl.ancestors(id, &segment.id).unwrap(), "{name}: ancestors of {}", segment.id);
+        let descendants = postgres.descendants(id, &segment.id).unwrap();
+        assert_eq!(descendants, jsonl.descendants(id, &segment.id).unwrap(), "{name}: descendants of {}", segment.id);
+    }
+    let mut from_file = jsonl.list_sessions().unwrap().remove(0);
+    from_file.path = PathBuf::new();
+    assert_eq!(postgres.list_sessions().unwrap(), [from_file], "{name}: listing");
+}
+
+#[test]
+fn fixtures_imported_in_bulk_read_back_byte_for_byte() {
+    let Some(server) = pg::server("fixtures_imported_in_bulk_read_back_byte_for_byte") else { return };
+    for (name, fixture) in FIXTURES {
+        let (jsonl, id) = jsonl_with(fixture);
+        let schema = pg::TestSchema::new(&server);
+        let postgres = schema.backend();
+        let stored = jsonl.session(&id).unwrap();
+        let entries = jsonl.read_session(&id).unwrap();
+        let mut progress = 0;
+        postgres
+            .import_session(&stored.header, stored.title_line.as_deref(), &entries, &mut |n| progress += n)
+            .unwrap();
+        assert_eq!(progress, entries.len() as u64, "{name}: progress");
+        check_same(name, fixture, &jsonl, &id, &postgres);
+    }
+}
+
+#[test]
+fn fixtures_copied_entry_by_entry_read_back_byte_for_byte() {
+    let Some(server) = pg::server("fixtures_copied_entry_by_entry_read_back_byte_for_byte") else { return };
+    for (name, fixture) in FIXTURES {
+        let (jsonl, id) = jsonl_with(fixture);
+        let schema = pg::TestSchema::new(&server);
+        let postgres = schema.backend();
+        copy_one_by_one(&jsonl, &postgres, &id);
+        check_same(name, fixture, &jsonl, &id, &postgres);
+    }
+}
