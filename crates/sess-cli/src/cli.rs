@@ -11,7 +11,8 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
     /// Work on a store instead of session files: `dir:PATH` (a tree of pi-family
-    /// session files) or `sqlite:PATH`. SESSION is then a session id or prefix.
+    /// session files), `sqlite:PATH`, or `postgres://user@host:port/db` (add
+    /// `?options=-csearch_path%3DNAME` for a schema). SESSION is then a session id or prefix.
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) store: Option<String>,
 }

@@ -1,5 +1,5 @@
-//! Store URLs: `dir:PATH` (a tree of pi-family session files) and
-//! `sqlite:PATH`. `PostgreSQL` URLs are recognised and refused with a clear error.
+//! Store URLs: `dir:PATH` (a tree of pi-family session files), `sqlite:PATH`,
+//! and libpq-style `postgres://user@host:port/db?options=-csearch_path%3DNAME`.
 
 use std::sync::Arc;
 
@@ -21,10 +21,11 @@ pub(crate) fn open(url: &str) -> anyhow::Result<Arc<dyn Backend>> {
         return Ok(Arc::new(backend));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        bail!("`{url}`: PostgreSQL stores are not supported by this build of sess");
+        let backend = sess_postgres::PostgresBackend::connect(url).context("cannot open the PostgreSQL store")?;
+        return Ok(Arc::new(backend));
     }
     Err(anyhow::Error::new(crate::output::Hint(
-        "a store is `dir:PATH` (pi-family session files) or `sqlite:PATH`".to_owned(),
+        "a store is `dir:PATH` (pi-family session files), `sqlite:PATH` or `postgres://…`".to_owned(),
     ))
     .context(format!("`{url}` is not a store URL")))
 }

@@ -166,6 +166,87 @@ fn store_urls_are_checked() {
     let bad = sess(&["list", "--store", "ftp://x"], "");
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a store URL"));
-    let pg = sess(&["list", "--store", "postgres://localhost/db"], "");
+    let pg = sess(&["list", "--store", "postgres://nobody@127.0.0.1:1/none"], "");
     assert_eq!(pg.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&pg.stderr).contains("cannot open the PostgreSQL store"));
+}
+
+/// A fresh schema on the PostgreSQL server the tests use (`SESS_TEST_PG_URL`),
+/// dropped when done.
+struct PgSchema {
+    server: String,
+    name: String,
+    url: String,
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.server, postgres::NoTls) {
+            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
+        }
+    }
+}
+
+/// The schema, or `None` after printing that the test skipped (a failure with
+/// `SESS_REQUIRE_PG=1`).
+#[allow(clippy::print_stderr)] // A skipped test says so.
+fn pg_schema(test: &str) -> Option<PgSchema> {
+    match std::env::var("SESS_TEST_PG_URL") {
+        Ok(server) if !server.trim().is_empty() => {
+            let name = format!("sess_cli_{}", uuid::Uuid::new_v4().simple());
+            let separator = if server.contains('?') { '&' } else { '?' };
+            let url = format!("{server}{separator}options=-csearch_path%3D{name}");
+            Some(PgSchema { server, name, url })
+        }
+        _ => {
+            assert!(
+                std::env::var("SESS_REQUIRE_PG").as_deref() != Ok("1"),
+                "SESS_TEST_PG_URL is not set and SESS_REQUIRE_PG=1"
+            );
+            eprintln!("skipped {test}: SESS_TEST_PG_URL is not set");
+            None
+        }
+    }
+}
+
+#[test]
+fn sessions_go_through_postgres_and_writers_on_several_processes_lose_nothing() {
+    let Some(schema) = pg_schema("sessions_go_through_postgres") else { return };
+    let pg = schema.url.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture(MAIN);
+    ok(&sess(&["copy", original.to_str().unwrap(), &pg], ""));
+    let segments = json(&sess(&["segments", "--json", original.to_str().unwrap()], ""));
+    assert_eq!(json(&sess(&["segments", "--json", "--store", &pg, MAIN_ID], "")), segments);
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let pg = pg.clone();
+            std::thread::spawn(move || {
+                ok(&sess(&["append", "--store", &pg, MAIN_ID], &messages(100, &format!("w{w}"))))
+            })
+        })
+        .collect();
+    let outputs: Vec<Vec<String>> =
+        writers.into_iter().map(|w| w.join().unwrap().lines().map(str::to_owned).collect()).collect();
+    let files = dir.path().join("out");
+    ok(&sess(&["copy", &pg, &format!("dir:{}", files.display())], ""));
+    let lines: Vec<Value> = std::fs::read_to_string(&walk(&files)[0])
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 18 + 300);
+    let parent = |id: &str| lines.iter().find(|l| l["id"] == id).unwrap()["parentId"].as_str().map(str::to_owned);
+    for ids in &outputs {
+        assert_eq!(ids.len(), 100);
+        for pair in ids.windows(2) {
+            assert_eq!(parent(&pair[1]).as_deref(), Some(pair[0].as_str()));
+        }
+    }
+    // The original 18 entries came back byte for byte, first.
+    let original_lines: Vec<String> = std::fs::read_to_string(&original).unwrap().lines().map(str::to_owned).collect();
+    let back: Vec<String> =
+        std::fs::read_to_string(&walk(&files)[0]).unwrap().lines().take(19).map(str::to_owned).collect();
+    assert_eq!(back, original_lines);
 }
