@@ -1,0 +1,1 @@
+//! Claude Code sessions: `projects/<slug>/<uuid>.jsonl` under the config folder.

@@ -1,0 +1,1 @@
+//! Codex sessions: `sessions/YYYY/MM/DD/rollout-*.jsonl[.zst]` under the Codex home.

@@ -1,0 +1,44 @@
+//! The error type of `sess-sources`.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What can go wrong reading another agent's session.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The session file does not exist.
+    #[error("`{}` does not exist", path.display())]
+    NotFound {
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// Reading a file failed.
+    #[error("reading `{}`: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// A compressed file that does not decompress.
+    #[error("decompressing `{}`: {message}", path.display())]
+    Decompress {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+impl Error {
+    /// An I/O error on `path`, `NotFound` when the file is missing.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+        let path = path.into();
+        if source.kind() == io::ErrorKind::NotFound { Self::NotFound { path } } else { Self::Io { path, source } }
+    }
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,72 @@
+//! What a listing of sessions says about each one.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::transcript::SourceKind;
+
+/// Which sessions to list.
+#[derive(Clone, Copy, Debug)]
+pub enum Scope<'a> {
+    /// The sessions whose agent worked in this directory.
+    Project(&'a Path),
+    /// Every session.
+    All,
+}
+
+/// One session in a listing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    /// The agent that wrote it.
+    pub source: SourceKind,
+    /// The session id.
+    pub id: String,
+    /// The session file.
+    pub path: PathBuf,
+    /// The directory the agent worked in.
+    pub cwd: Option<String>,
+    /// The title, when the session has one.
+    pub title: Option<String>,
+    /// When the session started (ISO 8601), when known.
+    pub created: Option<String>,
+    /// The file's modification time, in ms since the Unix epoch.
+    #[serde(skip)]
+    pub modified_ms: i64,
+    /// How many messages its transcript has.
+    pub message_count: usize,
+    /// The first prompt, for a listing without a title.
+    pub first_message: Option<String>,
+    /// The session this one was forked from, when it says so.
+    pub parent_session: Option<String>,
+}
+
+/// Sessions found, and the files that could not be read.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The sessions, in no particular order.
+    pub sessions: Vec<SessionInfo>,
+    /// Files that looked like sessions but could not be read.
+    pub problems: Vec<Error>,
+}
+
+impl Listing {
+    /// Adds another listing's sessions and problems.
+    pub fn extend(&mut self, other: Listing) {
+        self.sessions.extend(other.sessions);
+        self.problems.extend(other.problems);
+    }
+}
+
+/// A file's modification time in ms since the Unix epoch (0 when unknown).
+pub fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .unwrap_or(0)
+}

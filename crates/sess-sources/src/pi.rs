@@ -1,0 +1,1 @@
+//! Transcripts of pi-family sessions, from the context path of a leaf.
