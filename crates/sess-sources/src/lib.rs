@@ -10,12 +10,14 @@
 
 pub mod claude;
 pub mod codex;
+mod detect;
 mod error;
 pub mod jsonl;
 mod listing;
 pub mod pi;
 mod transcript;
 
+pub use detect::detect;
 pub use error::{Error, Result};
 pub use listing::{Listing, Scope, SessionInfo, modified_ms};
 pub use transcript::{
