@@ -1,6 +1,7 @@
 //! A session file's bytes to a transcript, plus what a listing needs.
 
-use sess_core::replace_lone_surrogate_escapes;
+use serde::de::IgnoredAny;
+use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
 
 use super::line::Line;
 use super::messages::Conversation;
@@ -53,9 +54,15 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
     Parsed { transcript, created, first_prompt }
 }
 
-/// One line; a line that only fails because of a lone UTF-16 surrogate escape
-/// (a string cut inside an emoji) is read with U+FFFD in its place.
-fn parse_line(raw: &RawLine<'_>) -> Result<Line, sess_core::LineIssue> {
+/// One line, which must be a JSON object; a line that only fails because of a
+/// lone UTF-16 surrogate escape (a string cut inside an emoji) is read with
+/// U+FFFD in its place.
+fn parse_line(raw: &RawLine<'_>) -> Result<Line, LineIssue> {
+    if !raw.text.starts_with('{') {
+        // Serde would read an array as a struct's fields in order.
+        raw.parse::<IgnoredAny>()?;
+        return Err(LineIssue { line: raw.number, kind: IssueKind::NotAnObject });
+    }
     raw.parse().or_else(|issue| match replace_lone_surrogate_escapes(&raw.text) {
         std::borrow::Cow::Owned(fixed) => serde_json::from_str(&fixed).map_err(|_| issue),
         std::borrow::Cow::Borrowed(_) => Err(issue),
