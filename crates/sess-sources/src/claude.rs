@@ -1,1 +1,46 @@
-//! Claude Code sessions: `projects/<slug>/<uuid>.jsonl` under the config folder.
+//! Claude Code sessions: `projects/<slug>/<uuid>.jsonl` under the config folder
+//! (formats.md §1, seed 003).
+//!
+//! - [`config_dirs`] and [`project_dir_name`] find the folders; [`list`] and
+//!   [`session_files`] find the sessions; [`load`] and [`parse`] read one.
+//! - Sessions are the `*.jsonl` files directly in a project folder, except
+//!   `agent-*.jsonl` (subagents of the old flat layout). Folders beside them
+//!   (`<uuid>/subagents/`, `<uuid>/tool-results/`) are not searched.
+//! - A transcript follows the file in order, abandoned branches included
+//!   (formats.md §1.7). User, assistant and compact-summary lines make
+//!   messages; every other line type only feeds the title and the cwd.
+//! - Lines that do not parse are skipped and reported in
+//!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
+//!   normal. Only I/O errors are errors.
+
+mod line;
+mod listing;
+mod messages;
+mod parse;
+mod paths;
+mod text;
+mod title;
+
+use std::path::Path;
+
+pub use listing::{list, session_files};
+pub use paths::{config_dirs, project_dir_name};
+
+use crate::error::Result;
+use crate::jsonl::read_file;
+use crate::transcript::Transcript;
+
+/// Loads one session file as a full transcript (no 300 cap: the caller calls
+/// [`Transcript::keep_newest`]). The id is the file stem; title and cwd are
+/// filled in.
+pub fn load(path: &Path) -> Result<Transcript> {
+    let bytes = read_file(path)?;
+    let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(parse(&bytes, &id))
+}
+
+/// The pure part of [`load`]: a transcript from the bytes of a file with this
+/// session id.
+pub fn parse(bytes: &[u8], id: &str) -> Transcript {
+    parse::parse(bytes, id).transcript
+}

@@ -1,0 +1,133 @@
+//! Listing sessions (formats.md §1.2 "robust lookup").
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use super::line::CwdOnly;
+use super::parse::parse;
+use super::paths::{MAX_NAME_UNITS, project_dir_name, same_dir, session_files_in, subfolders};
+use crate::error::{Error, Result};
+use crate::jsonl::read_file;
+use crate::listing::{Listing, Scope, SessionInfo, modified_ms};
+use crate::transcript::SourceKind;
+
+/// Sessions in `<config>/projects/*/` for each config folder.
+///
+/// - [`Scope::All`]: every project folder.
+/// - [`Scope::Project`]: the folder named by [`project_dir_name`] of the cwd,
+///   every session in it. When that name is over 200 UTF-16 units, the folders
+///   whose names start with its first 200 units and `-`, keeping the sessions
+///   whose `cwd` (the first line that has one) is the cwd. When the folder is
+///   missing (or no folder has the prefix), every project folder, keeping the
+///   sessions whose `cwd` is the cwd.
+///
+/// Missing or unreadable folders list as empty. Files that cannot be read are
+/// in [`Listing::problems`]. Each listed file is parsed whole, for its message
+/// count.
+pub fn list(config_dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
+    let mut listing = Listing::default();
+    for config in config_dirs {
+        let projects = config.join("projects");
+        match scope {
+            Scope::All => {
+                for folder in subfolders(&projects) {
+                    list_folder(&folder, None, &mut listing);
+                }
+            }
+            Scope::Project(cwd) => list_project(&projects, &cwd.to_string_lossy(), &mut listing),
+        }
+    }
+    listing
+}
+
+/// Session files only, cheaply (no parsing): `(session id = file stem, path)`,
+/// for resolving an id or prefix. Sorted by path within each config folder.
+pub fn session_files(config_dirs: &[PathBuf]) -> Vec<(String, PathBuf)> {
+    config_dirs
+        .iter()
+        .flat_map(|config| subfolders(&config.join("projects")))
+        .flat_map(|f| session_files_in(&f))
+        .collect()
+}
+
+/// The sessions of one cwd under one `projects` folder.
+fn list_project(projects: &Path, cwd: &str, listing: &mut Listing) {
+    let name = project_dir_name(cwd);
+    // The name is ASCII: bytes are UTF-16 units, and any byte index is a boundary.
+    let folders = if name.len() <= MAX_NAME_UNITS {
+        let folder = projects.join(&name);
+        if folder.is_dir() {
+            list_folder(&folder, None, listing);
+            return;
+        }
+        Vec::new()
+    } else {
+        let prefix = format!("{}-", &name[..MAX_NAME_UNITS]);
+        subfolders(projects)
+            .into_iter()
+            .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+            .collect()
+    };
+    let folders = if folders.is_empty() { subfolders(projects) } else { folders };
+    for folder in folders {
+        list_folder(&folder, Some(cwd), listing);
+    }
+}
+
+/// The sessions in one project folder; with `cwd`, only those whose `cwd` is
+/// that directory.
+fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
+    for (id, path) in session_files_in(folder) {
+        if let Some(wanted) = cwd {
+            match first_cwd(&path) {
+                Ok(Some(found)) if same_dir(&found, wanted) => {}
+                Ok(_) => continue,
+                Err(err) => {
+                    listing.problems.push(err);
+                    continue;
+                }
+            }
+        }
+        match session_info(&path, id) {
+            Ok(info) => listing.sessions.push(info),
+            Err(err) => listing.problems.push(err),
+        }
+    }
+}
+
+/// What a listing says about one session file.
+fn session_info(path: &Path, id: String) -> Result<SessionInfo> {
+    let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
+    let bytes = read_file(path)?;
+    let parsed = parse(&bytes, &id);
+    Ok(SessionInfo {
+        source: SourceKind::Claude,
+        id,
+        path: path.to_owned(),
+        cwd: parsed.transcript.cwd,
+        title: parsed.transcript.title,
+        created: parsed.created,
+        modified_ms: modified_ms(&metadata),
+        message_count: parsed.transcript.messages.len(),
+        first_message: parsed.first_prompt,
+        parent_session: None,
+    })
+}
+
+/// The `cwd` of the first line that has one, reading no further.
+fn first_cwd(path: &Path) -> Result<Option<String>> {
+    let mut reader = BufReader::new(File::open(path).map_err(|err| Error::io(path, err))?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(|err| Error::io(path, err))? == 0 {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line));
+        let text = sess_core::replace_lone_surrogate_escapes(&text);
+        if let Ok(CwdOnly { cwd: Some(cwd) }) = serde_json::from_str(&text) {
+            return Ok(Some(cwd));
+        }
+    }
+}

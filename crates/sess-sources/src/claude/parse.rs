@@ -1,0 +1,70 @@
+//! A session file's bytes to a transcript, plus what a listing needs.
+
+use serde::de::IgnoredAny;
+use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
+
+use super::line::Line;
+use super::messages::Conversation;
+use super::title::{Titles, first_prompt};
+use crate::jsonl::{JsonLines, RawLine};
+use crate::transcript::{SourceKind, Transcript};
+
+/// A parsed session file.
+#[derive(Debug)]
+pub(super) struct Parsed {
+    /// The whole transcript, title and cwd filled in.
+    pub(super) transcript: Transcript,
+    /// The first line's timestamp.
+    pub(super) created: Option<String>,
+    /// The first real prompt.
+    pub(super) first_prompt: Option<String>,
+}
+
+/// Reads every line of `bytes`; lines that do not parse are skipped and
+/// recorded in `transcript.issues`.
+pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
+    let mut transcript = Transcript::new(SourceKind::Claude, id);
+    let mut created = None;
+    let mut messages = Conversation::default();
+    let mut titles = Titles::default();
+    for raw in JsonLines::new(bytes) {
+        let line = match parse_line(&raw) {
+            Ok(line) => line,
+            Err(issue) => {
+                transcript.issues.push(issue);
+                continue;
+            }
+        };
+        if created.is_none() {
+            created.clone_from(&line.timestamp);
+        }
+        if transcript.cwd.is_none() {
+            transcript.cwd.clone_from(&line.cwd);
+        }
+        titles.see(&line);
+        match line.kind.as_deref() {
+            Some("user") => messages.user(&line),
+            Some("assistant") => messages.assistant(&line),
+            _ => {}
+        }
+    }
+    transcript.messages = messages.finish();
+    let first_prompt = first_prompt(&transcript.messages).map(str::to_owned);
+    transcript.title = titles.title(first_prompt.as_deref());
+    Parsed { transcript, created, first_prompt }
+}
+
+/// One line, which must be a JSON object; a line that only fails because of a
+/// lone UTF-16 surrogate escape (a string cut inside an emoji) is read with
+/// U+FFFD in its place.
+fn parse_line(raw: &RawLine<'_>) -> Result<Line, LineIssue> {
+    if !raw.text.starts_with('{') {
+        // Serde would read an array as a struct's fields in order.
+        raw.parse::<IgnoredAny>()?;
+        return Err(LineIssue { line: raw.number, kind: IssueKind::NotAnObject });
+    }
+    raw.parse().or_else(|issue| match replace_lone_surrogate_escapes(&raw.text) {
+        std::borrow::Cow::Owned(fixed) => serde_json::from_str(&fixed).map_err(|_| issue),
+        std::borrow::Cow::Borrowed(_) => Err(issue),
+    })
+}

@@ -1,0 +1,97 @@
+//! Where Claude Code keeps sessions (formats.md §1.1–§1.2): the config
+//! folders, the project folder named after a cwd, and which files in it are
+//! sessions.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Project folder names are cut at this many UTF-16 code units (plus a hash).
+pub(super) const MAX_NAME_UNITS: usize = 200;
+
+/// Config folders: `$CLAUDE_CONFIG_DIR` (a comma-separated list; empty entries
+/// ignored) when set, else `home/.claude`.
+///
+/// Entries are trimmed and repeated ones dropped. A value with no non-empty
+/// entry (`""`, `","`) counts as unset. The caller reads the variable and
+/// expands `~`; this function reads no environment.
+pub fn config_dirs(claude_config_dir: Option<&str>, home: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for entry in claude_config_dir.unwrap_or_default().split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let dir = PathBuf::from(entry);
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    if dirs.is_empty() {
+        dirs.push(home.join(".claude"));
+    }
+    dirs
+}
+
+/// The project folder name for a cwd: every UTF-16 code unit outside ASCII
+/// `[A-Za-z0-9]` becomes `-` (so an emoji gives two dashes). Returns the full
+/// name (may be over 200 units).
+///
+/// This is the CLI's `replace(/[^a-zA-Z0-9]/g, "-")` on a JavaScript string.
+/// The CLI cuts a name over 200 units and appends a hash of the path that no
+/// reader reproduces; [`list`](super::list) finds those folders by prefix.
+/// The result is ASCII, so its length in bytes is its length in UTF-16 units.
+pub fn project_dir_name(cwd: &str) -> String {
+    cwd.encode_utf16()
+        .map(|unit| match u8::try_from(unit) {
+            Ok(byte) if byte.is_ascii_alphanumeric() => char::from(byte),
+            _ => '-',
+        })
+        .collect()
+}
+
+/// Whether a file name directly in a project folder is a session: `*.jsonl`,
+/// not a subagent transcript of the old flat layout (`agent-*.jsonl`), not
+/// hidden. Sessions are named by UUID, but any other stem is accepted too, so a
+/// future or hand-copied session still shows; only folders hold the other
+/// `.jsonl` files (`<uuid>/subagents/…`, `journal.jsonl`), and folders are not
+/// searched.
+pub(super) fn session_stem(file_name: &str) -> Option<&str> {
+    let stem = file_name.strip_suffix(".jsonl")?;
+    (!stem.is_empty() && !stem.starts_with("agent-") && !stem.starts_with('.')).then_some(stem)
+}
+
+/// The folders in `dir`, sorted; none when it is missing or unreadable.
+pub(super) fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
+    let mut folders: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    folders.sort();
+    folders
+}
+
+/// The session files directly in a project folder, `(id, path)` sorted by
+/// path; none when the folder is missing or unreadable. A name that looks like
+/// a session but cannot be inspected (a dangling link) is kept, so that
+/// reading it reports the problem.
+pub(super) fn session_files_in(folder: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = fs::read_dir(folder) else { return Vec::new() };
+    let mut files: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let stem = session_stem(&name.to_string_lossy())?.to_owned();
+            let path = entry.path();
+            let is_folder = fs::metadata(&path).is_ok_and(|m| m.is_dir());
+            (!is_folder).then_some((stem, path))
+        })
+        .collect();
+    files.sort_by(|a, b| a.1.cmp(&b.1));
+    files
+}
+
+/// Whether a session's `cwd` names the directory `wanted`: equal once a
+/// trailing separator is dropped, ignoring case on Windows and macOS (whose
+/// file systems usually do).
+pub(super) fn same_dir(cwd: &str, wanted: &str) -> bool {
+    fn trim(path: &str) -> &str {
+        let trimmed = path.trim_end_matches(['/', '\\']);
+        if trimmed.is_empty() || trimmed.ends_with(':') { path } else { trimmed }
+    }
+    let (cwd, wanted) = (trim(cwd), trim(wanted));
+    if cfg!(any(windows, target_os = "macos")) { cwd.to_lowercase() == wanted.to_lowercase() } else { cwd == wanted }
+}
