@@ -9,8 +9,9 @@
 //!
 //! The rule: a text is kept once for each pair of copies of the same kind with
 //! the same (trimmed) text, one from each origin, within one exchange. An
-//! exchange ends where a new user text begins; a user text pairs only with the
-//! copy right next to it. A copy with no partner is kept. When the event came
+//! exchange ends where a new user text begins; a prompt pairs only with the
+//! copy right next to it (nothing shown in between). A copy with no partner is
+//! kept. When the event came
 //! first and the item follows, the caller may upgrade the kept message with
 //! the item's content (it has the images the model saw).
 
@@ -70,6 +71,12 @@ impl Echoes {
         }
         self.open.push(Open { kind, origin, keys, message });
     }
+
+    /// Closes the open prompt: something else was shown after it, so it is
+    /// no longer right next to its partner.
+    pub(crate) fn close_prompts(&mut self) {
+        self.open.retain(|open| open.kind != Kind::User);
+    }
 }
 
 /// The pairing keys of a text made of `parts`: the parts joined by newlines,
@@ -116,6 +123,16 @@ mod tests {
         echoes.open(Kind::Assistant, Origin::Item, k("same words"), 1);
         echoes.open(Kind::User, Origin::Item, k("next prompt"), 2);
         assert_eq!(echoes.pair(Kind::Assistant, Origin::Event, &k("same words")), None);
+    }
+
+    #[test]
+    fn a_prompt_pairs_only_until_something_else_is_shown() {
+        let mut echoes = Echoes::default();
+        echoes.open(Kind::User, Origin::Event, k("again"), 0);
+        echoes.open(Kind::Reasoning, Origin::Item, k("r"), 1);
+        echoes.close_prompts();
+        assert_eq!(echoes.pair(Kind::User, Origin::Item, &k("again")), None);
+        assert_eq!(echoes.pair(Kind::Reasoning, Origin::Event, &k("r")), Some(1));
     }
 
     #[test]

@@ -166,7 +166,7 @@ impl Reader {
             Event::AgentReasoning { text } => self.reasoning(&text, Origin::Event, at),
             Event::ThreadRolledBack { num_turns } => {
                 let text = format!("Rolled back {num_turns} turn{}", if num_turns == 1 { "" } else { "s" });
-                self.messages().push(at.message(Role::System).with(Block::text(text)));
+                self.push_system(at, Block::text(text));
             }
             Event::TurnAborted { reason } => {
                 // Calls of the aborted turn will get no result.
@@ -175,7 +175,7 @@ impl Reader {
                     Some(reason) if !reason.is_empty() => format!("Turn aborted ({reason})"),
                     _ => "Turn aborted".to_owned(),
                 };
-                self.messages().push(at.message(Role::System).with(Block::text(text)));
+                self.push_system(at, Block::text(text));
             }
             Event::Error { message } => {
                 let index = self.assistant(at);
@@ -187,12 +187,19 @@ impl Reader {
 
     fn compacted(&mut self, compacted: &Compacted, at: &At) {
         let text = if compacted.message.trim().is_empty() { "Context compacted" } else { &compacted.message };
-        self.messages().push(at.message(Role::System).with(Block::Summary { text: text.to_owned() }));
+        self.push_system(at, Block::Summary { text: text.to_owned() });
+    }
+
+    /// Adds a system notice.
+    fn push_system(&mut self, at: &At, block: Block) {
+        self.echoes.close_prompts();
+        self.messages().push(at.message(Role::System).with(block));
     }
 
     /// The assistant message new output goes to: the last message when it is
     /// the assistant's, else a new one opened at `at`.
     fn assistant(&mut self, at: &At) -> usize {
+        self.echoes.close_prompts();
         let messages = self.messages();
         match messages.last() {
             Some(last) if last.role == Role::Assistant => messages.len() - 1,

@@ -247,6 +247,29 @@ fn the_same_words_in_two_exchanges_are_two_messages() {
 }
 
 #[test]
+fn a_prompt_typed_again_after_an_abort_is_a_new_message() {
+    let transcript = parse(&[
+        meta("t"),
+        // The turn was aborted before the prompt's item was written.
+        user_event("Also update the README"),
+        event(json!({"type": "turn_aborted", "reason": "interrupted"})),
+        user("Also update the README"),
+        user_event("Also update the README"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Also update the README"]),
+            msg(Role::System, &["text:Turn aborted (interrupted)"]),
+            msg(Role::User, &["text:Also update the README"]),
+        ]
+    );
+    // The new prompt is the item of line 4, paired with the event of line 5;
+    // the first prompt's event did not swallow it.
+    assert_eq!(transcript.messages[2].id.as_deref(), Some("4"));
+}
+
+#[test]
 fn assistant_output_is_one_message_until_the_next_user_text() {
     let transcript = parse(&[
         meta("t"),
