@@ -105,8 +105,8 @@ pub fn home_dir(codex_home: Option<&str>, home: &Path) -> PathBuf {
 /// module docs).
 ///
 /// [`Scope::Project`] keeps the sessions whose `session_meta.cwd` is that
-/// directory (compared as paths, without resolving links); [`Scope::All`]
-/// keeps all. A missing or unreadable folder lists as empty; a file that
+/// directory (compared as paths, without resolving links), reading only the
+/// first line of the others; [`Scope::All`] keeps all. A missing or unreadable folder lists as empty; a file that
 /// cannot be read or decompressed goes to [`Listing::problems`]. Titles come
 /// from `<codex_home>/session_index.jsonl`, else the first prompt. Sessions
 /// are in path order (by date, then time).
@@ -158,14 +158,26 @@ pub fn parse(bytes: &[u8]) -> Transcript {
     rollout::read(bytes).transcript
 }
 
+/// How much of a rollout's first line a project listing reads to find its
+/// cwd (the `session_meta` line holds the base instructions: tens of KB);
+/// a longer line is found by reading the whole file.
+const HEAD_LIMIT: u64 = 1 << 20;
+
 fn session_info(path: &Path, file_id: String, scope: Scope<'_>, titles: &index::Titles) -> Result<Option<SessionInfo>> {
     let metadata = std::fs::metadata(path).map_err(|err| Error::io(path, err))?;
-    let bytes = compression::read_rollout(path)?;
-    if let Scope::Project(dir) = scope
-        && rollout::meta_cwd(&bytes).is_none_or(|cwd| Path::new(&cwd) != dir)
-    {
-        return Ok(None);
+    if let Scope::Project(dir) = scope {
+        // The first line is the `session_meta`, in practice: most files of
+        // other projects are left after reading it alone.
+        let head = compression::read_first_line(path, HEAD_LIMIT)?;
+        let cwd = match rollout::meta_cwd(&head) {
+            Some(cwd) => Some(cwd),
+            None => rollout::meta_cwd(&compression::read_rollout(path)?),
+        };
+        if cwd.is_none_or(|cwd| Path::new(&cwd) != dir) {
+            return Ok(None);
+        }
     }
+    let bytes = compression::read_rollout(path)?;
     let rollout = rollout::read(&bytes);
     let transcript = rollout.transcript;
     let id = if transcript.id.is_empty() { file_id } else { transcript.id.clone() };

@@ -265,6 +265,25 @@ fn a_project_scope_keeps_the_sessions_of_that_cwd() {
 }
 
 #[test]
+fn a_project_scope_finds_a_meta_that_is_not_a_short_first_line() {
+    let home = tempfile::tempdir().unwrap();
+    let meta = |id: &str, instructions: &str| {
+        format!(
+            "{{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{id}\",\"cwd\":\"{CWD}\",\"base_instructions\":{{\"text\":\"{instructions}\"}}}}}}\n"
+        )
+    };
+    let broken_first = format!("{{broken\n{}", meta("after-a-broken-line", "short"));
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-00-a.jsonl", broken_first.as_bytes());
+    let long = meta("long-first-line", &"x".repeat(1_200_000));
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-01-b.jsonl", long.as_bytes());
+    let zst = compress_to_vec(meta("compressed", "short").as_bytes(), CompressionLevel::Fastest);
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-02-c.jsonl.zst", &zst);
+    let listing = list(home.path(), Scope::Project(Path::new(CWD)));
+    let ids: Vec<_> = listing.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["after-a-broken-line", "long-first-line", "compressed"]);
+}
+
+#[test]
 fn without_an_index_entry_the_title_is_the_first_prompt() {
     let home = Home::new();
     fs::remove_file(home.path().join("session_index.jsonl")).unwrap();

@@ -5,10 +5,12 @@
 //! not decompress completely is an error: unlike a cut JSONL line, a cut zstd
 //! frame cannot be told apart from a corrupt one.
 
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder, StreamingDecoder};
 
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
@@ -31,6 +33,37 @@ pub(crate) fn read_rollout(path: &Path) -> Result<Vec<u8>> {
             if twin.is_file() { read_compressed(&twin) } else { Err(Error::NotFound { path: missing }) }
         }
         other => other,
+    }
+}
+
+/// The first non-blank line of the rollout at `path` (decompressing only as
+/// far as needed), cut after `limit` bytes; the same fallback to a `.zst` twin
+/// as [`read_rollout`].
+pub(crate) fn read_first_line(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let path = if !is_compressed(path) && !path.exists() && compressed_twin(path).is_file() {
+        compressed_twin(path)
+    } else {
+        path.to_owned()
+    };
+    let file = File::open(&path).map_err(|err| Error::io(&path, err))?;
+    let mut line = Vec::new();
+    if is_compressed(&path) {
+        let decoder = StreamingDecoder::new(file)
+            .map_err(|err| Error::Decompress { path: path.clone(), message: err.to_string() })?;
+        first_line(BufReader::new(decoder).take(limit), &mut line)
+            .map_err(|err| Error::Decompress { path: path.clone(), message: err.to_string() })?;
+    } else {
+        first_line(BufReader::new(file).take(limit), &mut line).map_err(|err| Error::io(&path, err))?;
+    }
+    Ok(line)
+}
+
+fn first_line(mut reader: impl BufRead, line: &mut Vec<u8>) -> io::Result<()> {
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', line)? == 0 || !line.trim_ascii().is_empty() {
+            return Ok(());
+        }
     }
 }
 
@@ -113,6 +146,22 @@ mod tests {
     }
 
     #[test]
+    fn the_first_line_is_read_alone_and_cut_at_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("rollout-a.jsonl");
+        std::fs::write(&plain, b"\n  \n{\"first\":1}\n{\"second\":2}\n").unwrap();
+        assert_eq!(read_first_line(&plain, 1024).unwrap(), b"{\"first\":1}\n");
+        assert_eq!(read_first_line(&plain, 8).unwrap(), b"{\"fi");
+        let zst = dir.path().join("rollout-b.jsonl.zst");
+        std::fs::write(&zst, compress("{\"z\":1}\n".repeat(100_000).as_bytes())).unwrap();
+        assert_eq!(read_first_line(&zst, 1024).unwrap(), b"{\"z\":1}\n");
+        let bad = dir.path().join("rollout-c.jsonl.zst");
+        std::fs::write(&bad, b"nope").unwrap();
+        assert!(matches!(read_first_line(&bad, 1024), Err(Error::Decompress { .. })));
+        assert!(matches!(read_first_line(&dir.path().join("rollout-d.jsonl"), 1024), Err(Error::NotFound { .. })));
+    }
+
+    #[test]
     fn a_cut_or_foreign_file_is_an_error() {
         let whole = compress("line\n".repeat(1000).as_bytes());
         assert!(decompress(&whole[..whole.len() / 2]).is_err());
@@ -132,6 +181,9 @@ mod tests {
         assert_eq!(read_rollout(&zst).unwrap(), b"packed\n");
         // The plain name of a file that was compressed since it was listed.
         assert_eq!(read_rollout(&dir.path().join("rollout-b.jsonl")).unwrap(), b"packed\n");
+
+        assert_eq!(read_first_line(&zst, 1024).unwrap(), b"packed\n");
+        assert_eq!(read_first_line(&dir.path().join("rollout-b.jsonl"), 1024).unwrap(), b"packed\n");
 
         let missing = dir.path().join("rollout-c.jsonl");
         assert!(matches!(read_rollout(&missing), Err(Error::NotFound { path }) if path == missing));
