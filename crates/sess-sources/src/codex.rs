@@ -1,1 +1,201 @@
 //! Codex sessions: `sessions/YYYY/MM/DD/rollout-*.jsonl[.zst]` under the Codex home.
+//!
+//! # Files
+//!
+//! A thread is one rollout file, `rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl`,
+//! possibly compressed by Codex to `….jsonl.zst`; when both exist the plain
+//! file wins. [`list`] and [`session_files`] read `<codex home>/sessions/` only:
+//! `archived_sessions/` holds the threads the user put away, and Codex's own
+//! listing leaves them out too. [`load`] reads any rollout, archived ones
+//! included. Thread names come from `<codex home>/session_index.jsonl`, where
+//! the entry last in file order wins (Codex scans it from the end); blank
+//! names are ignored.
+//!
+//! # From lines to a transcript
+//!
+//! Every line is `{"timestamp", "type", "payload"}`. Unknown line types,
+//! payload types and event kinds are skipped silently; a line that is not JSON,
+//! or whose payload does not have the shape its type promises, is skipped and
+//! reported in [`Transcript::issues`] (a cut last line is the usual case).
+//!
+//! - **Messages:** `response_item` `message` with role `user` becomes a user
+//!   message of text and image blocks (`input_text`, `input_image`; a base64
+//!   data URL is split into media type and data, other URLs are kept as
+//!   URLs). Role `assistant` adds text blocks (`output_text`). Roles
+//!   `developer` and `system`, and user messages whose text starts with one of
+//!   the injected-context markers (`<environment_context>`,
+//!   `<user_instructions>`, `# AGENTS.md`, `<permissions instructions>`,
+//!   `<turn_aborted>`, … — one list, in `codex/injected.rs`) are hidden.
+//! - **Each text is kept once.** Codex writes prompts, assistant messages and
+//!   reasoning summaries twice: as a `response_item` and as an `event_msg`
+//!   (`user_message`, `agent_message`, `agent_reasoning`). Two copies of the
+//!   same kind and text, one of each origin, within one exchange (up to the
+//!   next user text; a prompt pairs only with the copy right next to it) are
+//!   one; a copy without a partner is kept, whichever origin it has, so files
+//!   with only items (older builds, forked copies) or only an event (an
+//!   interrupted turn) lose nothing. When the event came first, the user
+//!   message takes the item's content (what the model saw).
+//! - **Reasoning:** each non-blank `summary_text` of a `reasoning` item is a
+//!   thinking block (the raw `content` parts when there is no summary);
+//!   encrypted reasoning shows nothing. `agent_reasoning_raw_content` events
+//!   are not shown.
+//! - **One assistant bubble per exchange:** reasoning, text, tool calls and
+//!   errors go to the last message while it is the assistant's, else open a
+//!   new assistant message. Text → tool call → result → text is one message
+//!   until the next user text or system notice.
+//! - **Tool calls:** `function_call` (input = the JSON in `arguments`, or the
+//!   raw string when it is not JSON), `custom_tool_call` (input = the raw
+//!   `input` string) and `local_shell_call` (input = its `action`, name
+//!   `local_shell`) open a running call, `started_at` = the line's timestamp;
+//!   the `function_call_output` / `custom_tool_call_output` with the same
+//!   `call_id` completes it (`ended_at` = its timestamp). The result text and
+//!   the failed status follow `codex/output.rs`: a JSON text
+//!   `{"output","metadata":{"exit_code"}}` gives the inner output and fails
+//!   on a non-zero exit code; so does a first line `Exit code: N`; an
+//!   `{"content","success":false}` object fails. An output without a call is
+//!   dropped. `web_search_call` is a call named `web_search` (input = its
+//!   `action`, id = its line number), done when its status is `completed`,
+//!   failed when `failed`. Calls still running at a `turn_aborted` or at the
+//!   end of the file become pending.
+//! - **System notices** (each a system message, which also closes the
+//!   assistant bubble): `compacted` → a summary block with its `message`, or
+//!   `Context compacted` when the summary is only kept encrypted; the earlier
+//!   messages stay shown. `thread_rolled_back` → text `Rolled back N turn(s)`;
+//!   the rolled-back turns stay shown. `turn_aborted` → text `Turn aborted
+//!   (<reason>)`: an interrupt is the user's choice, not an error.
+//!   An `error` event (persisted by some builds) is an error block in the
+//!   assistant bubble.
+//! - **Ids and times:** Codex lines have no ids; a message's id is the 1-based
+//!   line number of the line that opened it (stable: rollouts are
+//!   append-only), its timestamp that line's timestamp.
+//! - **Forks:** a forked rollout starts with its own `session_meta`
+//!   (`forked_from_id`) followed by copies of the parent's items with their old
+//!   timestamps. They are the conversation the fork continues, so they are
+//!   shown like any other line. Only the first `session_meta` counts.
+
+mod compression;
+mod echo;
+mod files;
+mod index;
+mod injected;
+mod line;
+mod output;
+mod rollout;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::listing::{Listing, Scope, SessionInfo, modified_ms};
+use crate::transcript::{SourceKind, Transcript};
+
+/// The Codex home: `$CODEX_HOME` when set and non-empty, else `home/.codex`.
+///
+/// The caller reads the environment and passes `codex_home` (the value of
+/// `CODEX_HOME`) and `home` (the user's home directory).
+pub fn home_dir(codex_home: Option<&str>, home: &Path) -> PathBuf {
+    match codex_home {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => home.join(".codex"),
+    }
+}
+
+/// Sessions under `<codex_home>/sessions/YYYY/MM/DD/rollout-*.jsonl` and
+/// `rollout-*.jsonl.zst` (when both exist, the plain `.jsonl` is read and the
+/// `.zst` is not listed twice). `archived_sessions/` is not listed (see the
+/// module docs).
+///
+/// [`Scope::Project`] keeps the sessions whose `session_meta.cwd` is that
+/// directory (compared as paths, without resolving links), reading only the
+/// first line of the others; [`Scope::All`] keeps all. A missing or unreadable folder lists as empty; a file that
+/// cannot be read or decompressed goes to [`Listing::problems`]. Titles come
+/// from `<codex_home>/session_index.jsonl`, else the first prompt. Sessions
+/// are in path order (by date, then time).
+pub fn list(codex_home: &Path, scope: Scope<'_>) -> Listing {
+    let titles = index::Titles::read(codex_home);
+    let mut listing = Listing::default();
+    for (file_id, path) in session_files(codex_home) {
+        match session_info(&path, file_id, scope, &titles) {
+            Ok(Some(info)) => listing.sessions.push(info),
+            Ok(None) => {}
+            Err(err) => listing.problems.push(err),
+        }
+    }
+    listing
+}
+
+/// Session files only, cheaply (no parsing beyond the file name): the thread
+/// id from the file name `rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl[.zst]` and
+/// the path, for every rollout [`list`] would read, in path order.
+pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
+    files::rollouts_under(&codex_home.join(files::SESSIONS_DIR))
+}
+
+/// Loads one rollout (plain or zstd) as a full transcript; the caller trims it
+/// with [`Transcript::keep_newest`].
+///
+/// The id is `session_meta.id`, else the one in the file name; the cwd comes
+/// from `session_meta`; the title from the `session_index.jsonl` of the Codex
+/// home the file lives in (the folder above its `sessions` or
+/// `archived_sessions` ancestor), when it names the thread. A plain path that
+/// no longer exists is read from its `.zst` twin when there is one.
+pub fn load(path: &Path) -> Result<Transcript> {
+    let bytes = compression::read_rollout(path)?;
+    let mut transcript = parse(&bytes);
+    if transcript.id.is_empty()
+        && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
+    {
+        transcript.id = id;
+    }
+    if let Some(home) = files::home_of(path) {
+        transcript.title = index::Titles::read(home).get(&transcript.id).map(ToOwned::to_owned);
+    }
+    Ok(transcript)
+}
+
+/// The pure part: a transcript from the (decompressed) bytes of a rollout,
+/// with the id and cwd of its `session_meta` and no title.
+pub fn parse(bytes: &[u8]) -> Transcript {
+    rollout::read(bytes).transcript
+}
+
+/// How much of a rollout's first line a project listing reads to find its
+/// cwd (the `session_meta` line holds the base instructions: tens of KB);
+/// a longer line is found by reading the whole file.
+const HEAD_LIMIT: u64 = 1 << 20;
+
+fn session_info(path: &Path, file_id: String, scope: Scope<'_>, titles: &index::Titles) -> Result<Option<SessionInfo>> {
+    let metadata = std::fs::metadata(path).map_err(|err| Error::io(path, err))?;
+    if let Scope::Project(dir) = scope {
+        // The first line is the `session_meta`, in practice: most files of
+        // other projects are left after reading it alone.
+        let head = compression::read_first_line(path, HEAD_LIMIT)?;
+        let cwd = match rollout::meta_cwd(&head) {
+            Some(cwd) => Some(cwd),
+            None => rollout::meta_cwd(&compression::read_rollout(path)?),
+        };
+        if cwd.is_none_or(|cwd| Path::new(&cwd) != dir) {
+            return Ok(None);
+        }
+    }
+    let bytes = compression::read_rollout(path)?;
+    let rollout = rollout::read(&bytes);
+    let transcript = rollout.transcript;
+    let id = if transcript.id.is_empty() { file_id } else { transcript.id.clone() };
+    let first_message = transcript.first_prompt().map(ToOwned::to_owned);
+    Ok(Some(SessionInfo {
+        source: SourceKind::Codex,
+        title: titles.get(&id).map(ToOwned::to_owned).or_else(|| first_message.clone()),
+        id,
+        path: path.to_owned(),
+        cwd: transcript.cwd,
+        created: rollout.created,
+        modified_ms: modified_ms(&metadata),
+        message_count: transcript.messages.len(),
+        first_message,
+        parent_session: rollout.forked_from,
+    }))
+}
+
+#[cfg(test)]
+#[path = "codex/codex_tests.rs"]
+mod tests;

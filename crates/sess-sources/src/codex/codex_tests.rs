@@ -1,0 +1,409 @@
+//! Golden tests over the Codex fixtures, and the listing and loading of a
+//! Codex home.
+//!
+//! The expected transcripts are `fixtures/codex/expected/*.json`. After a
+//! deliberate change, regenerate them with `SESS_BLESS=1 cargo test -p
+//! sess-sources codex` and review the diff against the rules in the module
+//! docs before committing it.
+
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use ruzstd::encoding::{CompressionLevel, compress_to_vec};
+use sess_core::IssueKind;
+use tempfile::TempDir;
+
+use super::*;
+use crate::transcript::{Block, Role, ToolStatus};
+
+const BASIC_ID: &str = "0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81";
+const FORK_ID: &str = "0199c4f0-11aa-7b22-8c33-d44e55f66a77";
+const CWD: &str = "/home/alice/src/parsekit";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/codex")
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    fs::read(fixtures().join(name)).unwrap()
+}
+
+/// A Codex home holding both fixture rollouts and the session index.
+struct Home {
+    dir: TempDir,
+    basic: PathBuf,
+    fork: PathBuf,
+}
+
+impl Home {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let basic = Self::put(
+            dir.path(),
+            "2026/08/20",
+            &format!("rollout-2026-08-20T10-02-11-{BASIC_ID}.jsonl"),
+            &fixture("codex-basic-rollout.jsonl"),
+        );
+        let fork = Self::put(
+            dir.path(),
+            "2026/08/22",
+            &format!("rollout-2026-08-22T08-30-00-{FORK_ID}.jsonl"),
+            &fixture("codex-fork-rollback-compact.jsonl"),
+        );
+        fs::write(dir.path().join("session_index.jsonl"), fixture("codex-session_index.jsonl")).unwrap();
+        Self { dir, basic, fork }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn put(home: &Path, day: &str, name: &str, bytes: &[u8]) -> PathBuf {
+        let dir = home.join("sessions").join(day);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+/// Compares `transcript` with `fixtures/codex/expected/<name>.json`, or
+/// writes that file when `SESS_BLESS` is set.
+fn golden(name: &str, transcript: &Transcript) {
+    let path = fixtures().join("expected").join(format!("{name}.json"));
+    let actual = serde_json::to_string_pretty(transcript).unwrap() + "\n";
+    if std::env::var_os("SESS_BLESS").is_some() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}; run with SESS_BLESS=1 to create it", path.display()));
+    assert_eq!(actual, expected, "{name}: run with SESS_BLESS=1 to accept, then review the diff");
+}
+
+/// Per message: its id (line number), role and one string per block.
+fn shape(transcript: &Transcript) -> Vec<(String, Role, Vec<String>)> {
+    transcript
+        .messages
+        .iter()
+        .map(|m| {
+            let blocks = m
+                .blocks
+                .iter()
+                .map(|b| match b {
+                    Block::Text { text } => format!("text:{}", first_line(text)),
+                    Block::Thinking { text } => format!("thinking:{}", first_line(text)),
+                    Block::ToolCall(call) => format!("tool:{}:{}", call.name, call.status.as_str()),
+                    Block::Error { text } => format!("error:{text}"),
+                    Block::Context { title, .. } => format!("context:{title}"),
+                    Block::Summary { text } => format!("summary:{text}"),
+                    Block::Image(_) => "image".to_owned(),
+                })
+                .collect();
+            (m.id.clone().unwrap_or_default(), m.role, blocks)
+        })
+        .collect()
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn row(id: &str, role: Role, blocks: &[&str]) -> (String, Role, Vec<String>) {
+    (id.to_owned(), role, blocks.iter().map(|b| (*b).to_owned()).collect())
+}
+
+fn call(transcript: &Transcript, message: usize, block: usize) -> &crate::ToolCall {
+    match &transcript.messages[message].blocks[block] {
+        Block::ToolCall(call) => call,
+        other => panic!("not a tool call: {other:?}"),
+    }
+}
+
+#[test]
+fn golden_basic_rollout() {
+    let home = Home::new();
+    let transcript = load(&home.basic).unwrap();
+    assert_eq!(transcript.id, BASIC_ID);
+    assert_eq!(transcript.cwd.as_deref(), Some(CWD));
+    // The index's last entry for the id, not the first.
+    assert_eq!(transcript.title.as_deref(), Some("parsekit: day/month bug"));
+    // Developer permissions and <environment_context> hidden; the user_message,
+    // agent_reasoning and agent_message echoes dropped; one assistant bubble.
+    assert_eq!(
+        shape(&transcript),
+        [
+            row("6", Role::User, &["text:Why is test_parse_dates failing?"]),
+            row(
+                "8",
+                Role::Assistant,
+                &[
+                    "thinking:**Reproducing the failure**",
+                    "tool:shell:failed",
+                    "tool:apply_patch:succeeded",
+                    "tool:shell:succeeded",
+                    "text:The parser used month-first (`%m/%d/%Y`) but the fixtures are day-first. I switched the format in `dates.py`; all 10 tests pass.",
+                ],
+            ),
+        ]
+    );
+    let pytest = call(&transcript, 1, 1);
+    assert_eq!(pytest.id, "call_Qm3x1");
+    assert_eq!(pytest.input["command"][2], "pytest -q tests/test_dates.py::test_parse_dates");
+    assert_eq!(
+        pytest.result.as_deref(),
+        Some("F\nE   AssertionError: assert datetime(2026, 1, 2) == datetime(2026, 2, 1)\n1 failed in 0.21s\n")
+    );
+    assert_eq!(
+        (pytest.started_at.as_deref(), pytest.ended_at.as_deref()),
+        (Some("2026-08-20T10:02:22.950Z"), Some("2026-08-20T10:02:24.410Z"))
+    );
+    let patch = call(&transcript, 1, 2);
+    assert!(patch.input.as_str().is_some_and(|input| input.starts_with("*** Begin Patch\n")));
+    assert_eq!(patch.result.as_deref(), Some("Success. Updated the following files:\nM src/parsekit/dates.py\n"));
+    assert_eq!(call(&transcript, 1, 3).result.as_deref(), Some("..........\n10 passed in 0.44s\n"));
+    // The cut `turn_context` at the end.
+    assert_eq!(transcript.issues, [sess_core::LineIssue { line: 22, kind: IssueKind::TruncatedLastLine }]);
+    golden("codex-basic-rollout", &transcript);
+}
+
+#[test]
+fn golden_fork_rollback_compact() {
+    let home = Home::new();
+    let transcript = load(&home.fork).unwrap();
+    assert_eq!(transcript.id, FORK_ID);
+    assert_eq!(transcript.cwd.as_deref(), Some(CWD));
+    assert_eq!(transcript.title.as_deref(), Some("Day-first flag"));
+    assert_eq!(
+        shape(&transcript),
+        [
+            // The parent's items, copied by the fork with their old timestamps.
+            row("2", Role::User, &["text:Why is test_parse_dates failing?"]),
+            row(
+                "4",
+                Role::Assistant,
+                &[
+                    "text:The parser used month-first (`%m/%d/%Y`) but the fixtures are day-first. I switched the format in `dates.py`; all 10 tests pass."
+                ]
+            ),
+            row("7", Role::User, &["text:Instead, auto-detect day-first vs month-first."]),
+            row(
+                "9",
+                Role::Assistant,
+                &[
+                    "thinking:**Weighing ambiguity**",
+                    "tool:shell:succeeded",
+                    "text:Auto-detection is ambiguous for dates like 03/04. Do you want a `--day-first` flag instead?",
+                ],
+            ),
+            // The rolled-back turn above stays shown.
+            row("14", Role::System, &["text:Rolled back 1 turn"]),
+            row("17", Role::User, &["text:Add a --day-first CLI flag."]),
+            // The summary is only kept encrypted in replacement_history.
+            row("19", Role::System, &["summary:Context compacted"]),
+            row(
+                "21",
+                Role::Assistant,
+                &["text:Added `--day-first` (default off) and threaded it through `parse_date`."]
+            ),
+            // Only the event copy exists: its item is the cut last line.
+            row("27", Role::User, &["text:Also update the README"]),
+            row("28", Role::System, &["text:Turn aborted (interrupted)"]),
+        ]
+    );
+    assert_eq!(transcript.messages[0].timestamp.as_deref(), Some("2026-08-20T10:02:19.006Z"));
+    assert_eq!(call(&transcript, 3, 1).status, ToolStatus::Succeeded);
+    assert_eq!(transcript.issues, [sess_core::LineIssue { line: 29, kind: IssueKind::TruncatedLastLine }]);
+    golden("codex-fork-rollback-compact", &transcript);
+}
+
+#[test]
+fn lists_every_session_with_its_facts() {
+    let home = Home::new();
+    let listing = list(home.path(), Scope::All);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let [basic, fork] = listing.sessions.as_slice() else { panic!("{:?}", listing.sessions) };
+    let modified = |path: &Path| modified_ms(&fs::metadata(path).unwrap());
+    assert_eq!(
+        basic,
+        &SessionInfo {
+            source: SourceKind::Codex,
+            id: BASIC_ID.to_owned(),
+            path: home.basic.clone(),
+            cwd: Some(CWD.to_owned()),
+            title: Some("parsekit: day/month bug".to_owned()),
+            created: Some("2026-08-20T10:02:11.488Z".to_owned()),
+            modified_ms: modified(&home.basic),
+            message_count: 2,
+            first_message: Some("Why is test_parse_dates failing?".to_owned()),
+            parent_session: None,
+        }
+    );
+    assert!(basic.modified_ms > 0);
+    assert_eq!(
+        (fork.id.as_str(), fork.title.as_deref(), fork.parent_session.as_deref(), fork.message_count),
+        (FORK_ID, Some("Day-first flag"), Some(BASIC_ID), 10)
+    );
+    assert_eq!(fork.created.as_deref(), Some("2026-08-22T08:30:00.090Z"));
+}
+
+#[test]
+fn a_project_scope_keeps_the_sessions_of_that_cwd() {
+    let home = Home::new();
+    let other = "{\"timestamp\":\"2026-08-21T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"other\",\"cwd\":\"/srv/other\"}}\n";
+    Home::put(home.path(), "2026/08/21", "rollout-2026-08-21T00-00-00-other.jsonl", other.as_bytes());
+    let ids = |scope| list(home.path(), scope).sessions.into_iter().map(|s| s.id).collect::<Vec<_>>();
+    assert_eq!(ids(Scope::Project(Path::new(CWD))), [BASIC_ID, FORK_ID]);
+    assert_eq!(ids(Scope::Project(Path::new("/home/alice/src/parsekit/"))), [BASIC_ID, FORK_ID]);
+    assert_eq!(ids(Scope::Project(Path::new("/srv/other"))), ["other"]);
+    assert!(ids(Scope::Project(Path::new("/home/alice/src"))).is_empty());
+    assert_eq!(ids(Scope::All), [BASIC_ID, "other", FORK_ID]);
+}
+
+#[test]
+fn a_project_scope_finds_a_meta_that_is_not_a_short_first_line() {
+    let home = tempfile::tempdir().unwrap();
+    let meta = |id: &str, instructions: &str| {
+        format!(
+            "{{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{id}\",\"cwd\":\"{CWD}\",\"base_instructions\":{{\"text\":\"{instructions}\"}}}}}}\n"
+        )
+    };
+    let broken_first = format!("{{broken\n{}", meta("after-a-broken-line", "short"));
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-00-a.jsonl", broken_first.as_bytes());
+    let long = meta("long-first-line", &"x".repeat(1_200_000));
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-01-b.jsonl", long.as_bytes());
+    let zst = compress_to_vec(meta("compressed", "short").as_bytes(), CompressionLevel::Fastest);
+    Home::put(home.path(), "2026/08/20", "rollout-2026-08-20T00-00-02-c.jsonl.zst", &zst);
+    let listing = list(home.path(), Scope::Project(Path::new(CWD)));
+    let ids: Vec<_> = listing.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["after-a-broken-line", "long-first-line", "compressed"]);
+}
+
+#[test]
+fn without_an_index_entry_the_title_is_the_first_prompt() {
+    let home = Home::new();
+    fs::remove_file(home.path().join("session_index.jsonl")).unwrap();
+    let titles: Vec<_> = list(home.path(), Scope::All).sessions.into_iter().map(|s| s.title).collect();
+    assert_eq!(
+        titles,
+        [Some("Why is test_parse_dates failing?".to_owned()), Some("Why is test_parse_dates failing?".to_owned())]
+    );
+    assert_eq!(load(&home.basic).unwrap().title, None);
+}
+
+#[test]
+fn a_missing_home_lists_nothing() {
+    let listing = list(Path::new("/nonexistent/sess-codex-home"), Scope::All);
+    assert!(listing.sessions.is_empty() && listing.problems.is_empty());
+    assert!(session_files(Path::new("/nonexistent/sess-codex-home")).is_empty());
+    let empty = tempfile::tempdir().unwrap();
+    assert!(list(empty.path(), Scope::Project(Path::new(CWD))).sessions.is_empty());
+}
+
+#[test]
+fn unreadable_files_are_problems_and_the_rest_still_lists() {
+    let home = Home::new();
+    let day = home.path().join("sessions/2026/08/23");
+    fs::create_dir_all(&day).unwrap();
+    // A dangling link cannot be read (permissions do not stop root).
+    let dangling = day.join("rollout-2026-08-23T00-00-00-0199c3a1-0000-7000-8000-00000000dead.jsonl");
+    std::os::unix::fs::symlink(day.join("gone"), &dangling).unwrap();
+    let corrupt = day.join("rollout-2026-08-23T01-00-00-0199c3a1-0000-7000-8000-00000000beef.jsonl.zst");
+    fs::write(&corrupt, b"not zstd").unwrap();
+    let listing = list(home.path(), Scope::All);
+    assert_eq!(listing.sessions.len(), 2);
+    let problems: Vec<String> = listing.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(matches!(&listing.problems[0], Error::NotFound { path } if *path == dangling), "{problems:?}");
+    assert!(matches!(&listing.problems[1], Error::Decompress { path, .. } if *path == corrupt), "{problems:?}");
+}
+
+#[test]
+fn compressed_rollouts_read_like_plain_ones() {
+    let home = Home::new();
+    let plain = load(&home.basic).unwrap();
+    let zst = home.basic.with_file_name(format!("{}.zst", home.basic.file_name().unwrap().to_str().unwrap()));
+    fs::write(&zst, compress_to_vec(fixture("codex-basic-rollout.jsonl").as_slice(), CompressionLevel::Fastest))
+        .unwrap();
+    fs::remove_file(&home.basic).unwrap();
+    assert_eq!(load(&zst).unwrap(), plain);
+    // The plain name of a file compressed since it was listed.
+    assert_eq!(load(&home.basic).unwrap(), plain);
+    let listing = list(home.path(), Scope::All);
+    assert_eq!(listing.sessions[0].path, zst);
+    assert_eq!((listing.sessions[0].id.as_str(), listing.sessions[0].message_count), (BASIC_ID, 2));
+}
+
+#[test]
+fn the_plain_rollout_wins_over_its_compressed_twin() {
+    let home = Home::new();
+    // The twin holds something else, so reading it would show.
+    let zst = home.basic.with_file_name(format!("{}.zst", home.basic.file_name().unwrap().to_str().unwrap()));
+    fs::write(
+        &zst,
+        compress_to_vec(
+            b"{\"type\":\"session_meta\",\"payload\":{\"id\":\"twin\"}}\n".as_slice(),
+            CompressionLevel::Fastest,
+        ),
+    )
+    .unwrap();
+    let files = session_files(home.path());
+    assert_eq!(files, [(BASIC_ID.to_owned(), home.basic.clone()), (FORK_ID.to_owned(), home.fork.clone())]);
+    let listing = list(home.path(), Scope::All);
+    assert_eq!(listing.sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), [BASIC_ID, FORK_ID]);
+    assert_eq!(listing.sessions[0].path, home.basic);
+}
+
+#[test]
+fn session_files_read_only_names() {
+    let home = Home::new();
+    let junk = Home::put(
+        home.path(),
+        "2026/08/24",
+        "rollout-2026-08-24T00-00-00-0199c3a1-0000-7000-8000-000000000024.jsonl",
+        b"junk",
+    );
+    let files = session_files(home.path());
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[2], ("0199c3a1-0000-7000-8000-000000000024".to_owned(), junk));
+}
+
+#[test]
+fn archived_sessions_are_not_listed_but_load_with_their_title() {
+    let home = Home::new();
+    let archived = home.path().join("archived_sessions");
+    fs::create_dir_all(&archived).unwrap();
+    let path = archived.join(home.fork.file_name().unwrap());
+    fs::rename(&home.fork, &path).unwrap();
+    assert_eq!(list(home.path(), Scope::All).sessions.len(), 1);
+    assert_eq!(session_files(home.path()).len(), 1);
+    assert_eq!(load(&path).unwrap().title.as_deref(), Some("Day-first flag"));
+}
+
+#[test]
+fn load_takes_the_id_from_the_file_name_when_there_is_no_meta() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("rollout-2026-08-20T10-02-11-{BASIC_ID}.jsonl"));
+    fs::write(&path, b"{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}}\n").unwrap();
+    let transcript = load(&path).unwrap();
+    assert_eq!((transcript.id.as_str(), transcript.title.as_deref(), transcript.messages.len()), (BASIC_ID, None, 1));
+    assert!(matches!(load(&dir.path().join("rollout-missing.jsonl")), Err(Error::NotFound { .. })));
+}
+
+#[test]
+fn parse_is_load_without_the_file() {
+    let transcript = parse(&fixture("codex-basic-rollout.jsonl"));
+    assert_eq!((transcript.id.as_str(), transcript.title.as_deref(), transcript.messages.len()), (BASIC_ID, None, 2));
+}
+
+#[test]
+fn the_codex_home_is_codex_home_or_dot_codex() {
+    let home = Path::new("/home/alice");
+    assert_eq!(home_dir(Some("/opt/codex"), home), Path::new("/opt/codex"));
+    assert_eq!(home_dir(Some(""), home), Path::new("/home/alice/.codex"));
+    assert_eq!(home_dir(None, home), Path::new("/home/alice/.codex"));
+}

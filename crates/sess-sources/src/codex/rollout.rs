@@ -1,0 +1,363 @@
+//! From rollout lines to a transcript: the mapping rules of the `codex` module
+//! docs, applied line by line.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sess_core::{IssueKind, LineIssue};
+
+use super::echo::{self, Echoes, Kind, Origin};
+use super::injected::is_injected;
+use super::line::{Compacted, ContentItem, Envelope, Event, LineKind, MessageRole, ResponseItem, SessionMeta};
+use super::output::interpret;
+use crate::jsonl::JsonLines;
+use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, finish_pending};
+
+/// A rollout read: its transcript and the session facts beside it.
+#[derive(Debug)]
+pub(crate) struct Rollout {
+    /// The transcript (id and cwd from `session_meta`, no title).
+    pub(crate) transcript: Transcript,
+    /// `session_meta.timestamp`, else the timestamp of its line.
+    pub(crate) created: Option<String>,
+    /// `session_meta.forked_from_id`.
+    pub(crate) forked_from: Option<String>,
+}
+
+/// Reads the (decompressed) bytes of a rollout.
+pub(crate) fn read(bytes: &[u8]) -> Rollout {
+    let mut reader = Reader::new();
+    for line in JsonLines::new(bytes) {
+        let envelope = match line.parse::<Envelope<'_>>() {
+            Ok(envelope) => envelope,
+            Err(issue) => {
+                reader.rollout.transcript.issues.push(issue);
+                continue;
+            }
+        };
+        let at = At { line: line.number, timestamp: envelope.timestamp.clone() };
+        if let Err(err) = reader.line(&envelope, &at) {
+            let issue = LineIssue { line: line.number, kind: IssueKind::InvalidJson(err.to_string()) };
+            reader.rollout.transcript.issues.push(issue);
+        }
+    }
+    reader.finish()
+}
+
+/// The `cwd` of the first `session_meta` line, read without building a
+/// transcript (for filtering a listing by project).
+pub(crate) fn meta_cwd(bytes: &[u8]) -> Option<String> {
+    JsonLines::new(bytes).find_map(|line| {
+        let envelope = line.parse::<Envelope<'_>>().ok()?;
+        if envelope.kind != LineKind::SessionMeta {
+            return None;
+        }
+        // As in `read`, the first meta that parses counts.
+        serde_json::from_str::<SessionMeta>(envelope.payload?.get()).ok().map(|meta| meta.cwd)
+    })?
+}
+
+/// Where a line is: the message id and timestamp of what it opens.
+#[derive(Clone, Debug)]
+struct At {
+    line: usize,
+    timestamp: Option<String>,
+}
+
+impl At {
+    fn message(&self, role: Role) -> Message {
+        Message::new(role).at(Some(self.line.to_string()), self.timestamp.clone())
+    }
+}
+
+struct Reader {
+    rollout: Rollout,
+    meta_seen: bool,
+    /// Open tool calls by `call_id`: (message index, block index).
+    calls: HashMap<String, (usize, usize)>,
+    echoes: Echoes,
+}
+
+impl Reader {
+    fn new() -> Self {
+        Self {
+            rollout: Rollout { transcript: Transcript::new(SourceKind::Codex, ""), created: None, forked_from: None },
+            meta_seen: false,
+            calls: HashMap::new(),
+            echoes: Echoes::default(),
+        }
+    }
+
+    fn finish(mut self) -> Rollout {
+        finish_pending(&mut self.rollout.transcript.messages);
+        self.rollout
+    }
+
+    fn messages(&mut self) -> &mut Vec<Message> {
+        &mut self.rollout.transcript.messages
+    }
+
+    fn line(&mut self, envelope: &Envelope<'_>, at: &At) -> serde_json::Result<()> {
+        let payload = || -> serde_json::Result<&str> {
+            envelope.payload.map(RawValue::get).ok_or_else(|| serde::de::Error::missing_field("payload"))
+        };
+        match envelope.kind {
+            LineKind::SessionMeta => self.session_meta(serde_json::from_str(payload()?)?, at),
+            LineKind::ResponseItem => self.item(serde_json::from_str(payload()?)?, at),
+            LineKind::EventMsg => self.event(serde_json::from_str(payload()?)?, at),
+            LineKind::Compacted => self.compacted(&serde_json::from_str(payload()?)?, at),
+            LineKind::Other => {}
+        }
+        Ok(())
+    }
+
+    /// The first `session_meta` is the thread's; later ones (copied by a
+    /// fork) are ignored.
+    fn session_meta(&mut self, meta: SessionMeta, at: &At) {
+        if std::mem::replace(&mut self.meta_seen, true) {
+            return;
+        }
+        let rollout = &mut self.rollout;
+        rollout.transcript.id = meta.id.or(meta.session_id).unwrap_or_default();
+        rollout.transcript.cwd = meta.cwd;
+        rollout.created = meta.timestamp.or_else(|| at.timestamp.clone());
+        rollout.forked_from = meta.forked_from_id;
+    }
+
+    fn item(&mut self, item: ResponseItem, at: &At) {
+        match item {
+            ResponseItem::Message { role, content } => match role {
+                MessageRole::User => self.user_item(&content, at),
+                MessageRole::Assistant => self.assistant_text(&content, Origin::Item, at),
+                MessageRole::Developer | MessageRole::System | MessageRole::Other => {}
+            },
+            ResponseItem::Reasoning { summary, content } => {
+                let parts = if summary.iter().any(|p| !p.text.trim().is_empty()) {
+                    summary
+                } else {
+                    content.unwrap_or_default()
+                };
+                for part in parts {
+                    self.reasoning(&part.text, Origin::Item, at);
+                }
+            }
+            ResponseItem::FunctionCall { name, arguments, call_id } => {
+                self.call(call_id, name, parse_arguments(arguments), at);
+            }
+            ResponseItem::CustomToolCall { name, input, call_id } => self.call(call_id, name, input, at),
+            ResponseItem::LocalShellCall { call_id, id, action } => {
+                let call_id = call_id.or(id).unwrap_or_else(|| at.line.to_string());
+                self.call(call_id, "local_shell".to_owned(), action, at);
+            }
+            ResponseItem::FunctionCallOutput { call_id, output }
+            | ResponseItem::CustomToolCallOutput { call_id, output } => self.complete(&call_id, &output, at),
+            ResponseItem::WebSearchCall { status, action } => self.web_search(status.as_deref(), action, at),
+            ResponseItem::Other => {}
+        }
+    }
+
+    fn event(&mut self, event: Event, at: &At) {
+        match event {
+            Event::UserMessage { message, images, local_images } => self.user_event(&message, images, local_images, at),
+            Event::AgentMessage { message } => {
+                self.assistant_text(&[ContentItem::OutputText { text: message }], Origin::Event, at);
+            }
+            Event::AgentReasoning { text } => self.reasoning(&text, Origin::Event, at),
+            Event::ThreadRolledBack { num_turns } => {
+                let text = format!("Rolled back {num_turns} turn{}", if num_turns == 1 { "" } else { "s" });
+                self.push_system(at, Block::text(text));
+            }
+            Event::TurnAborted { reason } => {
+                // Calls of the aborted turn will get no result.
+                finish_pending(self.messages());
+                let text = match reason.as_deref().map(str::trim) {
+                    Some(reason) if !reason.is_empty() => format!("Turn aborted ({reason})"),
+                    _ => "Turn aborted".to_owned(),
+                };
+                self.push_system(at, Block::text(text));
+            }
+            Event::Error { message } => {
+                let index = self.assistant(at);
+                self.messages()[index].blocks.push(Block::Error { text: message });
+            }
+            Event::Other => {}
+        }
+    }
+
+    fn compacted(&mut self, compacted: &Compacted, at: &At) {
+        let text = if compacted.message.trim().is_empty() { "Context compacted" } else { &compacted.message };
+        self.push_system(at, Block::Summary { text: text.to_owned() });
+    }
+
+    /// Adds a system notice.
+    fn push_system(&mut self, at: &At, block: Block) {
+        self.echoes.close_prompts();
+        self.messages().push(at.message(Role::System).with(block));
+    }
+
+    /// The assistant message new output goes to: the last message when it is
+    /// the assistant's, else a new one opened at `at`.
+    fn assistant(&mut self, at: &At) -> usize {
+        self.echoes.close_prompts();
+        let messages = self.messages();
+        match messages.last() {
+            Some(last) if last.role == Role::Assistant => messages.len() - 1,
+            _ => {
+                messages.push(at.message(Role::Assistant));
+                messages.len() - 1
+            }
+        }
+    }
+
+    fn user_item(&mut self, content: &[ContentItem], at: &At) {
+        let keys = echo::keys(texts(content));
+        if keys.first().is_some_and(|text| is_injected(text)) {
+            return;
+        }
+        let blocks = blocks(content);
+        if let Some(index) = self.echoes.pair(Kind::User, Origin::Item, &keys) {
+            // The event came first: show what the model saw.
+            let message = &mut self.messages()[index];
+            if message.role == Role::User && !blocks.is_empty() {
+                message.blocks = blocks;
+            }
+            return;
+        }
+        self.push_user(blocks, keys, Origin::Item, at);
+    }
+
+    fn user_event(&mut self, message: &str, images: Option<Vec<String>>, local_images: Option<Vec<Value>>, at: &At) {
+        let keys = echo::keys([message]);
+        if is_injected(message) || self.echoes.pair(Kind::User, Origin::Event, &keys).is_some() {
+            return;
+        }
+        let mut blocks = Vec::new();
+        if !message.trim().is_empty() {
+            blocks.push(Block::text(message));
+        }
+        blocks.extend(images.unwrap_or_default().iter().map(|url| Block::Image(image(url))));
+        let paths = local_images.unwrap_or_default();
+        let paths = paths.iter().filter_map(Value::as_str);
+        blocks
+            .extend(paths.map(|path| Block::Image(Image { media_type: None, data: None, url: Some(path.to_owned()) })));
+        self.push_user(blocks, keys, Origin::Event, at);
+    }
+
+    fn push_user(&mut self, blocks: Vec<Block>, keys: Vec<String>, origin: Origin, at: &At) {
+        if blocks.is_empty() {
+            return;
+        }
+        let messages = self.messages();
+        messages.push(Message { blocks, ..at.message(Role::User) });
+        let index = messages.len() - 1;
+        self.echoes.open(Kind::User, origin, keys, index);
+    }
+
+    fn assistant_text(&mut self, content: &[ContentItem], origin: Origin, at: &At) {
+        let keys = echo::keys(texts(content));
+        if self.echoes.pair(Kind::Assistant, origin, &keys).is_some() {
+            return;
+        }
+        let blocks = blocks(content);
+        if blocks.is_empty() {
+            return;
+        }
+        let index = self.assistant(at);
+        self.messages()[index].blocks.extend(blocks);
+        self.echoes.open(Kind::Assistant, origin, keys, index);
+    }
+
+    fn reasoning(&mut self, text: &str, origin: Origin, at: &At) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let keys = echo::keys([text]);
+        if self.echoes.pair(Kind::Reasoning, origin, &keys).is_some() {
+            return;
+        }
+        let index = self.assistant(at);
+        self.messages()[index].blocks.push(Block::Thinking { text: text.to_owned() });
+        self.echoes.open(Kind::Reasoning, origin, keys, index);
+    }
+
+    fn call(&mut self, call_id: String, name: String, input: Value, at: &At) {
+        let mut call = ToolCall::running(call_id.clone(), name, input);
+        call.started_at.clone_from(&at.timestamp);
+        let index = self.assistant(at);
+        let blocks = &mut self.messages()[index].blocks;
+        blocks.push(Block::ToolCall(call));
+        let position = (index, blocks.len() - 1);
+        self.calls.insert(call_id, position);
+    }
+
+    /// Completes the open call `call_id`; an output without a call is dropped.
+    fn complete(&mut self, call_id: &str, output: &Value, at: &At) {
+        let Some((message, block)) = self.calls.remove(call_id) else { return };
+        if let Some(Block::ToolCall(call)) = self.messages().get_mut(message).and_then(|m| m.blocks.get_mut(block)) {
+            let output = interpret(output);
+            call.complete(Some(output.text), output.failed, at.timestamp.clone());
+        }
+    }
+
+    /// A web search has no output item: its status is in the call.
+    fn web_search(&mut self, status: Option<&str>, action: Value, at: &At) {
+        let mut call = ToolCall::running(at.line.to_string(), "web_search", action);
+        call.started_at.clone_from(&at.timestamp);
+        match status {
+            Some("completed") => call.complete(None, false, at.timestamp.clone()),
+            Some("failed") => call.complete(None, true, at.timestamp.clone()),
+            _ => {}
+        }
+        let index = self.assistant(at);
+        self.messages()[index].blocks.push(Block::ToolCall(call));
+    }
+}
+
+/// The texts of a message's parts.
+fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
+    content.iter().filter_map(|part| match part {
+        ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text.as_str()),
+        ContentItem::InputImage { .. } | ContentItem::Other => None,
+    })
+}
+
+/// A message's parts as blocks; blank texts and unknown parts are left out.
+fn blocks(content: &[ContentItem]) -> Vec<Block> {
+    content
+        .iter()
+        .filter_map(|part| match part {
+            ContentItem::InputText { text } | ContentItem::OutputText { text } => {
+                (!text.trim().is_empty()).then(|| Block::text(text.as_str()))
+            }
+            ContentItem::InputImage { image_url } => Some(Block::Image(image(image_url))),
+            ContentItem::Other => None,
+        })
+        .collect()
+}
+
+/// An image from a URL: a base64 data URL is split into its media type and
+/// data, anything else is kept as a URL.
+fn image(url: &str) -> Image {
+    if let Some(rest) = url.strip_prefix("data:")
+        && let Some((meta, data)) = rest.split_once(',')
+        && let Some(media_type) = meta.strip_suffix(";base64")
+    {
+        let media_type = (!media_type.is_empty()).then(|| media_type.to_owned());
+        return Image { media_type, data: Some(data.to_owned()), url: None };
+    }
+    Image { media_type: None, data: None, url: Some(url.to_owned()) }
+}
+
+/// A function call's arguments: the JSON in the string, else the string
+/// itself; arguments that are already JSON stay as they are.
+fn parse_arguments(arguments: Value) -> Value {
+    match arguments {
+        Value::String(raw) => serde_json::from_str(&raw).unwrap_or(Value::String(raw)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+#[path = "rollout_tests.rs"]
+mod tests;

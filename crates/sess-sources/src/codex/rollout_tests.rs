@@ -1,0 +1,552 @@
+//! One small rollout per mapping rule of the `codex` module docs.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::transcript::ToolStatus;
+
+/// A rollout of `payloads`, each `(type, payload)`, stamped one second apart.
+fn jsonl(lines: &[(&str, Value)]) -> String {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, (kind, payload))| {
+            let timestamp = format!("2026-08-20T10:00:{i:02}.000Z");
+            json!({"timestamp": timestamp, "type": kind, "payload": payload}).to_string() + "\n"
+        })
+        .collect()
+}
+
+fn parse(lines: &[(&str, Value)]) -> Transcript {
+    read(jsonl(lines).as_bytes()).transcript
+}
+
+fn meta(id: &str) -> (&'static str, Value) {
+    (
+        "session_meta",
+        json!({"id": id, "timestamp": "2026-08-20T09:59:59.000Z", "cwd": "/w", "originator": "codex_cli_rs"}),
+    )
+}
+
+fn message(role: &str, part: &str, text: &str) -> (&'static str, Value) {
+    ("response_item", json!({"type": "message", "role": role, "content": [{"type": part, "text": text}]}))
+}
+
+fn user(text: &str) -> (&'static str, Value) {
+    message("user", "input_text", text)
+}
+
+fn assistant(text: &str) -> (&'static str, Value) {
+    message("assistant", "output_text", text)
+}
+
+fn event(payload: Value) -> (&'static str, Value) {
+    ("event_msg", payload)
+}
+
+fn user_event(text: &str) -> (&'static str, Value) {
+    event(json!({"type": "user_message", "message": text, "images": [], "local_images": [], "text_elements": []}))
+}
+
+fn agent_event(text: &str) -> (&'static str, Value) {
+    event(json!({"type": "agent_message", "message": text}))
+}
+
+fn reasoning(parts: &[&str]) -> (&'static str, Value) {
+    let summary: Vec<Value> = parts.iter().map(|t| json!({"type": "summary_text", "text": t})).collect();
+    ("response_item", json!({"type": "reasoning", "summary": summary, "content": null, "encrypted_content": "gAAA"}))
+}
+
+fn reasoning_event(text: &str) -> (&'static str, Value) {
+    event(json!({"type": "agent_reasoning", "text": text}))
+}
+
+fn call(call_id: &str, arguments: &str) -> (&'static str, Value) {
+    ("response_item", json!({"type": "function_call", "name": "shell", "arguments": arguments, "call_id": call_id}))
+}
+
+fn output(call_id: &str, output: &str) -> (&'static str, Value) {
+    ("response_item", json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+}
+
+fn exec_output(call_id: &str, text: &str, exit_code: i64) -> (&'static str, Value) {
+    let output = json!({"output": text, "metadata": {"exit_code": exit_code, "duration_seconds": 0.1}}).to_string();
+    ("response_item", json!({"type": "function_call_output", "call_id": call_id, "output": output}))
+}
+
+/// The transcript in short: per message its role and one string per block.
+fn shape(transcript: &Transcript) -> Vec<(Role, Vec<String>)> {
+    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(describe).collect())).collect()
+}
+
+fn describe(block: &Block) -> String {
+    match block {
+        Block::Text { text } => format!("text:{text}"),
+        Block::Thinking { text } => format!("thinking:{text}"),
+        Block::ToolCall(call) => format!("tool:{}:{}", call.name, call.status.as_str()),
+        Block::Error { text } => format!("error:{text}"),
+        Block::Context { title, .. } => format!("context:{title}"),
+        Block::Summary { text } => format!("summary:{text}"),
+        Block::Image(image) => format!("image:{}", image.media_type.as_deref().or(image.url.as_deref()).unwrap_or("?")),
+    }
+}
+
+fn msg(role: Role, blocks: &[&str]) -> (Role, Vec<String>) {
+    (role, blocks.iter().map(|b| (*b).to_owned()).collect())
+}
+
+fn tool(transcript: &Transcript, message: usize, block: usize) -> &ToolCall {
+    match &transcript.messages[message].blocks[block] {
+        Block::ToolCall(call) => call,
+        other => panic!("not a tool call: {other:?}"),
+    }
+}
+
+#[test]
+fn session_meta_gives_id_cwd_created_and_parent_and_only_the_first_counts() {
+    let text = jsonl(&[
+        (
+            "session_meta",
+            json!({"id": "child", "forked_from_id": "parent", "cwd": "/w", "timestamp": "2026-08-22T08:30:00Z"}),
+        ),
+        ("session_meta", json!({"id": "parent", "cwd": "/elsewhere"})),
+    ]);
+    let rollout = read(text.as_bytes());
+    assert_eq!((rollout.transcript.id.as_str(), rollout.transcript.cwd.as_deref()), ("child", Some("/w")));
+    assert_eq!(rollout.created.as_deref(), Some("2026-08-22T08:30:00Z"));
+    assert_eq!(rollout.forked_from.as_deref(), Some("parent"));
+    assert_eq!(rollout.transcript.source, SourceKind::Codex);
+    assert_eq!(rollout.transcript.title, None);
+    assert_eq!(meta_cwd(text.as_bytes()).as_deref(), Some("/w"));
+
+    // Older builds: `session_id`; no payload timestamp → the line's.
+    let old = read(jsonl(&[("session_meta", json!({"session_id": "old", "cwd": "/o"}))]).as_bytes());
+    assert_eq!(old.transcript.id, "old");
+    assert_eq!(old.created.as_deref(), Some("2026-08-20T10:00:00.000Z"));
+    assert_eq!(meta_cwd(b"{\"type\":\"response_item\",\"payload\":{}}\n"), None);
+}
+
+#[test]
+fn injected_context_is_hidden() {
+    let transcript = parse(&[
+        meta("t"),
+        message("developer", "input_text", "<permissions instructions>sandboxed</permissions instructions>"),
+        message("system", "input_text", "You are Codex"),
+        user("<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+        user("# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>be brief</INSTRUCTIONS>"),
+        user("<user_instructions>be brief</user_instructions>"),
+        user_event("<environment_context>echoed</environment_context>"),
+        message("critic", "input_text", "a role from the future"),
+        user("The real prompt"),
+    ]);
+    assert_eq!(shape(&transcript), [msg(Role::User, &["text:The real prompt"])]);
+}
+
+#[test]
+fn item_then_event_copies_are_kept_once() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Why?"),
+        user_event("Why?"),
+        reasoning(&["**Looking**", "**Checking**"]),
+        reasoning_event("**Looking**"),
+        reasoning_event("**Checking**"),
+        assistant("Because."),
+        agent_event("Because."),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Why?"]),
+            msg(Role::Assistant, &["thinking:**Looking**", "thinking:**Checking**", "text:Because."]),
+        ]
+    );
+}
+
+#[test]
+fn event_then_item_copies_are_kept_once_with_the_items_content() {
+    let transcript = parse(&[
+        meta("t"),
+        user_event("Look at this"),
+        (
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "Look at this"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+            ]}),
+        ),
+        reasoning_event("**Seeing**"),
+        agent_event("A cat."),
+        reasoning(&["**Seeing**"]),
+        assistant("A cat."),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Look at this", "image:image/png"]),
+            msg(Role::Assistant, &["thinking:**Seeing**", "text:A cat."]),
+        ]
+    );
+    // The message keeps the id and time of the line that opened it.
+    assert_eq!(transcript.messages[0].id.as_deref(), Some("2"));
+}
+
+#[test]
+fn a_copy_without_its_partner_is_kept() {
+    let transcript = parse(&[
+        meta("t"),
+        // Forked copies: items only.
+        user("First"),
+        assistant("Answer one"),
+        // An interrupted turn: the event only.
+        user_event("Second"),
+        event(json!({"type": "turn_aborted", "reason": "interrupted"})),
+        // Events only for the assistant (a build that wrote no items).
+        user("Third"),
+        user_event("Third"),
+        agent_event("Answer three"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:First"]),
+            msg(Role::Assistant, &["text:Answer one"]),
+            msg(Role::User, &["text:Second"]),
+            msg(Role::System, &["text:Turn aborted (interrupted)"]),
+            msg(Role::User, &["text:Third"]),
+            msg(Role::Assistant, &["text:Answer three"]),
+        ]
+    );
+}
+
+#[test]
+fn the_same_words_in_two_exchanges_are_two_messages() {
+    let transcript = parse(&[
+        meta("t"),
+        user("continue"),
+        assistant("Done."),
+        // No agent_message for the first answer; the second exchange's event
+        // must not pair with it.
+        user("continue"),
+        user_event("continue"),
+        agent_event("Done."),
+        // A repeated prompt whose first copy was already paired.
+        user_event("continue"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:continue"]),
+            msg(Role::Assistant, &["text:Done."]),
+            msg(Role::User, &["text:continue"]),
+            msg(Role::Assistant, &["text:Done."]),
+            msg(Role::User, &["text:continue"]),
+        ]
+    );
+}
+
+#[test]
+fn a_prompt_typed_again_after_an_abort_is_a_new_message() {
+    let transcript = parse(&[
+        meta("t"),
+        // The turn was aborted before the prompt's item was written.
+        user_event("Also update the README"),
+        event(json!({"type": "turn_aborted", "reason": "interrupted"})),
+        user("Also update the README"),
+        user_event("Also update the README"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Also update the README"]),
+            msg(Role::System, &["text:Turn aborted (interrupted)"]),
+            msg(Role::User, &["text:Also update the README"]),
+        ]
+    );
+    // The new prompt is the item of line 4, paired with the event of line 5;
+    // the first prompt's event did not swallow it.
+    assert_eq!(transcript.messages[2].id.as_deref(), Some("4"));
+}
+
+#[test]
+fn assistant_output_is_one_message_until_the_next_user_text() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Run it"),
+        assistant("Running."),
+        call("c1", "{\"command\": [\"ls\"]}"),
+        exec_output("c1", "a b\n", 0),
+        event(json!({"type": "token_count", "info": null})),
+        assistant("Two files."),
+        user("Thanks"),
+        assistant("Welcome."),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Run it"]),
+            msg(Role::Assistant, &["text:Running.", "tool:shell:succeeded", "text:Two files."]),
+            msg(Role::User, &["text:Thanks"]),
+            msg(Role::Assistant, &["text:Welcome."]),
+        ]
+    );
+}
+
+#[test]
+fn calls_pair_with_outputs_by_call_id() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Two at once"),
+        call("a", "{\"command\": [\"true\"]}"),
+        call("b", "{\"command\": [\"false\"]}"),
+        exec_output("b", "", 1),
+        exec_output("a", "ok\n", 0),
+        output("nobody", "an output without a call is dropped"),
+    ]);
+    let a = tool(&transcript, 1, 0);
+    assert_eq!((a.id.as_str(), a.status, a.result.as_deref()), ("a", ToolStatus::Succeeded, Some("ok\n")));
+    assert_eq!(a.input, json!({"command": ["true"]}));
+    assert_eq!(a.started_at.as_deref(), Some("2026-08-20T10:00:02.000Z"));
+    assert_eq!(a.ended_at.as_deref(), Some("2026-08-20T10:00:05.000Z"));
+    let b = tool(&transcript, 1, 1);
+    assert_eq!(
+        (b.id.as_str(), b.status, b.ended_at.as_deref()),
+        ("b", ToolStatus::Failed, Some("2026-08-20T10:00:04.000Z"))
+    );
+    assert_eq!(transcript.messages[1].blocks.len(), 2);
+}
+
+#[test]
+fn a_non_zero_exit_code_fails_the_call_and_the_result_is_the_inner_output() {
+    let transcript = parse(&[
+        meta("t"),
+        call("c", "{\"command\": [\"pytest\"]}"),
+        exec_output("c", "1 failed\n", 1),
+        call("d", "{\"command\": \"ls nope\"}"),
+        output("d", "Exit code: 2\nWall time: 0.1 seconds\nOutput:\nls: nope: No such file\n"),
+    ]);
+    let c = tool(&transcript, 0, 0);
+    assert_eq!((c.status, c.result.as_deref()), (ToolStatus::Failed, Some("1 failed\n")));
+    let d = tool(&transcript, 0, 1);
+    assert_eq!(d.status, ToolStatus::Failed);
+    assert!(d.result.as_deref().is_some_and(|r| r.starts_with("Exit code: 2\n")));
+}
+
+#[test]
+fn arguments_that_are_not_json_stay_a_string() {
+    let transcript = parse(&[meta("t"), call("c", "ls -la"), output("c", "plain result")]);
+    let c = tool(&transcript, 0, 0);
+    assert_eq!(c.input, json!("ls -la"));
+    assert_eq!((c.status, c.result.as_deref()), (ToolStatus::Succeeded, Some("plain result")));
+}
+
+#[test]
+fn custom_tool_calls_take_their_raw_input() {
+    let patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n";
+    let result = json!({"output": "Success. Updated the following files:\nM a.py\n", "metadata": {"exit_code": 0}});
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "custom_tool_call", "status": "completed", "call_id": "p", "name": "apply_patch", "input": patch}),
+        ),
+        event(json!({"type": "patch_apply_end", "call_id": "p", "success": true})),
+        ("response_item", json!({"type": "custom_tool_call_output", "call_id": "p", "output": result.to_string()})),
+    ]);
+    let p = tool(&transcript, 0, 0);
+    assert_eq!((p.name.as_str(), &p.input), ("apply_patch", &json!(patch)));
+    assert_eq!(
+        (p.status, p.result.as_deref()),
+        (ToolStatus::Succeeded, Some("Success. Updated the following files:\nM a.py\n"))
+    );
+}
+
+#[test]
+fn calls_without_output_are_pending_at_the_end_and_after_an_abort() {
+    let transcript = parse(&[
+        meta("t"),
+        user("one"),
+        call("a", "{}"),
+        event(json!({"type": "turn_aborted", "turn_id": "x", "reason": "interrupted"})),
+        user("two"),
+        call("b", "{}"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:one"]),
+            msg(Role::Assistant, &["tool:shell:pending"]),
+            msg(Role::System, &["text:Turn aborted (interrupted)"]),
+            msg(Role::User, &["text:two"]),
+            msg(Role::Assistant, &["tool:shell:pending"]),
+        ]
+    );
+    // An output that comes after the abort still completes the call.
+    let late = parse(&[meta("t"), call("a", "{}"), event(json!({"type": "turn_aborted"})), output("a", "aborted")]);
+    assert_eq!(tool(&late, 0, 0).status, ToolStatus::Succeeded);
+    assert_eq!(shape(&late)[1], msg(Role::System, &["text:Turn aborted"]));
+}
+
+#[test]
+fn compaction_is_a_summary_and_the_earlier_messages_stay() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Before"),
+        assistant("Old answer"),
+        ("compacted", json!({"message": "The user asked about dates.", "replacement_history": []})),
+        event(json!({"type": "context_compacted"})),
+        assistant("After"),
+        (
+            "compacted",
+            json!({"message": "", "replacement_history": [{"type": "compaction", "encrypted_content": "gAAA"}]}),
+        ),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Before"]),
+            msg(Role::Assistant, &["text:Old answer"]),
+            msg(Role::System, &["summary:The user asked about dates."]),
+            msg(Role::Assistant, &["text:After"]),
+            msg(Role::System, &["summary:Context compacted"]),
+        ]
+    );
+}
+
+#[test]
+fn a_rollback_is_a_notice_and_the_turns_stay() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Try A"),
+        assistant("A done"),
+        event(json!({"type": "thread_rolled_back", "num_turns": 1})),
+        user("Try B"),
+        event(json!({"type": "thread_rolled_back", "num_turns": 2})),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Try A"]),
+            msg(Role::Assistant, &["text:A done"]),
+            msg(Role::System, &["text:Rolled back 1 turn"]),
+            msg(Role::User, &["text:Try B"]),
+            msg(Role::System, &["text:Rolled back 2 turns"]),
+        ]
+    );
+}
+
+#[test]
+fn an_error_event_is_an_error_block_of_the_assistant() {
+    let transcript = parse(&[
+        meta("t"),
+        user("Go"),
+        assistant("Starting"),
+        event(json!({"type": "error", "message": "stream disconnected before completion"})),
+    ]);
+    assert_eq!(transcript.messages[1].blocks[1], Block::Error { text: "stream disconnected before completion".into() });
+}
+
+#[test]
+fn local_shell_and_web_search_calls_are_tool_calls() {
+    let action = json!({"type": "exec", "command": ["ls"], "timeout_ms": 1000});
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "local_shell_call", "call_id": "ls1", "status": "completed", "action": action}),
+        ),
+        exec_output("ls1", "a\n", 0),
+        (
+            "response_item",
+            json!({"type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "zstd"}}),
+        ),
+        ("response_item", json!({"type": "web_search_call", "status": "in_progress", "action": {"type": "search"}})),
+    ]);
+    let shell = tool(&transcript, 0, 0);
+    assert_eq!((shell.name.as_str(), &shell.input, shell.status), ("local_shell", &action, ToolStatus::Succeeded));
+    let search = tool(&transcript, 0, 1);
+    assert_eq!((search.id.as_str(), search.name.as_str()), ("4", "web_search"));
+    assert_eq!((search.status, search.result.as_deref()), (ToolStatus::Succeeded, None));
+    assert_eq!(search.input, json!({"type": "search", "query": "zstd"}));
+    assert_eq!(tool(&transcript, 0, 2).status, ToolStatus::Pending);
+}
+
+#[test]
+fn images_keep_data_or_url() {
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_image", "image_url": "data:image/jpeg;base64,/9j/4AAQ"},
+                {"type": "input_image", "image_url": "https://example.com/a.png"},
+                {"type": "input_text", "text": "  "},
+                {"type": "input_audio", "data": "?"}
+            ]}),
+        ),
+        event(
+            json!({"type": "user_message", "message": "pasted", "images": ["data:image/png;base64,iVBO"], "local_images": ["/tmp/shot.png"]}),
+        ),
+    ]);
+    let images: Vec<&Block> = transcript.messages.iter().flat_map(|m| &m.blocks).collect();
+    let image = |media: Option<&str>, data: Option<&str>, url: Option<&str>| {
+        Block::Image(Image { media_type: media.map(Into::into), data: data.map(Into::into), url: url.map(Into::into) })
+    };
+    assert_eq!(
+        images,
+        [
+            &image(Some("image/jpeg"), Some("/9j/4AAQ"), None),
+            &image(None, None, Some("https://example.com/a.png")),
+            &Block::text("pasted"),
+            &image(Some("image/png"), Some("iVBO"), None),
+            &image(None, None, Some("/tmp/shot.png")),
+        ]
+    );
+}
+
+#[test]
+fn reasoning_falls_back_to_raw_content_and_encrypted_reasoning_shows_nothing() {
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": "raw thought"}]}),
+        ),
+        ("response_item", json!({"type": "reasoning", "summary": [], "content": null, "encrypted_content": "gAAA"})),
+        event(json!({"type": "agent_reasoning_raw_content", "text": "raw thought"})),
+    ]);
+    assert_eq!(shape(&transcript), [msg(Role::Assistant, &["thinking:raw thought"])]);
+}
+
+#[test]
+fn messages_carry_their_line_number_and_timestamp() {
+    let transcript = parse(&[meta("t"), user("Hi"), user_event("Hi"), assistant("Hello")]);
+    let at: Vec<_> = transcript.messages.iter().map(|m| (m.id.as_deref(), m.timestamp.as_deref())).collect();
+    assert_eq!(at, [(Some("2"), Some("2026-08-20T10:00:01.000Z")), (Some("4"), Some("2026-08-20T10:00:03.000Z"))]);
+}
+
+#[test]
+fn broken_lines_are_skipped_and_reported_and_unknown_ones_skipped_silently() {
+    let mut text = jsonl(&[meta("t"), user("Kept")]);
+    text.push_str("{not json\n");
+    text.push_str("{\"timestamp\":\"x\",\"type\":\"world_state\",\"payload\":{\"anything\":1}}\n");
+    text.push_str(
+        "{\"timestamp\":\"x\",\"type\":\"response_item\",\"payload\":{\"type\":\"image_generation_call\"}}\n",
+    );
+    text.push_str("{\"timestamp\":\"x\",\"type\":\"event_msg\",\"payload\":{\"type\":\"sub_agent_activity\"}}\n");
+    text.push_str(
+        "{\"timestamp\":\"x\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"content\":[]}}\n",
+    );
+    text.push_str("{\"timestamp\":\"x\",\"type\":\"compacted\"}\n");
+    text.push_str("[1,2]\n");
+    text.push_str("{\"timestamp\":\"x\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_te");
+    let transcript = read(text.as_bytes()).transcript;
+    assert_eq!(shape(&transcript), [msg(Role::User, &["text:Kept"])]);
+    let issues: Vec<(usize, bool)> =
+        transcript.issues.iter().map(|i| (i.line, matches!(i.kind, IssueKind::InvalidJson(_)))).collect();
+    // Line 7: a message without a role; line 8: a compaction without payload;
+    // line 9: not an object; line 10: cut off.
+    assert_eq!(issues, [(3, true), (7, true), (8, true), (9, true), (10, false)]);
+    assert_eq!(transcript.issues[4].kind, IssueKind::TruncatedLastLine);
+}
