@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Read, check and migrate the sessions of coding agents (pi, oh-my-pi, xcsh).
+/// Find, read, check, fork and copy the sessions of coding agents (pi, oh-my-pi,
+/// xcsh, Claude Code, Codex).
 #[derive(Debug, Parser)]
 #[command(name = "sess", version, about, propagate_version = true)]
 pub(crate) struct Cli {
@@ -43,6 +44,8 @@ pub(crate) enum Command {
     Fork(ForkArgs),
     /// List the sessions the agents keep on this machine, newest first.
     List(ListArgs),
+    /// Show a session as a chat transcript (any agent's).
+    Show(ShowArgs),
     /// Copy every session of FROM into TO, keeping ids, parents, order and the
     /// bytes of every entry.
     Copy(CopyArgs),
@@ -152,8 +155,8 @@ pub(crate) struct ForkArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
-    /// Which agents' sessions: `pi` (pi-mono, oh-my-pi and xcsh).
-    #[arg(long, value_enum, default_value_t = Source::Pi)]
+    /// Which agents' sessions.
+    #[arg(long, value_enum, default_value_t = Source::All)]
     pub(crate) source: Source,
     /// The project directory (default: the current directory).
     #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
@@ -174,6 +177,41 @@ pub(crate) struct ListArgs {
 pub(crate) enum Source {
     /// pi-mono, oh-my-pi and xcsh.
     Pi,
+    /// Claude Code (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+    Claude,
+    /// Codex (`$CODEX_HOME` or `~/.codex`).
+    Codex,
+    /// Every agent.
+    All,
+}
+
+impl Source {
+    /// The sources this choice covers.
+    pub(crate) fn kinds(self) -> &'static [sess_sources::SourceKind] {
+        use sess_sources::SourceKind;
+        match self {
+            Self::Pi => &[SourceKind::Pi],
+            Self::Claude => &[SourceKind::Claude],
+            Self::Codex => &[SourceKind::Codex],
+            Self::All => &SourceKind::ALL,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// The session: a file path of any agent, or an id or id prefix searched
+    /// across agents.
+    pub(crate) session: String,
+    /// Every message (by default the newest 300).
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Print `{"source","id","title","cwd","truncated","messages":[{"role","blocks"}]}`.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// For a pi-family session: show the path to this entry instead of the last one.
+    #[arg(long, value_name = "ID")]
+    pub(crate) leaf: Option<String>,
 }
 
 #[derive(Debug, Args)]

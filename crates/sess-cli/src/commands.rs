@@ -9,5 +9,6 @@ pub(crate) mod list;
 pub(crate) mod migrate;
 pub(crate) mod rename;
 pub(crate) mod segments;
+pub(crate) mod show;
 pub(crate) mod tree;
 pub(crate) mod verify;

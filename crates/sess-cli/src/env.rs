@@ -9,7 +9,7 @@ use sess_store::Environment;
 pub(crate) fn environment() -> Environment {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     Environment {
-        home: var("HOME").unwrap_or_default(),
+        home: home(),
         tmp_dir: std::env::temp_dir(),
         xdg_data_home: var("XDG_DATA_HOME"),
         xdg_state_home: var("XDG_STATE_HOME"),
@@ -17,6 +17,23 @@ pub(crate) fn environment() -> Environment {
         pi_session_dir: var("PI_CODING_AGENT_SESSION_DIR"),
         terminal_id: terminal_id(),
     }
+}
+
+/// Claude Code's config folders: `$CLAUDE_CONFIG_DIR` (a comma-separated list)
+/// or `~/.claude`.
+pub(crate) fn claude_config_dirs() -> Vec<PathBuf> {
+    let dirs = std::env::var("CLAUDE_CONFIG_DIR").ok();
+    sess_sources::claude::config_dirs(dirs.as_deref(), &home())
+}
+
+/// Codex's home folder: `$CODEX_HOME` or `~/.codex`.
+pub(crate) fn codex_home() -> PathBuf {
+    let dir = std::env::var("CODEX_HOME").ok();
+    sess_sources::codex::home_dir(dir.as_deref(), &home())
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME").filter(|v| !v.is_empty()).map(PathBuf::from).unwrap_or_default()
 }
 
 /// The agents' terminal id: the tty of stdin without `/dev/` and with `/` → `-`

@@ -5,7 +5,9 @@ mod commands;
 mod env;
 mod load;
 mod output;
+mod render;
 mod session;
+mod sources;
 mod store;
 mod summary;
 
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Rename(args) => commands::rename::run(&args, store),
         Command::Fork(args) => commands::fork::run(&args, store),
         Command::List(args) => commands::list::run(&args, store),
+        Command::Show(args) => commands::show::run(&args, store),
         Command::Copy(args) => commands::copy::run(&args),
     };
     match result {

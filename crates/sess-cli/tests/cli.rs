@@ -6,30 +6,12 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
-fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(path)
-}
-
-fn sess(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sess")).args(args).output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn json_out(output: &Output) -> Value {
-    pretty_assertions::assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(output));
-    serde_json::from_slice(&output.stdout).unwrap()
-}
+mod common;
+use common::{fixture, json_out, sess, sess_at, stderr, stdout};
 
 const PI_MAIN: &str = "pi-family/pi-mono-0.73.1-main.jsonl";
 
@@ -324,26 +306,6 @@ mod hostile_input {
         let ctx = json_out(&sess(&["context", "--compact", path_str(&path)]));
         assert_eq!(ctx["messages"][0]["content"].as_str().unwrap().len(), 8 << 20);
     }
-}
-
-/// `sess` with `HOME` in a scratch directory and no agent variables set.
-fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .current_dir(home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
 }
 
 /// A scratch home with the pi-mono fixtures where pi-mono keeps sessions.

@@ -1,4 +1,4 @@
-//! `sess list [--source pi] [--cwd DIR | --all-projects] [--json] [--limit N]`.
+//! `sess list [--source pi|claude|codex|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use sess_core::format_iso_millis;
+use sess_sources::{Scope, SessionInfo, SourceKind};
 use sess_store::discovery::{self, PiAgent};
 use sess_store::{FileStorage, SessionSummary};
 
 use crate::Outcome;
 use crate::cli::ListArgs;
 use crate::env::environment;
-use crate::output::{print_json, stdout};
+use crate::output::{print_json, stdout, warn};
 use crate::summary::one_line;
 
 #[derive(Serialize)]
@@ -23,13 +24,20 @@ struct Item<'a> {
     agent: Option<&'static str>,
     path: &'a Path,
     id: &'a str,
-    cwd: &'a str,
+    cwd: Option<&'a str>,
     title: Option<&'a str>,
     created: Option<&'a str>,
     modified: String,
     message_count: usize,
-    first_message: &'a str,
+    first_message: Option<&'a str>,
     parent_session: Option<&'a str>,
+}
+
+/// A session found by one of the sources.
+struct Row {
+    source: &'static str,
+    agent: Option<&'static str>,
+    info: SessionInfo,
 }
 
 pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -37,35 +45,31 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
-    let (source, mut sessions) = if let Some(url) = store {
-        let backend = crate::store::open(url)?;
-        let all = backend.list_sessions()?.into_iter().map(|s| (None, s));
-        let cwd_text = cwd.display().to_string();
-        // A store lists every project unless a directory is asked for.
-        let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
-        (backend.kind(), all.filter(|(_, s)| wanted(s)).collect::<Vec<_>>())
-    } else {
-        let found = pi_sessions(if args.all_projects { None } else { Some(&cwd) });
-        ("pi", found.into_iter().map(|(agent, s)| (Some(agent), s)).collect())
+    let mut rows = match store {
+        Some(url) => store_rows(url, args, &cwd)?,
+        None => source_rows(args, &cwd),
     };
-    sessions.sort_by(|a, b| b.1.modified_ms.cmp(&a.1.modified_ms).then_with(|| a.1.path.cmp(&b.1.path)));
+    rows.sort_by(|a, b| b.info.modified_ms.cmp(&a.info.modified_ms).then_with(|| a.info.path.cmp(&b.info.path)));
     if let Some(limit) = args.limit {
-        sessions.truncate(limit);
+        rows.truncate(limit);
     }
-    let items: Vec<Item<'_>> = sessions
+    let items: Vec<Item<'_>> = rows
         .iter()
-        .map(|(agent, s)| Item {
-            source,
-            agent: agent.map(PiAgent::name),
-            path: &s.path,
-            id: &s.id,
-            cwd: &s.cwd,
-            title: s.title.as_deref(),
-            created: s.created.as_deref(),
-            modified: format_iso_millis(s.modified_ms),
-            message_count: s.message_count,
-            first_message: &s.first_message,
-            parent_session: s.parent_session.as_deref(),
+        .map(|row| {
+            let s = &row.info;
+            Item {
+                source: row.source,
+                agent: row.agent,
+                path: &s.path,
+                id: &s.id,
+                cwd: s.cwd.as_deref(),
+                title: s.title.as_deref(),
+                created: s.created.as_deref(),
+                modified: format_iso_millis(s.modified_ms),
+                message_count: s.message_count,
+                first_message: s.first_message.as_deref(),
+                parent_session: s.parent_session.as_deref(),
+            }
         })
         .collect();
     if args.json {
@@ -79,15 +83,68 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
     }
     for item in &items {
         let when = item.modified.get(..16).unwrap_or(&item.modified).replace('T', " ");
-        let name = one_line(item.title.unwrap_or(item.first_message), 60);
+        let name = one_line(item.title.or(item.first_message).unwrap_or(""), 60);
         let id: String = item.id.chars().take(8).collect();
         writeln!(out, "{when}  {:>5}  {id:<8}  {:<9} {name}", item.message_count, item.agent.unwrap_or(item.source))?;
         if args.all_projects {
-            writeln!(out, "{:>32}{}", "", item.cwd)?;
+            writeln!(out, "{:>32}{}", "", item.cwd.unwrap_or("?"))?;
         }
     }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// The sessions of a store: every project unless a directory is asked for.
+fn store_rows(url: &str, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
+    let backend = crate::store::open(url)?;
+    let source = backend.kind();
+    let cwd_text = cwd.display().to_string();
+    let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
+    Ok(backend
+        .list_sessions()?
+        .into_iter()
+        .filter(wanted)
+        .map(|s| Row { source, agent: None, info: pi_info(s) })
+        .collect())
+}
+
+/// The sessions the agents keep on this machine.
+fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
+    let scope = if args.all_projects { Scope::All } else { Scope::Project(cwd) };
+    let mut rows = Vec::new();
+    for &kind in args.source.kinds() {
+        if kind == SourceKind::Pi {
+            let found = pi_sessions(if args.all_projects { None } else { Some(cwd) });
+            rows.extend(found.into_iter().map(|(agent, s)| Row {
+                source: "pi",
+                agent: Some(agent.name()),
+                info: pi_info(s),
+            }));
+            continue;
+        }
+        let listing = crate::sources::list(kind, scope);
+        for problem in &listing.problems {
+            warn(format_args!("{kind}: {problem}"));
+        }
+        rows.extend(listing.sessions.into_iter().map(|info| Row { source: kind.as_str(), agent: None, info }));
+    }
+    rows
+}
+
+/// A pi-family listing item in the shape of the other sources.
+fn pi_info(summary: SessionSummary) -> SessionInfo {
+    SessionInfo {
+        source: SourceKind::Pi,
+        id: summary.id,
+        path: summary.path,
+        cwd: Some(summary.cwd).filter(|c| !c.is_empty()),
+        title: summary.title,
+        created: summary.created,
+        modified_ms: summary.modified_ms,
+        message_count: summary.message_count,
+        first_message: Some(summary.first_message),
+        parent_session: summary.parent_session,
+    }
 }
 
 /// pi-family sessions of one project (`Some(cwd)`) or of every project.
@@ -123,6 +180,6 @@ pub(crate) fn all_summaries() -> Vec<SessionSummary> {
 pub(crate) fn looks_like_path(arg: &str) -> bool {
     let path = PathBuf::from(arg);
     arg.contains(std::path::MAIN_SEPARATOR)
-        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl"))
+        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
         || path.exists()
 }

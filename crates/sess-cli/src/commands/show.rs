@@ -1,0 +1,46 @@
+//! `sess show SESSION [--all] [--json] [--leaf ID]`.
+
+use std::io::{IsTerminal, Write};
+
+use sess_sources::DEFAULT_MAX_MESSAGES;
+
+use crate::Outcome;
+use crate::cli::ShowArgs;
+use crate::output::{print_json, stdout, warn_issues};
+use crate::render::{Layout, render};
+use crate::sources::{Located, locate, pi_transcript, transcript};
+
+/// Columns when stdout is not a terminal.
+const DEFAULT_WIDTH: usize = 100;
+
+pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let mut transcript = if let Some(url) = store {
+        let loaded = crate::load::load(&args.session, Some(url))?;
+        pi_transcript(&loaded.file, args.leaf.as_deref(), &args.session)?
+    } else {
+        let found: Located = locate(&args.session)?;
+        if args.leaf.is_some() && found.kind != sess_sources::SourceKind::Pi {
+            anyhow::bail!("--leaf works on pi-family sessions; `{}` is a {} session", args.session, found.kind);
+        }
+        let transcript = transcript(&found, args.leaf.as_deref())?;
+        warn_issues(&found.path, &transcript.issues);
+        transcript
+    };
+    if !args.all {
+        transcript.keep_newest(DEFAULT_MAX_MESSAGES);
+    }
+    if args.json {
+        print_json(&transcript, false)?;
+        return Ok(Outcome::Clean);
+    }
+    let terminal = std::io::stdout().is_terminal();
+    let width = match console::Term::stdout().size_checked() {
+        Some((_, cols)) if terminal => usize::from(cols),
+        _ => std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(DEFAULT_WIDTH),
+    };
+    let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut out = stdout();
+    out.write_all(render(&transcript, &Layout { width, colour }).as_bytes())?;
+    out.flush()?;
+    Ok(Outcome::Clean)
+}

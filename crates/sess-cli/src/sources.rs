@@ -1,0 +1,121 @@
+//! Every agent's sessions on this machine: listing them, finding one by id or
+//! path, and loading it as a transcript.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use sess_core::Leaf;
+use sess_sources::{Listing, Scope, SourceKind, Transcript};
+
+use crate::commands::list::looks_like_path;
+use crate::env::{claude_config_dirs, codex_home};
+use crate::output::Hint;
+
+/// The sessions of Claude Code or Codex (pi-family sessions are listed by
+/// `sess_store::discovery`).
+pub(crate) fn list(kind: SourceKind, scope: Scope<'_>) -> Listing {
+    match kind {
+        SourceKind::Pi => Listing::default(),
+        SourceKind::Claude => sess_sources::claude::list(&claude_config_dirs(), scope),
+        SourceKind::Codex => sess_sources::codex::list(&codex_home(), scope),
+    }
+}
+
+/// A session file and the agent that wrote it.
+pub(crate) struct Located {
+    pub(crate) kind: SourceKind,
+    pub(crate) path: PathBuf,
+}
+
+/// The session `arg` names: a file of any agent, or an id or id prefix of a
+/// session of any agent on this machine.
+pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
+    if looks_like_path(arg) {
+        let path = PathBuf::from(arg);
+        let kind = detect(&path)?;
+        return Ok(Located { kind, path });
+    }
+    let needle = arg.to_lowercase();
+    let mut candidates: Vec<(SourceKind, String, PathBuf)> = Vec::new();
+    for summary in crate::commands::list::all_summaries() {
+        candidates.push((SourceKind::Pi, summary.id, summary.path));
+    }
+    for (id, path) in sess_sources::claude::session_files(&claude_config_dirs()) {
+        candidates.push((SourceKind::Claude, id, path));
+    }
+    for (id, path) in sess_sources::codex::session_files(&codex_home()) {
+        candidates.push((SourceKind::Codex, id, path));
+    }
+    let mut matches: Vec<_> =
+        candidates.into_iter().filter(|(_, id, _)| id.to_lowercase().starts_with(&needle)).collect();
+    if matches.len() > 1
+        && let Some(exact) = matches.iter().position(|(_, id, _)| id.to_lowercase() == needle)
+        && matches.iter().filter(|(_, id, _)| id.to_lowercase() == needle).count() == 1
+    {
+        matches = vec![matches.swap_remove(exact)];
+    }
+    match matches.len() {
+        0 => Err(anyhow::Error::new(Hint(
+            "`sess list --all-projects` shows every session of every agent; a file path works too".to_owned(),
+        ))
+        .context(format!("no session of any agent has an id starting with `{arg}`"))),
+        1 => {
+            let (kind, _, path) = matches.remove(0);
+            Ok(Located { kind, path })
+        }
+        _ => {
+            let list: Vec<String> =
+                matches.iter().map(|(kind, id, path)| format!("  {kind}  {id}  {}", path.display())).collect();
+            Err(anyhow::Error::new(Hint("give more of the id, or the file path".to_owned())).context(format!(
+                "`{arg}` matches {} sessions:\n{}",
+                matches.len(),
+                list.join("\n")
+            )))
+        }
+    }
+}
+
+/// The agent that wrote the file at `path`.
+fn detect(path: &Path) -> anyhow::Result<SourceKind> {
+    let mut head = Vec::with_capacity(16 * 1024);
+    std::fs::File::open(path)
+        .and_then(|file| file.take(16 * 1024).read_to_end(&mut head))
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    sess_sources::detect(path, &head).with_context(|| {
+        format!(
+            "`{}` is not a session of any agent `sess` reads (pi-family, Claude Code, Codex): none of its first lines is one",
+            path.display()
+        )
+    })
+}
+
+/// The transcript of a located session, at `leaf` for a pi-family one.
+pub(crate) fn transcript(found: &Located, leaf: Option<&str>) -> anyhow::Result<Transcript> {
+    let path = &found.path;
+    let context = || format!("cannot read `{}`", path.display());
+    match found.kind {
+        SourceKind::Pi => {
+            let outcome = crate::load::load_path(path)?;
+            pi_transcript(&outcome.file, leaf, &path.display().to_string())
+        }
+        SourceKind::Claude => sess_sources::claude::load(path).with_context(context),
+        SourceKind::Codex => sess_sources::codex::load(path).with_context(context),
+    }
+}
+
+/// A pi-family transcript at `leaf`, which must be an entry of the session.
+pub(crate) fn pi_transcript(
+    file: &sess_core::SessionFile,
+    leaf: Option<&str>,
+    name: &str,
+) -> anyhow::Result<Transcript> {
+    let leaf = match leaf {
+        Some(id) if !file.entries().iter().any(|e| e.id().as_str() == id) => {
+            anyhow::bail!("`{name}` has no entry `{id}`")
+        }
+        Some(id) => Leaf::Id(id),
+        None => Leaf::Last,
+    };
+    Ok(sess_sources::pi::transcript(file, leaf))
+}

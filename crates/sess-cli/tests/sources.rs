@@ -1,0 +1,290 @@
+//! `sess list` and `sess show` across agents: pi-family, Claude Code and Codex
+//! sessions in their usual folders under a scratch home.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+mod common;
+use common::{fixture, json_out, sess_at, stderr, stdout};
+
+const CLAUDE_BASIC: &str = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01";
+const CLAUDE_COMPACT: &str = "8d4e1f20-3c5b-4a69-b7e8-0f1a2b3c4d55";
+const CODEX_BASIC: &str = "0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81";
+const CODEX_FORK: &str = "0199c4f0-11aa-7b22-8c33-d44e55f66a77";
+const PI_MAIN: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";
+
+/// Copies `from` to `to` and sets its modification time to `age` before now.
+fn place(from: &Path, to: &Path, age_minutes: u64) {
+    fs::create_dir_all(to.parent().unwrap()).unwrap();
+    fs::copy(from, to).unwrap();
+    let file = fs::File::options().write(true).open(to).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(age_minutes * 60)).unwrap();
+}
+
+/// A home where pi-mono, Claude Code and Codex each keep sessions.
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        place(
+            &fixture("pi-family/pi-mono-0.73.1-main.jsonl"),
+            &home.join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl"),
+            50,
+        );
+        place(
+            &fixture("claude-code/claude-basic-toolcall.jsonl"),
+            &home.join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")),
+            40,
+        );
+        place(
+            &fixture("claude-code/claude-compact-branch.jsonl"),
+            &home.join(format!(".claude/projects/-Users-bob-work-app-v2-1/{CLAUDE_COMPACT}.jsonl")),
+            10,
+        );
+        // A subagent transcript beside the sessions is not a session.
+        place(
+            &fixture("claude-code/claude-basic-toolcall.jsonl"),
+            &home.join(".claude/projects/-home-alice-src-todo-api/agent-a1b2c3.jsonl"),
+            5,
+        );
+        place(
+            &fixture("codex/codex-basic-rollout.jsonl"),
+            &home.join(format!(".codex/sessions/2026/08/20/rollout-2026-08-20T10-02-11-{CODEX_BASIC}.jsonl")),
+            30,
+        );
+        place(
+            &fixture("codex/codex-fork-rollback-compact.jsonl"),
+            &home.join(format!(".codex/sessions/2026/08/22/rollout-2026-08-22T08-30-00-{CODEX_FORK}.jsonl")),
+            20,
+        );
+        place(&fixture("codex/codex-session_index.jsonl"), &home.join(".codex/session_index.jsonl"), 20);
+        Self { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn run(&self, args: &[&str]) -> std::process::Output {
+        sess_at(self.path(), args, "")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        json_out(&self.run(args))
+    }
+}
+
+fn ids(items: &Value) -> Vec<(&str, &str)> {
+    items.as_array().unwrap().iter().map(|i| (i["source"].as_str().unwrap(), i["id"].as_str().unwrap())).collect()
+}
+
+#[test]
+fn list_shows_every_agent_newest_first() {
+    let home = Home::new();
+    let items = home.json(&["list", "--all-projects", "--json"]);
+    assert_eq!(
+        ids(&items),
+        [
+            ("claude", CLAUDE_COMPACT),
+            ("codex", CODEX_FORK),
+            ("codex", CODEX_BASIC),
+            ("claude", CLAUDE_BASIC),
+            ("pi", PI_MAIN),
+        ]
+    );
+    for item in items.as_array().unwrap() {
+        for key in ["source", "id", "path", "cwd", "title", "modified", "messageCount"] {
+            assert!(item.get(key).is_some(), "{key} missing in {item}");
+        }
+        assert!(Path::new(item["path"].as_str().unwrap()).is_file());
+        assert!(item["messageCount"].as_u64().unwrap() > 0, "{item}");
+    }
+    let claude = &items[0];
+    assert_eq!(claude["cwd"], "/Users/bob/work/app_v2.1");
+    let codex = &items[2];
+    assert_eq!(codex["title"], "parsekit: day/month bug", "the newest index entry names the thread");
+    assert_eq!(items[4]["agent"], "pi-mono");
+}
+
+#[test]
+fn list_by_source_and_by_project() {
+    let home = Home::new();
+    let claude = home.json(&["list", "--all-projects", "--json", "--source", "claude"]);
+    assert_eq!(ids(&claude), [("claude", CLAUDE_COMPACT), ("claude", CLAUDE_BASIC)]);
+    let codex = home.json(&["list", "--all-projects", "--json", "--source", "codex", "--limit", "1"]);
+    assert_eq!(ids(&codex), [("codex", CODEX_FORK)]);
+    let project = home.json(&["list", "--json", "--cwd", "/home/alice/src/parsekit"]);
+    assert_eq!(ids(&project), [("codex", CODEX_FORK), ("codex", CODEX_BASIC)]);
+    let project = home.json(&["list", "--json", "--cwd", "/Users/bob/work/app_v2.1"]);
+    assert_eq!(ids(&project), [("claude", CLAUDE_COMPACT)]);
+    let text = stdout(&home.run(&["list", "--cwd", "/nowhere"]));
+    assert_eq!(text, "no sessions for `/nowhere`\n");
+}
+
+#[test]
+fn list_of_an_empty_home_is_empty_not_an_error() {
+    let home = tempfile::tempdir().unwrap();
+    let out = sess_at(home.path(), &["list", "--all-projects", "--json"], "");
+    assert_eq!(json_out(&out), Value::Array(Vec::new()));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn show_finds_a_session_by_id_prefix_in_any_agent() {
+    let home = Home::new();
+    let claude = home.json(&["show", "8d4e1f", "--json"]);
+    assert_eq!(claude["source"], "claude");
+    assert_eq!(claude["id"], CLAUDE_COMPACT);
+    assert_eq!(claude["cwd"], "/Users/bob/work/app_v2.1");
+    assert_eq!(claude["truncated"], 0);
+    let codex = home.json(&["show", "0199c4f0", "--json"]);
+    assert_eq!((codex["source"].as_str(), codex["title"].as_str()), (Some("codex"), Some("Day-first flag")));
+    let pi = home.json(&["show", "01a22b45", "--json"]);
+    assert_eq!((pi["source"].as_str(), pi["title"].as_str()), (Some("pi"), Some("Demo session name")));
+    for transcript in [&claude, &codex, &pi] {
+        for message in transcript["messages"].as_array().unwrap() {
+            assert!(["user", "assistant", "system"].contains(&message["role"].as_str().unwrap()));
+            for block in message["blocks"].as_array().unwrap() {
+                match block["type"].as_str().unwrap() {
+                    "text" | "thinking" | "error" | "summary" => assert!(block["text"].is_string(), "{block}"),
+                    "context" => assert!(block["title"].is_string() && block["text"].is_string()),
+                    "tool_call" => {
+                        assert!(block["id"].is_string() && block["name"].is_string(), "{block}");
+                        let status = block["status"].as_str().unwrap();
+                        assert!(["running", "pending", "succeeded", "failed"].contains(&status));
+                    }
+                    "image" => {}
+                    other => panic!("unexpected block type {other}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn show_reports_ambiguous_and_unknown_ids() {
+    let home = Home::new();
+    let out = home.run(&["show", "0199c"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("`0199c` matches 2 sessions"), "{err}");
+    assert!(err.contains(CODEX_BASIC) && err.contains(CODEX_FORK), "{err}");
+    let out = home.run(&["show", "ffffffff"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no session of any agent has an id starting with `ffffffff`"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("hint: "), "{}", stderr(&out));
+}
+
+#[test]
+fn show_reads_any_agents_file_by_path() {
+    for (path, source) in [
+        ("claude-code/claude-basic-toolcall.jsonl", "claude"),
+        ("codex/codex-basic-rollout.jsonl", "codex"),
+        ("pi-family/oh-my-pi-18.2.3-bun.jsonl", "pi"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        let path = fixture(path);
+        let transcript = json_out(&sess_at(home.path(), &["show", "--json", path.to_str().unwrap()], ""));
+        assert_eq!(transcript["source"], source, "{}", path.display());
+        assert!(!transcript["messages"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn show_refuses_a_file_no_agent_wrote() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("notes.jsonl");
+    fs::write(&file, "{\"a\":1}\n").unwrap();
+    let out = sess_at(home.path(), &["show", file.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a session of any agent"), "{}", stderr(&out));
+    let out = sess_at(home.path(), &["show", "missing.jsonl"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
+}
+
+/// A Claude Code session of `prompts` question/answer pairs.
+fn long_claude_session(dir: &Path, prompts: usize) -> PathBuf {
+    let mut text = String::new();
+    let mut parent = Value::Null;
+    for i in 0..prompts {
+        for (kind, content) in [("user", format!("question {i}")), ("assistant", format!("answer {i}"))] {
+            let uuid = format!("00000000-0000-4000-8000-{:012}", text.len());
+            let message = if kind == "user" {
+                serde_json::json!({"role": "user", "content": content})
+            } else {
+                serde_json::json!({"role": "assistant", "model": "m", "id": format!("msg_{i}"), "type": "message",
+                    "content": [{"type": "text", "text": content}]})
+            };
+            let line = serde_json::json!({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s",
+                "cwd": "/p", "timestamp": "2026-08-21T14:00:00.000Z", "isSidechain": false, "message": message});
+            text.push_str(&line.to_string());
+            text.push('\n');
+            parent = Value::String(uuid);
+        }
+    }
+    let path = dir.join("11111111-2222-4333-8444-555555555555.jsonl");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn show_keeps_the_newest_300_messages_unless_asked_for_all() {
+    let home = tempfile::tempdir().unwrap();
+    let path = long_claude_session(home.path(), 200);
+    let path = path.to_str().unwrap();
+    let kept = json_out(&sess_at(home.path(), &["show", "--json", path], ""));
+    assert_eq!(kept["truncated"], 100);
+    assert_eq!(kept["messages"].as_array().unwrap().len(), 300);
+    assert_eq!(kept["messages"][0]["blocks"][0]["text"], "question 50");
+    let all = json_out(&sess_at(home.path(), &["show", "--json", "--all", path], ""));
+    assert_eq!((all["truncated"].as_u64(), all["messages"].as_array().unwrap().len()), (Some(0), 400));
+    let text = stdout(&sess_at(home.path(), &["show", path], ""));
+    assert!(text.contains("100 older messages not shown (--all shows every message)"), "{text}");
+}
+
+#[test]
+fn show_on_a_pipe_is_plain_text_with_roles_and_tool_statuses() {
+    let home = Home::new();
+    let out = home.run(&["show", CLAUDE_BASIC]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains('\u{1b}'), "no colour on a pipe");
+    assert!(text.lines().any(|l| l.starts_with("user  2026-")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("assistant  2026-")), "{text}");
+    assert!(text.contains("  ✓ "), "a succeeded tool call: {text}");
+    assert!(text.contains("  ✗ "), "a failed tool call: {text}");
+    // The truncated last line of the fixture is reported, not fatal.
+    assert!(stderr(&out).contains("truncated last line"), "{}", stderr(&out));
+}
+
+#[test]
+fn show_at_a_pi_leaf() {
+    let home = Home::new();
+    let at = home.json(&["show", PI_MAIN, "--json", "--leaf", "19238abe"]);
+    let texts: Vec<&str> = at["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["blocks"].as_array().unwrap())
+        .filter_map(|b| b["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["hello", "hi there", "second question", "second answer"]);
+    let out = home.run(&["show", PI_MAIN, "--leaf", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("has no entry `nope`"), "{}", stderr(&out));
+    let out = home.run(&["show", CLAUDE_BASIC, "--leaf", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--leaf works on pi-family sessions"), "{}", stderr(&out));
+}
