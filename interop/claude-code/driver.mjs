@@ -14,7 +14,8 @@
 // session its id (from the CLI's own output), cwd, file and project folder,
 // the name given with `-n`, and its runs: the prompt of each, and every
 // request the CLI made to the model in it (the turn, the text the CLI put in
-// as a user turn itself, and the answer given). `toolResults` has every
+// as a user turn itself, and the answer given); a fork starts with copies of
+// its parent's runs (`copied`). `toolResults` has every
 // tool call's outcome as the CLI sent it back to the model, by call id;
 // `subagents` the requests of subagents, by their prompt; `files` every file
 // under `projects/`.
@@ -69,6 +70,7 @@ fs.writeFileSync(path.join(cwds.cjk, "メモ.txt"), "買い物\n洗濯\n");
 fs.writeFileSync(path.join(cwds.emoji, "a.txt"), "a\n");
 fs.writeFileSync(path.join(cwds.emoji, "b.txt"), "b\n");
 
+const release = path.join(tmp, "release-the-build");
 const text = (text) => ({ type: "text", text });
 const thinking = (thinking) => ({ type: "thinking", thinking });
 const tool = (name, input) => ({ type: "tool_use", name, input });
@@ -106,8 +108,10 @@ const script = {
     [tool("Bash", { command: "ls | wc -l", description: "Count files" })],
     [text("There are 2 files.")],
   ],
+  // The build ends once the turn has ended (see `onAnswer`), so that the CLI
+  // writes its notification as a new turn.
   "Start the slow build in the background.": [
-    [tool("Bash", { command: "sleep 1.5; echo built", description: "Slow build", run_in_background: true })],
+    [tool("Bash", { command: `until [ -e ${JSON.stringify(release)} ]; do sleep 0.05; done; echo built`, description: "Slow build", run_in_background: true })],
     [text("The build is running.")],
   ],
   "Try to write a file.": [
@@ -118,6 +122,8 @@ const script = {
     [text("Neither worked.")],
   ],
   "Hello from the second long path.": [[text("Hello, second path.")]],
+  "Trigger an API error.": [[{ type: "error", status: 400, errorType: "invalid_request_error", message: "The fake API rejected this request." }]],
+  "続けてください。": [[text("フォークで続けます。")]],
   // What the CLI sends by itself: the notice that a background command ended,
   // and the instruction of `/compact` (whose answer becomes the summary).
   "~<task-notification>": [[text("The background build finished.")]],
@@ -125,7 +131,10 @@ const script = {
 };
 const subagentPrompts = new Set(["Count the files in the project."]);
 
-const api = await startFakeApi(script);
+const api = await startFakeApi(script, {
+  // Half a second after the last answer of its turn, the background build may end.
+  onAnswer: (r) => r.prompt === "Start the slow build in the background." && r.turn === 1 && setTimeout(() => fs.writeFileSync(release, ""), 500),
+});
 const env = {
   PATH: process.env.PATH,
   HOME: home,
@@ -141,8 +150,8 @@ const env = {
   DISABLE_ERROR_REPORTING: "1",
 };
 
-/** Runs the CLI once in `cwd`; resolves to its JSON result. */
-function runClaude(cwd, args) {
+/** Runs the CLI once in `cwd`; resolves to its JSON result, which must report an error when `failing`. */
+function runClaude(cwd, args, failing) {
   return new Promise((resolve, reject) => {
     const child = spawn(claude, [...args, "--output-format", "json", "--allowedTools", "Bash", "Read", "Agent"], {
       cwd,
@@ -163,7 +172,7 @@ function runClaude(cwd, args) {
       } catch {
         result = null;
       }
-      if (code !== 0 || !result || result.is_error) {
+      if (!result || result.is_error !== !!failing || (code !== 0) !== !!failing) {
         reject(new Error(`claude ${args.join(" ")} in ${cwd}: exit ${code}\n${out}\n${err}`));
       } else {
         resolve(result);
@@ -174,30 +183,47 @@ function runClaude(cwd, args) {
 
 const sessions = new Map();
 
-/** One run: a new session (with `name` given as `-n`), or `resume` an existing one. */
-async function run({ scenario, cwd, prompt, name, resume }) {
+/**
+ * One run: a new session (named with `-n` when `name` is given), or `resume`
+ * an existing one (a new session copying its history with `fork`). `failing`:
+ * the CLI reports an error (the fake API fails the request).
+ */
+async function run({ scenario, cwd, prompt, name, resume, fork, failing }) {
   const first = api.requests.length;
   const args = ["-p", prompt];
   if (resume) args.push("--resume", sessions.get(resume).id);
+  if (fork) args.push("--fork-session");
   if (name) args.push("-n", name);
-  const result = await runClaude(cwd, args);
+  const result = await runClaude(cwd, args, failing);
   const id = result.session_id;
   const requests = api.requests
     .slice(first)
     .filter((r) => r.path === "/v1/messages" && !subagentPrompts.has(r.prompt))
     .map(({ session, turn, injected, injectedText, answer }) => ({ session, turn, injected, injectedText, answer }));
   if (requests.some((r) => r.session !== id)) fail(`requests of another session during ${scenario}`);
-  if (resume && sessions.get(resume).id !== id) fail(`--resume ${resume} changed the session id`);
-  const session = sessions.get(resume ?? scenario) ?? { scenario, id, cwd, name: name ?? null, runs: [] };
-  session.runs.push({ prompt, resumed: !!resume, requests: requests.map(({ session, ...r }) => r) });
-  sessions.set(resume ?? scenario, session);
+  const parent = resume ? sessions.get(resume) : null;
+  if (parent && (parent.id === id) === !!fork) fail(`--resume ${resume}${fork ? " --fork-session" : ""} gave session ${id}`);
+  const key = parent && !fork ? resume : scenario;
+  const session = sessions.get(key) ?? {
+    scenario,
+    id,
+    cwd,
+    name: name ?? null,
+    forkedFrom: fork ? parent.id : null,
+    // A fork starts with a copy of its parent's history.
+    runs: fork ? parent.runs.map((r) => ({ ...r, copied: true })) : [],
+  };
+  session.runs.push({ prompt, resumed: !!resume, copied: false, failed: !!failing, requests: requests.map(({ session, ...r }) => r) });
+  sessions.set(key, session);
 }
 
 try {
   await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "Say hello." });
   await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "Now run the checks.", resume: "ascii" });
   await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "/compact", resume: "ascii" });
+  await run({ scenario: "ascii-api-error", cwd: cwds.ascii, prompt: "Trigger an API error.", failing: true });
   await run({ scenario: "cjk", cwd: cwds.cjk, prompt: "メモを読んで要約して。" });
+  await run({ scenario: "cjk-fork", cwd: cwds.cjk, prompt: "続けてください。", resume: "cjk", fork: true });
   await run({ scenario: "emoji-subagent", cwd: cwds.emoji, prompt: "Delegate the file count 🚀", name: "Rocket 🚀 launch" });
   await run({ scenario: "emoji-background", cwd: cwds.emoji, prompt: "Start the slow build in the background." });
   await run({ scenario: "long-one", cwd: cwds.longOne, prompt: "Try to write a file." });

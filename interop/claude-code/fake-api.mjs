@@ -8,6 +8,9 @@
 //   {type: "thinking", thinking}              thinking (sent with a signature)
 //   {type: "tool_use", name, input}           a tool call (the id is made here)
 //
+// or a failure instead: `[{type: "error", status, errorType, message}]` is
+// answered with that HTTP status and the API's error body.
+//
 // Which answer a request gets:
 // - The request's latest prompt (a user text block equal to a script key)
 //   picks the script, and the number of assistant messages after it the
@@ -120,8 +123,11 @@ function sendStream(res, message) {
   res.end();
 }
 
-/** Starts the server; resolves to `{port, requests, close()}`. */
-export function startFakeApi(script) {
+/**
+ * Starts the server; resolves to `{port, requests, close()}`. `onAnswer`, if
+ * given, is called with each request's record once its answer is sent.
+ */
+export function startFakeApi(script, { onAnswer } = {}) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -147,7 +153,13 @@ export function startFakeApi(script) {
         return json(404, { type: "error", error: { type: "not_found_error", message: `no ${req.method} ${url.pathname} here` } });
       }
       const located = locate(script, body.messages);
-      const content = answer(script, pick(script, located));
+      const picked = pick(script, located);
+      const failure = picked?.blocks.find((b) => b.type === "error");
+      if (failure) {
+        requests.push({ path: url.pathname, session: req.headers["x-claude-code-session-id"] ?? null, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
+        return json(failure.status, { type: "error", error: { type: failure.errorType, message: failure.message } });
+      }
+      const content = answer(script, picked);
       const message = {
         id: `msg_fake${String(requests.length + 1).padStart(4, "0")}`,
         type: "message",
@@ -158,16 +170,18 @@ export function startFakeApi(script) {
         stop_sequence: null,
         usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       };
-      requests.push({
+      const record = {
         path: url.pathname,
         session: req.headers["x-claude-code-session-id"] ?? null,
         stream: body.stream === true,
         ...located,
         answer: content,
         toolResults: toolResults(body.messages),
-      });
+      };
+      requests.push(record);
       if (body.stream) sendStream(res, message);
       else json(200, message);
+      onAnswer?.(record);
     });
   });
   return new Promise((resolve, reject) => {
