@@ -241,6 +241,30 @@ fn a_compact_summary_is_a_system_summary_that_closes_the_assistant_message() {
     assert_eq!(t.title, None, "a compact summary is not a prompt");
 }
 
+/// CLI 2.1.332 writes a `<system-reminder>` naming the tools used into the
+/// summary (seen running the real CLI, `interop/claude-code`).
+#[test]
+fn a_compact_summary_is_shown_without_system_reminders() {
+    let summary = "This session is being continued from a previous conversation that ran out of context. The \
+                   summary below covers the earlier portion of the conversation.\n\n<system-reminder>\n\
+                   <tools-used-before-summary>Bash, Read</tools-used-before-summary>\n</system-reminder>\n\
+                   Summary:\nThe user ran the checks.\n\nContinue the conversation.<system-reminder>x</system-reminder>";
+    let t = parse(&[
+        with(user("1", json!(summary)), json!({"isCompactSummary": true, "isVisibleInTranscriptOnly": true})),
+        with(user("2", json!("Summary <system-reminder> never closed")), json!({"isCompactSummary": true})),
+    ]);
+    let expected = "This session is being continued from a previous conversation that ran out of context. The \
+                    summary below covers the earlier portion of the conversation.\n\nSummary:\nThe user ran the \
+                    checks.\n\nContinue the conversation.";
+    assert_eq!(
+        t.messages,
+        [
+            msg(Role::System, "1", vec![Block::Summary { text: expected.into() }]),
+            msg(Role::System, "2", vec![Block::Summary { text: "Summary <system-reminder> never closed".into() }]),
+        ]
+    );
+}
+
 #[test]
 fn synthetic_and_error_lines_give_error_blocks() {
     let synthetic = envelope(
@@ -422,6 +446,49 @@ fn interrupts_and_command_echoes_are_system_messages_that_close_the_assistant_me
         ]
     );
     assert_eq!(t.title, None, "no real prompt");
+}
+
+/// CLI 2.1.332 writes the end of a background command or subagent as a user
+/// line (no `isMeta`; `origin.kind: "task-notification"`, `promptSource:
+/// "system"`) and answers it in a new turn (seen running the real CLI,
+/// `interop/claude-code`).
+#[test]
+fn task_notifications_are_system_messages_with_their_summary() {
+    let notification = "<task-notification>\n<task-id>bh4eu00i7</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n\
+                        <output-file>/tmp/claude-0/p/s/tasks/bh4eu00i7.output</output-file>\n<status>completed</status>\n\
+                        <summary>Background command \"Slow build\" completed (exit code 0)</summary>\n</task-notification>";
+    let origin = json!({"origin": {"kind": "task-notification"}, "promptSource": "system"});
+    let t = parse(&[
+        user("1", json!("Start the build.")),
+        assistant("2", json!([text("Running.")])),
+        with(user("3", json!(notification)), origin.clone()),
+        assistant("4", json!([text("The build finished.")])),
+        with(
+            user(
+                "5",
+                json!([text(
+                    "<task-notification><task-id>a</task-id><summary>Agent \"A\" finished</summary>\
+                     </task-notification>\n<task-notification><summary>Agent \"B\" finished</summary></task-notification>"
+                )]),
+            ),
+            origin.clone(),
+        ),
+        with(user("6", json!("<task-notification><status>killed</status></task-notification>")), origin.clone()),
+        with(user("7", json!("<task-notification>\nno tags\n</task-notification>")), origin),
+    ]);
+    assert_eq!(
+        t.messages,
+        [
+            msg(Role::User, "1", vec![Block::text("Start the build.")]),
+            msg(Role::Assistant, "2", vec![Block::text("Running.")]),
+            system("3", "Background command \"Slow build\" completed (exit code 0)"),
+            msg(Role::Assistant, "4", vec![Block::text("The build finished.")]),
+            system("5", "Agent \"A\" finished\nAgent \"B\" finished"),
+            system("6", "Background task killed"),
+            system("7", "<task-notification>\nno tags\n</task-notification>"),
+        ]
+    );
+    assert_eq!(t.title.as_deref(), Some("Start the build."));
 }
 
 #[test]

@@ -23,14 +23,18 @@ pub(crate) struct Peer {
     driver: PathBuf,
 }
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The peer, or `None` after printing why it is skipped (failing instead when
-/// `SESS_INTEROP_REQUIRED=1`).
+/// The peer in `interop/peers/<name>`, or `None` after printing why it is
+/// skipped (failing instead when `SESS_INTEROP_REQUIRED=1`).
 pub(crate) fn peer(name: &'static str, program: &str, driver: &str, package: &str) -> Option<Peer> {
-    let dir = repo().join("interop/peers").join(name);
+    peer_in(&repo().join("interop/peers").join(name), name, program, driver, package)
+}
+
+/// [`peer`] with its driver and `node_modules` in `dir`.
+pub(crate) fn peer_in(dir: &Path, name: &'static str, program: &str, driver: &str, package: &str) -> Option<Peer> {
     // A program inside the peer's packages (Bun) is named relative to its directory.
     let program = if program.contains('/') { dir.join(program).display().to_string() } else { program.to_owned() };
     let program = program.as_str();
@@ -42,17 +46,35 @@ pub(crate) fn peer(name: &'static str, program: &str, driver: &str, package: &st
         None
     };
     if let Some(reason) = missing {
-        assert!(
-            std::env::var("SESS_INTEROP_REQUIRED").as_deref() != Ok("1"),
-            "interop {name}: {reason} (run interop/setup)"
-        );
-        eprintln!("interop {name}: SKIPPED: {reason} (run interop/setup)");
-        return None;
+        return skipped(name, &reason);
     }
     Some(Peer { name, program: PathBuf::from(program), driver: dir.join(driver) })
 }
 
+/// Prints that the peer is skipped and why, and returns `None`; fails instead
+/// when `SESS_INTEROP_REQUIRED=1`.
+pub(crate) fn skipped<T>(name: &str, reason: &str) -> Option<T> {
+    assert!(
+        std::env::var("SESS_INTEROP_REQUIRED").as_deref() != Ok("1"),
+        "interop {name}: {reason} (run interop/setup)"
+    );
+    eprintln!("interop {name}: SKIPPED: {reason} (run interop/setup)");
+    None
+}
+
 impl Peer {
+    /// The driver's output for `args`, or its error output when it fails.
+    pub(crate) fn try_run(&self, home: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+        let output = at_home(Command::new(&self.program).arg(&self.driver).args(args), home)
+            .output()
+            .map_err(|err| err.to_string())?;
+        if output.status.success() {
+            Ok(output.stdout)
+        } else {
+            Err(String::from_utf8_lossy(&output.stderr).into_owned())
+        }
+    }
+
     /// Runs the driver with `home` as `$HOME` (the peers keep settings, breadcrumbs
     /// and blobs there) and parses its JSON output.
     pub(crate) fn run(&self, home: &Path, args: &[&str]) -> Value {

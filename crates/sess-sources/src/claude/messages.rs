@@ -4,9 +4,10 @@
 //!   whatever `isMeta` says; they make no message and leave the assistant
 //!   message open.
 //! - The rest of a meta user line is hidden.
-//! - A compact summary is a system message with a summary block.
-//! - Interrupt markers, slash-command echoes and command output are system
-//!   messages with a text block ([`classify`]).
+//! - A compact summary is a system message with a summary block, without the
+//!   `<system-reminder>`s the CLI writes into it.
+//! - Interrupt markers, slash-command echoes, command output and task
+//!   notifications are system messages with a text block ([`classify`]).
 //! - Other user text (a string `content` counts) and images make a user
 //!   message; editor context is split off ([`split_context`]).
 //! - Assistant lines append to one assistant message until another message
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::line::Line;
-use super::text::{CONTEXT_TITLE, UserText, classify, split_context};
+use super::text::{CONTEXT_TITLE, UserText, classify, split_context, strip_reminders};
 use crate::transcript::{Block, Image, Message, Role, ToolCall, content_text, finish_pending};
 
 /// Builds the messages of one file, line by line.
@@ -42,7 +43,7 @@ impl Conversation {
             }
         }
         if line.is_compact_summary {
-            let text = joined_text(content);
+            let text = strip_reminders(&joined_text(content));
             self.push(message(Role::System, line).with(Block::Summary { text: text.trim().to_owned() }));
             return;
         }

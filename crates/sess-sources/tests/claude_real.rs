@@ -1,0 +1,167 @@
+//! Golden tests over session files the real Claude Code CLI 2.1.332 wrote
+//! (`interop/claude-code` ran it against a fake Messages API; the files are
+//! kept in `fixtures/claude-code/real-2.1.332/claude-config`, with the
+//! driver's `report.json`, the kernel version scrubbed).
+//!
+//! Each session's transcript is checked in under `expected/<scenario>.json`.
+//! `SESS_BLESS=1 cargo test` rewrites them from the code; review the diff
+//! against the rules (and against `report.json`) before committing it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use sess_sources::{Block, Role, Scope, ToolStatus, Transcript, claude};
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/real-2.1.332")
+}
+
+fn report() -> Value {
+    serde_json::from_slice(&std::fs::read(fixture().join("report.json")).unwrap()).unwrap()
+}
+
+/// The sessions of the report: `(scenario, id, cwd)`.
+fn sessions(report: &Value) -> Vec<(String, String, String)> {
+    let field = |s: &Value, k: &str| s[k].as_str().unwrap().to_owned();
+    report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (field(s, "scenario"), field(s, "id"), field(s, "cwd")))
+        .collect()
+}
+
+fn config() -> PathBuf {
+    fixture().join("claude-config")
+}
+
+/// The session file with this id.
+fn file(id: &str) -> PathBuf {
+    claude::session_files(&[config()]).into_iter().find(|(found, _)| found == id).unwrap().1
+}
+
+/// Loads a session and compares its transcript with `expected/<scenario>.json`.
+fn golden(scenario: &str, id: &str) -> Transcript {
+    let transcript = claude::load(&file(id)).unwrap();
+    let actual = serde_json::to_string_pretty(&transcript).unwrap() + "\n";
+    let expected_path = fixture().join(format!("expected/{scenario}.json"));
+    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
+        std::fs::write(&expected_path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap();
+    assert_eq!(actual, expected, "{scenario}: set SESS_BLESS=1 to rewrite, then review");
+    transcript
+}
+
+/// `(role, block kinds)` of each message.
+fn shape(transcript: &Transcript) -> Vec<(Role, Vec<&'static str>)> {
+    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(Block::kind).collect())).collect()
+}
+
+/// `(tool name, status)` of each call.
+fn calls(transcript: &Transcript) -> Vec<(&str, ToolStatus)> {
+    transcript
+        .messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .filter_map(|b| match b {
+            Block::ToolCall(c) => Some((c.name.as_str(), c.status)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_real_session_reads_cleanly_and_as_checked_in() {
+    let report = report();
+    for (scenario, id, cwd) in sessions(&report) {
+        let t = golden(&scenario, &id);
+        assert_eq!(t.issues, [], "{scenario}: every line the CLI wrote parses");
+        assert_eq!(t.cwd.as_deref(), Some(cwd.as_str()), "{scenario}");
+        assert_eq!(t.id, id);
+    }
+}
+
+#[test]
+fn transcripts_of_the_real_sessions() {
+    use Role::{Assistant, System, User};
+    use ToolStatus::{Failed, Succeeded};
+    let report = report();
+    let by_scenario = |name: &str| {
+        let (_, id, _) = sessions(&report).into_iter().find(|(s, _, _)| s == name).unwrap();
+        claude::load(&file(&id)).unwrap()
+    };
+
+    let t = by_scenario("ascii");
+    assert_eq!(t.title.as_deref(), Some("Say hello."));
+    assert_eq!(
+        shape(&t),
+        [
+            (User, vec!["text"]),
+            (Assistant, vec!["text"]),
+            (User, vec!["text"]),
+            (Assistant, vec!["thinking", "text", "tool_call", "tool_call", "tool_call", "text"]),
+            (System, vec!["summary"]),
+            (System, vec!["text"]),
+            (System, vec!["text"]),
+        ]
+    );
+    assert_eq!(calls(&t), [("Bash", Succeeded), ("Read", Succeeded), ("Bash", Failed)]);
+    let Block::Summary { text } = &t.messages[4].blocks[0] else { panic!("no summary") };
+    assert!(text.contains(report["summary"].as_str().unwrap()) && !text.contains("<system-reminder>"), "{text}");
+
+    let t = by_scenario("ascii-api-error");
+    assert_eq!(shape(&t), [(User, vec!["text"]), (Assistant, vec!["error"])]);
+
+    for name in ["cjk", "cjk-fork"] {
+        let t = by_scenario(name);
+        assert_eq!(t.title.as_deref(), Some("メモを読んで要約して。"), "{name}");
+        assert_eq!(calls(&t), [("Read", Succeeded)], "{name}");
+    }
+    assert_eq!(shape(&by_scenario("cjk-fork")).len(), 4, "the fork holds its parent's history");
+
+    let t = by_scenario("emoji-subagent");
+    assert_eq!(t.title.as_deref(), Some("Rocket 🚀 launch"), "the name given with -n");
+    assert_eq!(shape(&t), [(User, vec!["text"]), (Assistant, vec!["text", "tool_call", "text"])]);
+    assert_eq!(calls(&t), [("Agent", Succeeded)]);
+
+    let t = by_scenario("emoji-background");
+    assert_eq!(
+        shape(&t),
+        [
+            (User, vec!["text"]),
+            (Assistant, vec!["tool_call", "text"]),
+            (System, vec!["text"]),
+            (Assistant, vec!["text"])
+        ]
+    );
+    assert_eq!(t.messages[2].blocks, [Block::text("Background command \"Slow build\" completed (exit code 0)")]);
+
+    let t = by_scenario("long-one");
+    assert_eq!(calls(&t), [("Write", Failed), ("Read", Failed)], "a refused write, a missing file");
+}
+
+#[test]
+fn listings_of_the_real_config_folder() {
+    let report = report();
+    let config = [config()];
+    let all = claude::list(&config, Scope::All);
+    assert_eq!(all.problems.len(), 0);
+    let listed: BTreeSet<String> = all.sessions.iter().map(|s| s.id.clone()).collect();
+    let made: BTreeSet<String> = sessions(&report).into_iter().map(|(_, id, _)| id).collect();
+    assert_eq!(listed, made, "every session, no subagent");
+    let cwds: BTreeSet<String> = sessions(&report).into_iter().map(|(_, _, cwd)| cwd).collect();
+    for cwd in cwds {
+        let found: BTreeSet<String> =
+            claude::list(&config, Scope::Project(Path::new(&cwd))).sessions.into_iter().map(|s| s.id).collect();
+        let wanted: BTreeSet<String> =
+            sessions(&report).into_iter().filter(|(_, _, c)| *c == cwd).map(|(_, id, _)| id).collect();
+        assert_eq!(found, wanted, "{cwd}");
+    }
+}

@@ -1,0 +1,207 @@
+// A fake Anthropic Messages API for driving the real Claude Code CLI offline.
+//
+// It answers `POST /v1/messages` (as server-sent events when the request
+// streams, else as one JSON body) from a script: for each prompt, the
+// assistant turns to give, in order. A turn is a list of content blocks:
+//
+//   {type: "text", text}                      an answer
+//   {type: "thinking", thinking}              thinking (sent with a signature)
+//   {type: "tool_use", name, input}           a tool call (the id is made here)
+//
+// or a failure instead: `[{type: "error", status, errorType, message}]` is
+// answered with that HTTP status and the API's error body.
+//
+// Which answer a request gets:
+// - The request's latest prompt (a user text block equal to a script key)
+//   picks the script, and the number of assistant messages after it the
+//   turn: turn 0 answers the prompt, turn 1 the tool results of turn 0, …
+// - When the last user message holds the TEXT of a key `~TEXT` (text the CLI
+//   puts in by itself: a task notification, the instruction of `/compact`),
+//   the request is "injected" and answered from that key.
+// - A request past the end of its script, or with no prompt, gets "ok".
+// `count_tokens` gets a small count; any other path a 404 in the API's error
+// shape.
+//
+// Every request is recorded in `requests` with the session the CLI named in
+// its `x-claude-code-session-id` header, what it was answered, and the tool
+// results it carried back (so the caller learns each call's outcome from the
+// CLI itself, not from the session file).
+//
+//   node fake-api.mjs SCRIPT.json     serves on 127.0.0.1 and prints the port
+//
+// or `import { startFakeApi } from "./fake-api.mjs"`.
+import http from "node:http";
+import fs from "node:fs";
+import { pathToFileURL } from "node:url";
+
+/** The text blocks of a message, each trimmed, with or without the CLI's `<system-reminder>` blocks. */
+function texts(message, reminders = false) {
+  const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content ?? [];
+  return blocks
+    .filter((b) => b.type === "text" && (reminders || !b.text.trimStart().startsWith("<system-reminder>")))
+    .map((b) => b.text.trim());
+}
+
+/**
+ * Where a request is in the script: `{prompt, turn, injected, injectedText}`.
+ * `injected` is the `~` key whose text the last user message holds (reminders
+ * included), else null; `injectedText` is then that message's text.
+ */
+export function locate(script, messages) {
+  // The CLI puts `system` messages among the others; they are not turns.
+  const last = messages.filter((m) => m.role !== "system").at(-1);
+  const lastText = last?.role === "user" ? texts(last, true).join("\n") : "";
+  const injected = Object.keys(script).find((k) => k.startsWith("~") && lastText.includes(k.slice(1))) ?? null;
+  const injectedText = injected === null ? null : lastText;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "user") continue;
+    const prompt = texts(messages[i]).find((t) => Object.hasOwn(script, t));
+    if (prompt !== undefined) {
+      const turn = messages.slice(i + 1).filter((m) => m.role === "assistant").length;
+      return { prompt, turn, injected, injectedText };
+    }
+  }
+  return { prompt: null, turn: null, injected, injectedText };
+}
+
+/** The turn to answer with, and the key its tool call ids are made from. */
+function pick(script, located) {
+  if (located.injected !== null) return { key: located.injected, turn: 0, blocks: script[located.injected][0] };
+  const blocks = located.prompt === null ? undefined : script[located.prompt][located.turn];
+  return blocks ? { key: located.prompt, turn: located.turn, blocks } : null;
+}
+
+/** The complete content blocks of an answer; tool call ids are stable across runs. */
+function answer(script, picked) {
+  if (!picked) return [{ type: "text", text: "ok" }];
+  const n = String(Object.keys(script).indexOf(picked.key)).padStart(2, "0");
+  return picked.blocks.map((block, index) => {
+    switch (block.type) {
+      case "thinking":
+        return { type: "thinking", thinking: block.thinking, signature: `fake-signature-${index}` };
+      case "tool_use": {
+        const id = `toolu_fake${n}${String(picked.turn).padStart(2, "0")}${String(index).padStart(2, "0")}`;
+        return { type: "tool_use", id, name: block.name, input: block.input };
+      }
+      default:
+        return { type: "text", text: block.text };
+    }
+  });
+}
+
+/** Every `tool_result` block of a request: `[{id, isError, content}]`. */
+function toolResults(messages) {
+  return messages
+    .filter((m) => m.role === "user" && Array.isArray(m.content))
+    .flatMap((m) => m.content.filter((b) => b.type === "tool_result"))
+    .map((b) => ({ id: b.tool_use_id, isError: b.is_error === true, content: b.content ?? "" }));
+}
+
+function sendStream(res, message) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } });
+  message.content.forEach((block, index) => {
+    switch (block.type) {
+      case "thinking":
+        event("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
+        event("content_block_delta", { index, delta: { type: "thinking_delta", thinking: block.thinking } });
+        event("content_block_delta", { index, delta: { type: "signature_delta", signature: block.signature } });
+        break;
+      case "tool_use":
+        event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+        event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+        break;
+      default:
+        event("content_block_start", { index, content_block: { type: "text", text: "" } });
+        event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
+    }
+    event("content_block_stop", { index });
+  });
+  event("message_delta", { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } });
+  event("message_stop", {});
+  res.end();
+}
+
+/**
+ * Starts the server; resolves to `{port, requests, close()}`. `onAnswer`, if
+ * given, is called with each request's record once its answer is sent.
+ */
+export function startFakeApi(script, { onAnswer } = {}) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url, "http://localhost");
+      const json = (status, value) => {
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify(value));
+      };
+      let body = null;
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+      } catch {
+        body = null;
+      }
+      if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+        requests.push({ path: url.pathname });
+        return json(200, { input_tokens: 42 });
+      }
+      if (req.method !== "POST" || url.pathname !== "/v1/messages" || !Array.isArray(body?.messages)) {
+        requests.push({ path: url.pathname, method: req.method });
+        return json(404, { type: "error", error: { type: "not_found_error", message: `no ${req.method} ${url.pathname} here` } });
+      }
+      const located = locate(script, body.messages);
+      const picked = pick(script, located);
+      const failure = picked?.blocks.find((b) => b.type === "error");
+      if (failure) {
+        requests.push({ path: url.pathname, session: req.headers["x-claude-code-session-id"] ?? null, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
+        return json(failure.status, { type: "error", error: { type: failure.errorType, message: failure.message } });
+      }
+      const content = answer(script, picked);
+      const message = {
+        id: `msg_fake${String(requests.length + 1).padStart(4, "0")}`,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content,
+        stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      };
+      const record = {
+        path: url.pathname,
+        session: req.headers["x-claude-code-session-id"] ?? null,
+        stream: body.stream === true,
+        ...located,
+        answer: content,
+        toolResults: toolResults(body.messages),
+      };
+      requests.push(record);
+      if (body.stream) sendStream(res, message);
+      else json(200, message);
+      onAnswer?.(record);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: server.address().port,
+        requests,
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      }),
+    );
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const script = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  const api = await startFakeApi(script);
+  console.log(api.port);
+}
