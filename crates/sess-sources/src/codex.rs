@@ -51,8 +51,10 @@
 //!   `call_id` completes it (`ended_at` = its timestamp). The result text and
 //!   the failed status follow `codex/output.rs`: a JSON text
 //!   `{"output","metadata":{"exit_code"}}` gives the inner output and fails
-//!   on a non-zero exit code; so does a first line `Exit code: N`; an
-//!   `{"content","success":false}` object fails. An output without a call is
+//!   on a non-zero exit code; so does a first line `Exit code: N`, or a
+//!   header line `Process exited with code N` (`exec_command`); an
+//!   `{"content","success":false}` object fails, and so does a text that
+//!   starts with `apply_patch verification failed`. An output without a call is
 //!   dropped. `web_search_call` is a call named `web_search` (input = its
 //!   `action`, id = its line number), done when its status is `completed`,
 //!   failed when `failed`. Calls still running at a `turn_aborted` or at the
