@@ -14,6 +14,11 @@ pub(crate) struct Envelope<'a> {
     /// RFC 3339, when the line has one.
     #[serde(default)]
     pub(crate) timestamp: Option<String>,
+    /// The line's place in the thread's history (Codex 0.171 and later):
+    /// 0 for the first line of a thread, continuing across the rollouts of a
+    /// fork.
+    #[serde(default)]
+    pub(crate) ordinal: Option<u64>,
     /// What the payload is.
     #[serde(rename = "type", default)]
     pub(crate) kind: LineKind,
@@ -58,6 +63,23 @@ pub(crate) struct SessionMeta {
     /// The thread this one was forked from.
     #[serde(default)]
     pub(crate) forked_from_id: Option<String>,
+    /// Where the history this rollout continues is (a fork by reference).
+    #[serde(default)]
+    pub(crate) history_base: Option<HistoryBase>,
+}
+
+/// `session_meta.history_base`: the history a rollout continues is the
+/// lines of another rollout before this point, which it does not copy.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub(crate) struct HistoryBase {
+    /// The rollout the history is in: the UUID in its file name.
+    pub(crate) thread_id: String,
+    /// Its lines with a lower `ordinal` are the history.
+    #[serde(default)]
+    pub(crate) end_ordinal_exclusive: Option<u64>,
+    /// Its bytes before this offset (of the decompressed file) are the history.
+    #[serde(default)]
+    pub(crate) end_byte_offset: Option<u64>,
 }
 
 /// `response_item`.

@@ -9,7 +9,9 @@ use sess_core::{IssueKind, LineIssue};
 
 use super::echo::{self, Echoes, Kind, Origin};
 use super::injected::is_injected;
-use super::line::{Compacted, ContentItem, Envelope, Event, LineKind, MessageRole, ResponseItem, SessionMeta};
+use super::line::{
+    Compacted, ContentItem, Envelope, Event, HistoryBase, LineKind, MessageRole, ResponseItem, SessionMeta,
+};
 use super::output::interpret;
 use crate::jsonl::JsonLines;
 use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, finish_pending};
@@ -23,11 +25,59 @@ pub(crate) struct Rollout {
     pub(crate) created: Option<String>,
     /// `session_meta.forked_from_id`.
     pub(crate) forked_from: Option<String>,
+    /// How many messages, at the start of the transcript, came from the
+    /// rollouts this one continues (a fork by reference); the rest are its own.
+    pub(crate) inherited: usize,
+}
+
+impl Rollout {
+    /// The first prompt among the rollout's own messages.
+    pub(crate) fn own_first_prompt(&self) -> Option<&str> {
+        let own = &self.transcript.messages[self.inherited.min(self.transcript.messages.len())..];
+        own.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// The history a forked rollout continues, read from another rollout.
+#[derive(Debug)]
+pub(crate) struct Ancestor {
+    /// That rollout's (decompressed) bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// Where the history ends in it: the `history_base` of its child.
+    pub(crate) end: HistoryBase,
+}
+
+/// The thread's history before a forked rollout's own lines.
+#[derive(Debug, Default)]
+pub(crate) struct Inherited {
+    /// The rollout whose history could not be read, where the chain of bases
+    /// breaks: it was not found, or it leads back into the chain.
+    pub(crate) missing: Option<String>,
+    /// The ancestors that were read, oldest first (after the missing one).
+    pub(crate) ancestors: Vec<Ancestor>,
 }
 
 /// Reads the (decompressed) bytes of a rollout.
 pub(crate) fn read(bytes: &[u8]) -> Rollout {
+    read_continuing(&Inherited::default(), bytes)
+}
+
+/// Reads a rollout that continues the history of `inherited`: the ancestors'
+/// lines up to each one's end (their own `session_meta` lines aside), then the
+/// rollout's own. Only the rollout's own lines report issues.
+pub(crate) fn read_continuing(inherited: &Inherited, bytes: &[u8]) -> Rollout {
     let mut reader = Reader::new();
+    if let Some(id) = &inherited.missing {
+        let notice = format!("Forked from rollout {id}, whose history was not found");
+        reader.messages().push(Message::new(Role::System).with(Block::text(notice)));
+    }
+    for ancestor in &inherited.ancestors {
+        reader.ancestor(ancestor);
+    }
+    reader.rollout.inherited = reader.rollout.transcript.messages.len();
     for line in JsonLines::new(bytes) {
         let envelope = match line.parse::<Envelope<'_>>() {
             Ok(envelope) => envelope,
@@ -36,7 +86,7 @@ pub(crate) fn read(bytes: &[u8]) -> Rollout {
                 continue;
             }
         };
-        let at = At { line: line.number, timestamp: envelope.timestamp.clone() };
+        let at = At::new(&envelope, line.number);
         if let Err(err) = reader.line(&envelope, &at) {
             let issue = LineIssue { line: line.number, kind: IssueKind::InvalidJson(err.to_string()) };
             reader.rollout.transcript.issues.push(issue);
@@ -45,24 +95,39 @@ pub(crate) fn read(bytes: &[u8]) -> Rollout {
     reader.finish()
 }
 
-/// The `cwd` of the first `session_meta` line, read without building a
-/// transcript (for filtering a listing by project).
-pub(crate) fn meta_cwd(bytes: &[u8]) -> Option<String> {
+/// The first `session_meta` that parses, read without building a transcript.
+pub(crate) fn meta(bytes: &[u8]) -> Option<SessionMeta> {
     JsonLines::new(bytes).find_map(|line| {
         let envelope = line.parse::<Envelope<'_>>().ok()?;
         if envelope.kind != LineKind::SessionMeta {
             return None;
         }
         // As in `read`, the first meta that parses counts.
-        serde_json::from_str::<SessionMeta>(envelope.payload?.get()).ok().map(|meta| meta.cwd)
-    })?
+        serde_json::from_str::<SessionMeta>(envelope.payload?.get()).ok()
+    })
+}
+
+/// The `cwd` of the first `session_meta` line (for filtering a listing by
+/// project).
+pub(crate) fn meta_cwd(bytes: &[u8]) -> Option<String> {
+    meta(bytes)?.cwd
 }
 
 /// Where a line is: the message id and timestamp of what it opens.
 #[derive(Clone, Debug)]
 struct At {
+    /// The message id: the line's `ordinal` + 1 when it has one (unique
+    /// across the rollouts of a fork, and the line number in a rollout of
+    /// its own), else its line number.
     line: usize,
     timestamp: Option<String>,
+}
+
+impl At {
+    fn new(envelope: &Envelope<'_>, number: usize) -> Self {
+        let line = envelope.ordinal.and_then(|o| usize::try_from(o).ok()).map_or(number, |o| o.saturating_add(1));
+        Self { line, timestamp: envelope.timestamp.clone() }
+    }
 }
 
 impl At {
@@ -82,10 +147,33 @@ struct Reader {
 impl Reader {
     fn new() -> Self {
         Self {
-            rollout: Rollout { transcript: Transcript::new(SourceKind::Codex, ""), created: None, forked_from: None },
+            rollout: Rollout {
+                transcript: Transcript::new(SourceKind::Codex, ""),
+                created: None,
+                forked_from: None,
+                inherited: 0,
+            },
             meta_seen: false,
             calls: HashMap::new(),
             echoes: Echoes::default(),
+        }
+    }
+
+    /// An ancestor's lines up to its end, read like the rollout's own but
+    /// without its `session_meta` and without reporting its issues (they are
+    /// another file's).
+    fn ancestor(&mut self, ancestor: &Ancestor) {
+        let end = ancestor.end.end_byte_offset.and_then(|end| usize::try_from(end).ok());
+        let bytes = &ancestor.bytes[..end.unwrap_or(usize::MAX).min(ancestor.bytes.len())];
+        for line in JsonLines::new(bytes) {
+            let Ok(envelope) = line.parse::<Envelope<'_>>() else { continue };
+            let past_the_end =
+                envelope.ordinal.zip(ancestor.end.end_ordinal_exclusive).is_some_and(|(o, end)| o >= end);
+            if envelope.kind == LineKind::SessionMeta || past_the_end {
+                continue;
+            }
+            // A line that does not have its shape is skipped, as in the rollout's own.
+            let _ = self.line(&envelope, &At::new(&envelope, line.number));
         }
     }
 
