@@ -29,6 +29,11 @@ const codexHome = path.join(workdir, '.codex');
 const projects = { alpha: path.join(workdir, 'projects', 'alpha'), beta: path.join(workdir, 'projects', 'beta') };
 for (const dir of [codexHome, ...Object.values(projects)]) fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
+// Project instructions, which Codex injects into the conversation.
+fs.writeFileSync(path.join(projects.beta, 'AGENTS.md'), '# Beta rules\n\nAlways answer in one line.\n');
+// A 1×1 PNG to attach to a prompt.
+const image = path.join(projects.alpha, 'dot.png');
+fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
 
 // ---- The script: what the fake model answers to each prompt, step by step.
 
@@ -43,6 +48,7 @@ const P = {
   work: 'Check the workspace: echo hi, read a file that is missing, then write notes.txt.',
   summary: 'Summarize what you did in one line.',
   fork: 'Take another path: say goodbye instead.',
+  image: 'What is in this picture?',
 };
 const addNotes = '*** Begin Patch\n*** Add File: notes.txt\n+first note\n+second note\n*** End Patch\n';
 const updateAbsent = '*** Begin Patch\n*** Update File: absent.txt\n@@\n-old\n+new\n*** End Patch\n';
@@ -52,6 +58,7 @@ const A = {
   work: 'Done: `echo hi` printed hi, missing.txt does not exist, and notes.txt now has two notes.',
   summary: 'Ran two commands (one failed), added notes.txt, and a patch to absent.txt failed.',
   fork: 'Goodbye from the fork.',
+  image: 'A single dot.',
 };
 const script = {
   [P.hello]: [[reasoning('**Greeting**\n\nA short hello will do.'), text(A.hello)]],
@@ -66,6 +73,7 @@ const script = {
   ],
   [P.summary]: [[reasoning('**Summing up**\n\nOne line.'), text(A.summary)]],
   [P.fork]: [[text(A.fork)]],
+  [P.image]: [[text(A.image)]],
 };
 
 // ---- Running Codex.
@@ -184,6 +192,10 @@ try {
   const forked = await codex(projects.alpha, ['fork', alpha, P.fork]);
   const fork = session(forked, projects.alpha, { forkedFrom: alpha, inherited: structuredClone(session(alpha)) });
   turn(fork, P.fork);
+
+  // A prompt with an image attached.
+  const pictured = await codex(projects.alpha, [P.image, '--image', image]);
+  turn(session(pictured, projects.alpha, { images: [image] }), P.image);
 } finally {
   await api.close();
 }

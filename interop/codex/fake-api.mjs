@@ -18,9 +18,13 @@
 import http from 'node:http';
 import fs from 'node:fs';
 
-/** The text of a message item's parts. */
+/** The text of a message item's parts, without the tags around images. */
 function textOf(item) {
-  return (item.content ?? []).map((part) => part.text ?? '').join('\n');
+  return (item.content ?? [])
+    .filter((part) => typeof part.text === 'string')
+    .map((part) => part.text)
+    .filter((text) => !/^<image\b[^\n]*>$/.test(text) && text !== '</image>')
+    .join('\n');
 }
 
 /** Where the conversation in `input` is: its prompt and step in `script`. */

@@ -21,7 +21,8 @@
 //! - **Messages:** `response_item` `message` with role `user` becomes a user
 //!   message of text and image blocks (`input_text`, `input_image`; a base64
 //!   data URL is split into media type and data, other URLs are kept as
-//!   URLs). Role `assistant` adds text blocks (`output_text`). Roles
+//!   URLs; the `<image name=[Image #1] path="…">` and `</image>` texts Codex
+//!   puts around an attached image for the model are left out). Role `assistant` adds text blocks (`output_text`). Roles
 //!   `developer` and `system`, and user messages whose text starts with one of
 //!   the injected-context markers (`<environment_context>`,
 //!   `<user_instructions>`, `# AGENTS.md`, `<permissions instructions>`,

@@ -402,9 +402,27 @@ impl Reader {
     }
 }
 
+/// A message's parts without the tags Codex puts around an attached image
+/// for the model: `<image name=[Image #1] path="…">`, the image, `</image>`.
+fn parts(content: &[ContentItem]) -> impl Iterator<Item = &ContentItem> {
+    content.iter().enumerate().filter(|&(i, _)| !is_image_tag(content, i)).map(|(_, part)| part)
+}
+
+/// Whether part `i` is a one-line `<image…>` right before an image, or an
+/// `</image>` right after one.
+fn is_image_tag(content: &[ContentItem], i: usize) -> bool {
+    let Some(ContentItem::InputText { text }) = content.get(i) else { return false };
+    let image_at = |j: Option<usize>| matches!(j.and_then(|j| content.get(j)), Some(ContentItem::InputImage { .. }));
+    let text = text.trim();
+    if text == "</image>" {
+        return image_at(i.checked_sub(1));
+    }
+    text.starts_with("<image") && text.ends_with('>') && !text.contains('\n') && image_at(Some(i + 1))
+}
+
 /// The texts of a message's parts.
 fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
-    content.iter().filter_map(|part| match part {
+    parts(content).filter_map(|part| match part {
         ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text.as_str()),
         ContentItem::InputImage { .. } | ContentItem::Other => None,
     })
@@ -412,8 +430,7 @@ fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
 
 /// A message's parts as blocks; blank texts and unknown parts are left out.
 fn blocks(content: &[ContentItem]) -> Vec<Block> {
-    content
-        .iter()
+    parts(content)
         .filter_map(|part| match part {
             ContentItem::InputText { text } | ContentItem::OutputText { text } => {
                 (!text.trim().is_empty()).then(|| Block::text(text.as_str()))

@@ -506,6 +506,33 @@ fn images_keep_data_or_url() {
 }
 
 #[test]
+fn the_tags_around_an_attached_image_are_not_text() {
+    // As Codex 0.171 writes `codex exec PROMPT --image dot.png` (fixtures/codex/real-0.171.0).
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "<image name=[Image #1] path=\"/w/dot.png\">"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBO", "detail": "original"},
+                {"type": "input_text", "text": "</image>"},
+                {"type": "input_text", "text": "What is in this picture?"}
+            ]}),
+        ),
+        // Tags that wrap no image are the user's text.
+        user("<image> is a tag"),
+        message("user", "input_text", "</image>"),
+    ]);
+    let image = Block::Image(Image { media_type: Some("image/png".into()), data: Some("iVBO".into()), url: None });
+    let blocks: Vec<&Block> = transcript.messages.iter().flat_map(|m| &m.blocks).collect();
+    assert_eq!(
+        blocks,
+        [&image, &Block::text("What is in this picture?"), &Block::text("<image> is a tag"), &Block::text("</image>")]
+    );
+    assert_eq!(transcript.first_prompt(), Some("What is in this picture?"));
+}
+
+#[test]
 fn reasoning_falls_back_to_raw_content_and_encrypted_reasoning_shows_nothing() {
     let transcript = parse(&[
         meta("t"),
