@@ -1,8 +1,8 @@
 // Runs the real Codex CLI (`codex exec`, from the pinned npm package) against
 // the fake Responses API in fake-api.mjs, and prints JSON describing what it
-// made: the Codex home, each session (id, cwd, rollout path, the prompts, the
-// answers, the reasoning summaries and the tool calls, each with whether it
-// should fail), every run and every API request.
+// made: the Codex home, each session (id, cwd, rollout path, and its turns:
+// the prompts and what the model answered, reasoning summaries and tool calls
+// with whether each should fail), every run and every API request.
 //
 //   node driver.mjs WORKDIR
 //
@@ -39,8 +39,10 @@ fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcS
 
 const text = (t) => ({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: t, annotations: [] }] });
 const reasoning = (...parts) => ({ type: 'reasoning', summary: parts.map((t) => ({ type: 'summary_text', text: t })), encrypted_content: null });
-const exec = (callId, cmd) => ({ type: 'function_call', call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 5000 }) });
-const patch = (callId, input) => ({ type: 'custom_tool_call', call_id: callId, name: 'apply_patch', input, status: 'completed' });
+// A tool call also says what its output should contain and whether it should
+// fail (`expect`, which the fake API does not send).
+const exec = (callId, cmd, expect) => ({ type: 'function_call', call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd, yield_time_ms: 5000 }), expect });
+const patch = (callId, input, expect) => ({ type: 'custom_tool_call', call_id: callId, name: 'apply_patch', input, status: 'completed', expect });
 
 const P = {
   hello: 'Say hello in one short sentence.',
@@ -64,11 +66,14 @@ const script = {
   [P.hello]: [[reasoning('**Greeting**\n\nA short hello will do.'), text(A.hello)]],
   [P.french]: [[text(A.french)]],
   [P.work]: [
-    [reasoning('**Looking around**\n\nStart with a harmless command.', '**Plan**\n\nThen the missing file, then the notes.'), exec('call_echo', 'echo hi')],
+    [reasoning('**Looking around**\n\nStart with a harmless command.', '**Plan**\n\nThen the missing file, then the notes.'), exec('call_echo', 'echo hi', { output: 'hi\n', fails: false })],
     // Two calls in one response: their outputs come back by call_id.
-    [exec('call_missing', 'cat missing.txt'), exec('call_printf', "printf 'a\\nb\\n'")],
-    [patch('call_patch_add', addNotes)],
-    [patch('call_patch_bad', updateAbsent)],
+    [
+      exec('call_missing', 'cat missing.txt', { output: 'missing.txt: No such file or directory', fails: true }),
+      exec('call_printf', "printf 'a\\nb\\n'", { output: 'a\nb\n', fails: false }),
+    ],
+    [patch('call_patch_add', addNotes, { output: 'A notes.txt', fails: false })],
+    [patch('call_patch_bad', updateAbsent, { output: 'apply_patch verification failed', fails: true })],
     [text(A.work)],
   ],
   [P.summary]: [[reasoning('**Summing up**\n\nOne line.'), text(A.summary)]],
@@ -147,26 +152,27 @@ function codex(cwd, args) {
   });
 }
 
+// Each session: its id, cwd and turns. A turn is the prompt (with the images
+// attached to it) and what the model answered, in order: `thinking` for each
+// reasoning summary part, `tool_call` for each call (its id, tool, input, what
+// its output should contain and whether it should fail), `text` for a
+// message. A fork also has the turns it inherited.
 const sessions = new Map();
 function session(id, cwd, extra = {}) {
-  if (!sessions.has(id)) sessions.set(id, { id, cwd, prompts: [], answers: [], reasoning: [], calls: [], ...extra });
+  if (!sessions.has(id)) sessions.set(id, { id, cwd, forkedFrom: null, inherited: [], turns: [], ...extra });
   return sessions.get(id);
 }
-function turn(s, prompt) {
-  s.prompts.push(prompt);
-  for (const items of script[prompt]) {
-    for (const item of items) {
-      if (item.type === 'message') s.answers.push(item.content[0].text);
-      if (item.type === 'reasoning') s.reasoning.push(...item.summary.map((p) => p.text));
-      if (item.type === 'function_call') {
-        const { cmd } = JSON.parse(item.arguments);
-        s.calls.push({ callId: item.call_id, tool: item.name, command: cmd, fails: cmd.startsWith('cat missing') });
-      }
-      if (item.type === 'custom_tool_call') {
-        s.calls.push({ callId: item.call_id, tool: item.name, input: item.input, fails: item.input === updateAbsent });
-      }
+function turn(s, prompt, images = []) {
+  const blocks = [];
+  for (const item of script[prompt].flat()) {
+    if (item.type === 'message') blocks.push({ type: 'text', text: item.content[0].text });
+    if (item.type === 'reasoning') blocks.push(...item.summary.map((part) => ({ type: 'thinking', text: part.text })));
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const input = item.type === 'function_call' ? JSON.parse(item.arguments) : item.input;
+      blocks.push({ type: 'tool_call', id: item.call_id, name: item.name, input, ...item.expect });
     }
   }
+  s.turns.push({ prompt, images, blocks });
 }
 
 try {
@@ -190,12 +196,12 @@ try {
 
   // Forked: a new thread that starts with a copy of alpha's history.
   const forked = await codex(projects.alpha, ['fork', alpha, P.fork]);
-  const fork = session(forked, projects.alpha, { forkedFrom: alpha, inherited: structuredClone(session(alpha)) });
+  const fork = session(forked, projects.alpha, { forkedFrom: alpha, inherited: structuredClone(session(alpha).turns) });
   turn(fork, P.fork);
 
   // A prompt with an image attached.
   const pictured = await codex(projects.alpha, [P.image, '--image', image]);
-  turn(session(pictured, projects.alpha, { images: [image] }), P.image);
+  turn(session(pictured, projects.alpha), P.image, [image]);
 } finally {
   await api.close();
 }

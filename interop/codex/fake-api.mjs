@@ -58,7 +58,8 @@ function stream(res, items) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   event('response.created', { response: { id, status: 'in_progress' } });
   items.forEach((template, output_index) => {
-    const item = { id: `${template.type}_fake_${seq}_${output_index}`, ...template };
+    const { expect, ...fields } = template; // `expect` is the driver's note, not the API's.
+    const item = { id: `${template.type}_fake_${seq}_${output_index}`, ...fields };
     if (item.type === 'message') {
       event('response.output_item.added', { output_index, item: { ...item, content: [] } });
       for (const part of item.content) event('response.output_text.delta', { output_index, item_id: item.id, content_index: 0, delta: part.text });

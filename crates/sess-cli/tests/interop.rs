@@ -14,6 +14,8 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 #![allow(clippy::print_stderr)] // The suite reports its seed, counts and skips.
 
+#[path = "interop/codex.rs"]
+mod codex;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/oh_my_pi.rs"]

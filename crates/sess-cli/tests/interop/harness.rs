@@ -30,7 +30,13 @@ fn repo() -> PathBuf {
 /// The peer, or `None` after printing why it is skipped (failing instead when
 /// `SESS_INTEROP_REQUIRED=1`).
 pub(crate) fn peer(name: &'static str, program: &str, driver: &str, package: &str) -> Option<Peer> {
-    let dir = repo().join("interop/peers").join(name);
+    peer_in(&format!("interop/peers/{name}"), name, program, driver, package)
+}
+
+/// [`peer`], for a peer whose driver and `node_modules` are in `dir` (relative
+/// to the repository).
+pub(crate) fn peer_in(dir: &str, name: &'static str, program: &str, driver: &str, package: &str) -> Option<Peer> {
+    let dir = repo().join(dir);
     // A program inside the peer's packages (Bun) is named relative to its directory.
     let program = if program.contains('/') { dir.join(program).display().to_string() } else { program.to_owned() };
     let program = program.as_str();

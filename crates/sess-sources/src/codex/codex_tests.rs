@@ -73,14 +73,20 @@ impl Home {
 /// Compares `transcript` with `fixtures/codex/expected/<name>.json`, or
 /// writes that file when `SESS_BLESS` is set.
 fn golden(name: &str, transcript: &Transcript) {
-    let path = fixtures().join("expected").join(format!("{name}.json"));
+    golden_at(&fixtures().join("expected").join(format!("{name}.json")), transcript);
+}
+
+/// Compares `transcript` with the JSON at `path`, or writes it there when
+/// `SESS_BLESS` is set.
+fn golden_at(path: &Path, transcript: &Transcript) {
+    let name = path.display();
     let actual = serde_json::to_string_pretty(transcript).unwrap() + "\n";
     if std::env::var_os("SESS_BLESS").is_some() {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &actual).unwrap();
+        fs::write(path, &actual).unwrap();
         return;
     }
-    let expected = fs::read_to_string(&path)
+    let expected = fs::read_to_string(path)
         .unwrap_or_else(|err| panic!("{}: {err}; run with SESS_BLESS=1 to create it", path.display()));
     assert_eq!(actual, expected, "{name}: run with SESS_BLESS=1 to accept, then review the diff");
 }
@@ -573,4 +579,100 @@ fn a_missing_or_looping_base_is_a_notice_before_the_history_that_was_found() {
     let mut expected = expected;
     expected[0].2 = vec![format!("text:Forked from rollout {GRANDCHILD}, whose history was not found")];
     assert_eq!(shape(&load(&grandchild).unwrap()), expected);
+}
+
+const REAL: &str = "real-0.171.0";
+const REAL_ALPHA: &str = "01a22bd1-bf16-7913-b20d-3abf1c9193aa";
+const REAL_BETA: &str = "01a22bd1-bfed-78a1-808c-80e7130d6252";
+const REAL_FORK: &str = "01a22bd1-c3a3-7070-a01b-62c1cb816307";
+const REAL_IMAGE: &str = "01a22bd1-c482-77a0-bb96-2035fb754cdc";
+
+/// The rollouts the real Codex CLI 0.171.0 wrote (`interop/codex/`; the
+/// scenario is in `scenario.json` beside them): a reply with reasoning,
+/// resumed; shell commands and patches, one of each failing, resumed with
+/// `--last`; a fork of the first; a prompt with an image.
+#[test]
+fn golden_real_0_171_0() {
+    let dir = fixtures().join(REAL);
+    let listing = list(&dir.join("codex-home"), Scope::All);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let facts: Vec<_> = listing
+        .sessions
+        .iter()
+        .map(|s| (s.id.as_str(), s.cwd.as_deref(), s.title.as_deref(), s.message_count, s.parent_session.as_deref()))
+        .collect();
+    let (alpha, beta) = (Some("/home/dev/projects/alpha"), Some("/home/dev/projects/beta"));
+    assert_eq!(
+        facts,
+        [
+            (REAL_ALPHA, alpha, Some("Say hello in one short sentence."), 4, None),
+            (
+                REAL_BETA,
+                beta,
+                Some("Check the workspace: echo hi, read a file that is missing, then write notes.txt."),
+                4,
+                None
+            ),
+            (REAL_FORK, alpha, Some("Take another path: say goodbye instead."), 6, Some(REAL_ALPHA)),
+            (REAL_IMAGE, alpha, Some("What is in this picture?"), 2, None),
+        ]
+    );
+    for session in &listing.sessions {
+        let transcript = load(&session.path).unwrap();
+        assert!(transcript.issues.is_empty(), "{}: {:?}", session.id, transcript.issues);
+        golden_at(&dir.join("expected").join(format!("{}.json", session.id)), &transcript);
+    }
+
+    let beta = load(&listing.sessions[1].path).unwrap();
+    assert_eq!(
+        shape(&beta),
+        [
+            row(
+                "8",
+                Role::User,
+                &["text:Check the workspace: echo hi, read a file that is missing, then write notes.txt."]
+            ),
+            row(
+                "11",
+                Role::Assistant,
+                &[
+                    "thinking:**Looking around**",
+                    "thinking:**Plan**",
+                    "tool:exec_command:succeeded",
+                    "tool:exec_command:failed",
+                    "tool:exec_command:succeeded",
+                    "tool:apply_patch:succeeded",
+                    "tool:apply_patch:failed",
+                    "text:Done: `echo hi` printed hi, missing.txt does not exist, and notes.txt now has two notes.",
+                ]
+            ),
+            row("42", Role::User, &["text:Summarize what you did in one line."]),
+            row(
+                "45",
+                Role::Assistant,
+                &[
+                    "thinking:**Summing up**",
+                    "text:Ran two commands (one failed), added notes.txt, and a patch to absent.txt failed."
+                ]
+            ),
+        ]
+    );
+    // The two calls of one response, paired with outputs that came back in another order.
+    assert_eq!((call(&beta, 1, 3).id.as_str(), call(&beta, 1, 4).id.as_str()), ("call_missing", "call_printf"));
+    assert!(call(&beta, 1, 4).result.as_deref().is_some_and(|r| r.ends_with("Output:\na\nb\n")));
+
+    // The fork by reference: alpha's two turns, then its own.
+    let fork = load(&listing.sessions[2].path).unwrap();
+    let prompts: Vec<_> = shape(&fork).into_iter().filter(|(_, role, _)| *role == Role::User).collect();
+    assert_eq!(
+        prompts,
+        [
+            row("8", Role::User, &["text:Say hello in one short sentence."]),
+            row("20", Role::User, &["text:Now say it in French."]),
+            row("32", Role::User, &["text:Take another path: say goodbye instead."]),
+        ]
+    );
+
+    let image = load(&listing.sessions[3].path).unwrap();
+    assert_eq!(shape(&image)[0], row("8", Role::User, &["image", "text:What is in this picture?"]));
 }
