@@ -63,7 +63,9 @@
 //! - **System notices** (each a system message, which also closes the
 //!   assistant bubble): `compacted` → a summary block with its `message`, or
 //!   `Context compacted` when the summary is only kept encrypted; the earlier
-//!   messages stay shown. `thread_rolled_back` → text `Rolled back N turn(s)`;
+//!   messages stay shown. The model's answer to the compaction request, an
+//!   item whose line has `metadata.compaction_output` (Codex 0.171), is not
+//!   shown: the `compacted` line carries it. `thread_rolled_back` → text `Rolled back N turn(s)`;
 //!   the rolled-back turns stay shown. `turn_aborted` → text `Turn aborted
 //!   (<reason>)`: an interrupt is the user's choice, not an error.
 //!   An `error` event (persisted by some builds) is an error block in the

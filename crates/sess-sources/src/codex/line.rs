@@ -25,6 +25,18 @@ pub(crate) struct Envelope<'a> {
     /// The payload, parsed once the kind is known.
     #[serde(borrow, default)]
     pub(crate) payload: Option<&'a RawValue>,
+    /// Facts about the line beside its payload (Codex 0.171 and later).
+    #[serde(default)]
+    pub(crate) metadata: Option<LineMetadata>,
+}
+
+/// The `metadata` of a line.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct LineMetadata {
+    /// The item is what the model answered to a compaction request: the
+    /// summary that the `compacted` line then carries.
+    #[serde(default)]
+    pub(crate) compaction_output: bool,
 }
 
 /// The `type` of a line.

@@ -192,6 +192,8 @@ impl Reader {
         };
         match envelope.kind {
             LineKind::SessionMeta => self.session_meta(serde_json::from_str(payload()?)?, at),
+            // The summary a compaction asked for is shown by its `compacted` line.
+            LineKind::ResponseItem if envelope.metadata.as_ref().is_some_and(|m| m.compaction_output) => {}
             LineKind::ResponseItem => self.item(serde_json::from_str(payload()?)?, at),
             LineKind::EventMsg => self.event(serde_json::from_str(payload()?)?, at),
             LineKind::Compacted => self.compacted(&serde_json::from_str(payload()?)?, at),

@@ -415,6 +415,36 @@ fn compaction_is_a_summary_and_the_earlier_messages_stay() {
 }
 
 #[test]
+fn the_answer_to_a_compaction_request_is_only_its_summary() {
+    // As Codex 0.171 compacts a conversation before a turn: the model's
+    // summary is an assistant item marked `compaction_output`, then the
+    // `compacted` line carries it.
+    let summary_item = json!({
+        "timestamp": "2026-11-30T09:43:57.815Z", "ordinal": 3, "type": "response_item",
+        "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Handoff: said one."}]},
+        "metadata": {"history_sequence": 5, "client_authored": false, "compaction_output": true}
+    });
+    let lines = jsonl(&[meta("t"), user("first"), assistant("one")])
+        + &summary_item.to_string()
+        + "\n"
+        + &jsonl(&[
+            ("compacted", json!({"message": "Summary:\nHandoff: said one.", "replacement_history": []})),
+            user("second"),
+            assistant("two"),
+        ]);
+    assert_eq!(
+        shape(&read(lines.as_bytes()).transcript),
+        [
+            msg(Role::User, &["text:first"]),
+            msg(Role::Assistant, &["text:one"]),
+            msg(Role::System, &["summary:Summary:\nHandoff: said one."]),
+            msg(Role::User, &["text:second"]),
+            msg(Role::Assistant, &["text:two"]),
+        ]
+    );
+}
+
+#[test]
 fn a_rollback_is_a_notice_and_the_turns_stay() {
     let transcript = parse(&[
         meta("t"),
