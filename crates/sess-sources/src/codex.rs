@@ -61,7 +61,8 @@
 //!   failed when `failed`. Calls still running at a `turn_aborted` or at the
 //!   end of the file become pending.
 //! - **System notices** (each a system message, which also closes the
-//!   assistant bubble): `compacted` → a summary block with its `message`, or
+//!   assistant bubble): `compacted` → a summary block with its `message`
+//!   (without the preamble for the next model that Codex 0.171 puts first), or
 //!   `Context compacted` when the summary is only kept encrypted; the earlier
 //!   messages stay shown. The model's answer to the compaction request, an
 //!   item whose line has `metadata.compaction_output` (Codex 0.171), is not

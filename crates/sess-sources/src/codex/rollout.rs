@@ -276,7 +276,8 @@ impl Reader {
     }
 
     fn compacted(&mut self, compacted: &Compacted, at: &At) {
-        let text = if compacted.message.trim().is_empty() { "Context compacted" } else { &compacted.message };
+        let message = without_summary_preamble(&compacted.message);
+        let text = if message.trim().is_empty() { "Context compacted" } else { message };
         self.push_system(at, Block::Summary { text: text.to_owned() });
     }
 
@@ -401,6 +402,18 @@ impl Reader {
         }
         let index = self.assistant(at);
         self.messages()[index].blocks.push(Block::ToolCall(call));
+    }
+}
+
+/// A compaction's summary without the preamble Codex 0.171 writes before it
+/// for the next model ("Another language model started to solve this problem
+/// … use the information in this summary to assist with your own analysis:").
+fn without_summary_preamble(message: &str) -> &str {
+    const START: &str = "Another language model started to solve this problem";
+    const END: &str = "assist with your own analysis:";
+    match message.find(END) {
+        Some(end) if message.starts_with(START) => message[end + END.len()..].trim_start(),
+        _ => message,
     }
 }
 

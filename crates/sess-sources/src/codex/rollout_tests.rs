@@ -415,7 +415,7 @@ fn compaction_is_a_summary_and_the_earlier_messages_stay() {
 }
 
 #[test]
-fn the_answer_to_a_compaction_request_is_only_its_summary() {
+fn the_answer_to_a_compaction_request_is_only_its_summary_without_the_preamble() {
     // As Codex 0.171 compacts a conversation before a turn: the model's
     // summary is an assistant item marked `compaction_output`, then the
     // `compacted` line carries it.
@@ -428,7 +428,11 @@ fn the_answer_to_a_compaction_request_is_only_its_summary() {
         + &summary_item.to_string()
         + "\n"
         + &jsonl(&[
-            ("compacted", json!({"message": "Summary:\nHandoff: said one.", "replacement_history": []})),
+            // With the preamble Codex 0.171 writes for the next model.
+            (
+                "compacted",
+                json!({"message": "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\nHandoff: said one.", "replacement_history": []}),
+            ),
             user("second"),
             assistant("two"),
         ]);
@@ -437,7 +441,7 @@ fn the_answer_to_a_compaction_request_is_only_its_summary() {
         [
             msg(Role::User, &["text:first"]),
             msg(Role::Assistant, &["text:one"]),
-            msg(Role::System, &["summary:Summary:\nHandoff: said one."]),
+            msg(Role::System, &["summary:Handoff: said one."]),
             msg(Role::User, &["text:second"]),
             msg(Role::Assistant, &["text:two"]),
         ]
