@@ -62,7 +62,11 @@ const A = {
   fork: 'Goodbye from the fork.',
   image: 'A single dot.',
 };
+// What Codex asks the model for when it compacts the conversation.
+const COMPACTION = 'You are performing a CONTEXT CHECKPOINT COMPACTION.…';
+const handoff = 'Handoff: ran echo hi, cat missing.txt (failed) and printf; added notes.txt; the patch to absent.txt failed.';
 const script = {
+  [COMPACTION]: [[text(handoff)]],
   [P.hello]: [[reasoning('**Greeting**\n\nA short hello will do.'), text(A.hello)]],
   [P.french]: [[text(A.french)]],
   [P.work]: [
@@ -162,7 +166,7 @@ function session(id, cwd, extra = {}) {
   if (!sessions.has(id)) sessions.set(id, { id, cwd, forkedFrom: null, inherited: [], turns: [], ...extra });
   return sessions.get(id);
 }
-function turn(s, prompt, images = []) {
+function turn(s, prompt, images = [], compactedBefore = null) {
   const blocks = [];
   for (const item of script[prompt].flat()) {
     if (item.type === 'message') blocks.push({ type: 'text', text: item.content[0].text });
@@ -172,7 +176,8 @@ function turn(s, prompt, images = []) {
       blocks.push({ type: 'tool_call', id: item.call_id, name: item.name, input, ...item.expect });
     }
   }
-  s.turns.push({ prompt, images, blocks });
+  // `compactedBefore`: the summary of a compaction Codex made before the prompt.
+  s.turns.push({ prompt, images, compactedBefore, blocks });
 }
 
 try {
@@ -190,9 +195,10 @@ try {
   if (resumed !== alpha) throw new Error(`resume ${alpha} started thread ${resumed}`);
   turn(session(alpha), P.french);
 
-  // Resumed with --last, from beta's folder.
-  const last = await codex(projects.beta, ['resume', '--last', P.summary]);
-  turn(session(last), P.summary);
+  // Resumed with --last, from beta's folder, with a token limit the last turn
+  // went past: Codex compacts the conversation before the prompt.
+  const last = await codex(projects.beta, ['resume', '--last', '-c', 'model_auto_compact_token_limit=100', P.summary]);
+  turn(session(last), P.summary, [], handoff);
 
   // Forked: a new thread that starts with a copy of alpha's history.
   const forked = await codex(projects.alpha, ['fork', alpha, P.fork]);

@@ -11,7 +11,8 @@
 // step is one past the latest step whose tool calls came back after it (0
 // when none did). `script[prompt][step]` is the list of output items to send. Every request is recorded, and one that has no
 // script entry is answered with a message saying so (and reported by the
-// driver as unexpected).
+// driver as unexpected). A script key that ends in `…` answers every prompt
+// that starts with the rest (Codex's own requests, such as compaction).
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
@@ -43,7 +44,8 @@ export function position(input, script) {
   const outputs = input.slice(at + 1).filter((item) => item.type.endsWith('call_output'));
   const answered = new Set(outputs.map((item) => item.call_id));
   let step = 0;
-  (script[prompt] ?? []).forEach((items, i) => {
+  const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
+  (script[key] ?? []).forEach((items, i) => {
     if (items.some((item) => answered.has(item.call_id))) step = i + 1;
   });
   return { prompt, step, outputs };
@@ -98,7 +100,9 @@ export function startFakeApi(script) {
       }
       const request = JSON.parse(body);
       const { prompt, step, outputs } = position(request.input ?? [], script);
-      const items = script[prompt]?.[step];
+      // A key ending in `…` answers every prompt that starts with the rest.
+      const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
+      const items = script[key]?.[step];
       requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });
       stream(res, items ?? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] }]);
     });

@@ -30,7 +30,7 @@ for (const rollout of rollouts.values()) {
   rollout.text = [first.replace(/"end_byte_offset":\d+/, `"end_byte_offset":${offset}`), ...rest].join('\n');
 }
 
-fs.rmSync(out, { recursive: true, force: true });
+fs.rmSync(path.join(out, 'codex-home'), { recursive: true, force: true });
 for (const { file, text } of rollouts.values()) {
   const target = path.join(out, 'codex-home', path.relative(run.codexHome, file));
   fs.mkdirSync(path.dirname(target), { recursive: true });

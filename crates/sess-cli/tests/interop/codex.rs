@@ -2,11 +2,12 @@
 //! Responses API (`interop/codex/`).
 //!
 //! The driver runs `codex exec` in two projects, `resume <id>`, `resume
-//! --last`, `fork <id>` and a prompt with an image, and reports what each
+//! --last` (which compacts first), `fork <id>` and a prompt with an image, and reports what each
 //! session should hold. `sess list` and `sess show` must find exactly that in
 //! the rollouts Codex wrote: the ids, cwds, forks, titles and message counts;
 //! every prompt once, with no injected context; reasoning as thinking; tool
-//! calls paired with their outputs and failed where they should; the answers.
+//! calls paired with their outputs and failed where they should; the answers;
+//! a compaction as its summary.
 //! The rollouts of one run are kept in `fixtures/codex/real-0.171.0/` and
 //! checked the same way without Node.
 
@@ -114,14 +115,16 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     for session in sessions {
         let id = session["id"].as_str().unwrap();
         let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = session["inherited"].as_array().unwrap().len() + session["turns"].as_array().unwrap().len();
+        let turns: Vec<&Value> =
+            session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect();
+        let messages = 2 * turns.len() + turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
         let own_first_prompt = &session["turns"][0]["prompt"];
         let expected = json!({
             "source": "codex",
             "path": relative(session["path"].as_str().unwrap()),
             "cwd": session["cwd"],
             "title": own_first_prompt,
-            "messageCount": 2 * turns,
+            "messageCount": messages,
             "firstMessage": own_first_prompt,
             "parentSession": session["forkedFrom"],
         });
@@ -165,11 +168,23 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     let turns: Vec<&Value> =
         session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect();
     let messages = shown["messages"].as_array().unwrap();
-    mismatches.check(messages.len() == 2 * turns.len(), || {
+    let compactions = turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
+    mismatches.check(messages.len() == 2 * turns.len() + compactions, || {
         format!("sess show {id}: {} messages for {} turns: {}", messages.len(), turns.len(), show(&shown["messages"]))
     });
+    let mut next = messages.iter();
     for (n, turn) in turns.iter().enumerate() {
-        let (Some(prompt), Some(answer)) = (messages.get(2 * n), messages.get(2 * n + 1)) else { break };
+        // A compaction before the prompt: a system message with its summary.
+        if let Some(summary) = turn["compactedBefore"].as_str() {
+            let Some(notice) = next.next() else { break };
+            let block = &notice["blocks"][0];
+            let ok = notice["role"] == "system"
+                && notice["blocks"].as_array().map(Vec::len) == Some(1)
+                && block["type"] == "summary"
+                && block["text"].as_str().is_some_and(|t| t.contains(summary));
+            mismatches.check(ok, || format!("sess show {id}, turn {n}: not the compaction summary: {}", show(notice)));
+        }
+        let (Some(prompt), Some(answer)) = (next.next(), next.next()) else { break };
         // The prompt, once, after its images; nothing injected.
         let mut expected: Vec<Value> =
             strings(&turn["images"]).iter().map(|_| json!({"type": "image", "mediaType": "image/png"})).collect();

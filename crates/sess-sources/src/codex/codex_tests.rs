@@ -582,15 +582,15 @@ fn a_missing_or_looping_base_is_a_notice_before_the_history_that_was_found() {
 }
 
 const REAL: &str = "real-0.171.0";
-const REAL_ALPHA: &str = "01a22bd1-bf16-7913-b20d-3abf1c9193aa";
-const REAL_BETA: &str = "01a22bd1-bfed-78a1-808c-80e7130d6252";
-const REAL_FORK: &str = "01a22bd1-c3a3-7070-a01b-62c1cb816307";
-const REAL_IMAGE: &str = "01a22bd1-c482-77a0-bb96-2035fb754cdc";
+const REAL_ALPHA: &str = "01a22bd7-9cff-7ef3-8a7d-24b412bb0ed5";
+const REAL_BETA: &str = "01a22bd7-9e7d-79e2-abef-ec07938adef9";
+const REAL_FORK: &str = "01a22bd7-a309-78f0-b8d3-533e9d243fa7";
+const REAL_IMAGE: &str = "01a22bd7-a42a-77d3-a292-d970d7e7f9b4";
 
 /// The rollouts the real Codex CLI 0.171.0 wrote (`interop/codex/`; the
 /// scenario is in `scenario.json` beside them): a reply with reasoning,
 /// resumed; shell commands and patches, one of each failing, resumed with
-/// `--last`; a fork of the first; a prompt with an image.
+/// `--last` and compacted first; a fork of the first; a prompt with an image.
 #[test]
 fn golden_real_0_171_0() {
     let dir = fixtures().join(REAL);
@@ -610,7 +610,7 @@ fn golden_real_0_171_0() {
                 REAL_BETA,
                 beta,
                 Some("Check the workspace: echo hi, read a file that is missing, then write notes.txt."),
-                4,
+                5,
                 None
             ),
             (REAL_FORK, alpha, Some("Take another path: say goodbye instead."), 6, Some(REAL_ALPHA)),
@@ -646,9 +646,17 @@ fn golden_real_0_171_0() {
                     "text:Done: `echo hi` printed hi, missing.txt does not exist, and notes.txt now has two notes.",
                 ]
             ),
-            row("42", Role::User, &["text:Summarize what you did in one line."]),
+            // Compacted before the second prompt: the summary, not the model's answer to the request.
             row(
                 "45",
+                Role::System,
+                &[
+                    "summary:Handoff: ran echo hi, cat missing.txt (failed) and printf; added notes.txt; the patch to absent.txt failed."
+                ]
+            ),
+            row("51", Role::User, &["text:Summarize what you did in one line."]),
+            row(
+                "54",
                 Role::Assistant,
                 &[
                     "thinking:**Summing up**",
