@@ -59,6 +59,13 @@ function stream(res, items) {
   const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   event('response.created', { response: { id, status: 'in_progress' } });
+  // `{type: 'failure', code, message}` fails the response instead.
+  const failure = items.find((item) => item.type === 'failure');
+  if (failure) {
+    event('response.failed', { response: { id, status: 'failed', error: { code: failure.code, message: failure.message } } });
+    res.end();
+    return;
+  }
   items.forEach((template, output_index) => {
     const { expect, ...fields } = template; // `expect` is the driver's note, not the API's.
     const item = { id: `${template.type}_fake_${seq}_${output_index}`, ...fields };

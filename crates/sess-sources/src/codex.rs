@@ -69,7 +69,9 @@
 //!   shown: the `compacted` line carries it. `thread_rolled_back` → text `Rolled back N turn(s)`;
 //!   the rolled-back turns stay shown. `turn_aborted` → text `Turn aborted
 //!   (<reason>)`: an interrupt is the user's choice, not an error.
-//!   An `error` event (persisted by some builds) is an error block in the
+//!   An `error` event (persisted by some builds), or the `error` of a
+//!   `task_complete` (how Codex 0.171 records a turn whose model request
+//!   failed; once, when both say the same), is an error block in the
 //!   assistant bubble.
 //! - **Ids and times:** Codex lines have no ids; a message's id is the
 //!   1-based position of the line that opened it (stable: rollouts are

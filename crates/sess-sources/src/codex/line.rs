@@ -272,9 +272,24 @@ pub(crate) enum Event {
         #[serde(default)]
         message: String,
     },
+    /// A turn ended; with an `error` when it failed (Codex 0.171 writes a
+    /// failed model request only here).
+    TaskComplete {
+        /// Why the turn failed.
+        #[serde(default)]
+        error: Option<TurnError>,
+    },
     /// Token counts, task boundaries, patch results, …
     #[serde(other)]
     Other,
+}
+
+/// `task_complete.error`.
+#[derive(Deserialize)]
+pub(crate) struct TurnError {
+    /// What went wrong.
+    #[serde(default)]
+    pub(crate) message: String,
 }
 
 /// `compacted`.

@@ -267,12 +267,23 @@ impl Reader {
                 };
                 self.push_system(at, Block::text(text));
             }
-            Event::Error { message } => {
-                let index = self.assistant(at);
-                self.messages()[index].blocks.push(Block::Error { text: message });
+            Event::Error { message } => self.error(message, at),
+            Event::TaskComplete { error: Some(error) } if !error.message.trim().is_empty() => {
+                // Once, should an `error` event have said it already.
+                let said = self.messages().last().and_then(|m| m.blocks.last())
+                    == Some(&Block::Error { text: error.message.clone() });
+                if !said {
+                    self.error(error.message, at);
+                }
             }
-            Event::Other => {}
+            Event::TaskComplete { .. } | Event::Other => {}
         }
+    }
+
+    /// An error block in the assistant bubble.
+    fn error(&mut self, message: String, at: &At) {
+        let index = self.assistant(at);
+        self.messages()[index].blocks.push(Block::Error { text: message });
     }
 
     fn compacted(&mut self, compacted: &Compacted, at: &At) {

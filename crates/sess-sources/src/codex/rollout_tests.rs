@@ -482,6 +482,38 @@ fn an_error_event_is_an_error_block_of_the_assistant() {
 }
 
 #[test]
+fn a_turn_that_failed_ends_with_its_error() {
+    // As Codex 0.171 writes a model request that failed: only the task_complete says so.
+    let failed = |message: &str| {
+        event(
+            json!({"type": "task_complete", "turn_id": "t2", "last_agent_message": null, "error": {"message": message, "codex_error_info": "other"}}),
+        )
+    };
+    let transcript = parse(&[
+        meta("t"),
+        user("first"),
+        assistant("one"),
+        event(json!({"type": "task_complete", "turn_id": "t1", "last_agent_message": "one"})),
+        user("second"),
+        failed("stream disconnected before completion: The fake model is down."),
+        user("third"),
+        event(json!({"type": "error", "message": "said twice"})),
+        failed("said twice"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:first"]),
+            msg(Role::Assistant, &["text:one"]),
+            msg(Role::User, &["text:second"]),
+            msg(Role::Assistant, &["error:stream disconnected before completion: The fake model is down."]),
+            msg(Role::User, &["text:third"]),
+            msg(Role::Assistant, &["error:said twice"]),
+        ]
+    );
+}
+
+#[test]
 fn local_shell_and_web_search_calls_are_tool_calls() {
     let action = json!({"type": "exec", "command": ["ls"], "timeout_ms": 1000});
     let transcript = parse(&[
