@@ -51,6 +51,7 @@ const P = {
   summary: 'Summarize what you did in one line.',
   fork: 'Take another path: say goodbye instead.',
   image: 'What is in this picture?',
+  down: 'Describe it in more detail.',
 };
 const addNotes = '*** Begin Patch\n*** Add File: notes.txt\n+first note\n+second note\n*** End Patch\n';
 const updateAbsent = '*** Begin Patch\n*** Update File: absent.txt\n@@\n-old\n+new\n*** End Patch\n';
@@ -83,6 +84,8 @@ const script = {
   [P.summary]: [[reasoning('**Summing up**\n\nOne line.'), text(A.summary)]],
   [P.fork]: [[text(A.fork)]],
   [P.image]: [[text(A.image)]],
+  // The model fails: Codex ends the turn with the error.
+  [P.down]: [[{ type: 'failure', code: 'server_error', message: 'The fake model is down.' }]],
 };
 
 // ---- Running Codex.
@@ -131,7 +134,7 @@ const env = {
 };
 
 const runs = [];
-function codex(cwd, args) {
+function codex(cwd, args, { fails = false } = {}) {
   return new Promise((resolve, reject) => {
     const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
     const child = spawn(process.execPath, [codexJs, ...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -147,7 +150,7 @@ function codex(cwd, args) {
       const threadId = events.find((e) => e.type === 'thread.started')?.thread_id;
       const run = { cwd, args: argv, exitCode: code, threadId, events: events.map((e) => e.item?.type ? `${e.type}:${e.item.type}` : e.type) };
       runs.push(run);
-      if (code !== 0 || !threadId) {
+      if ((code !== 0) !== fails || !threadId) {
         reject(new Error(`codex ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
       } else {
         resolve(threadId);
@@ -160,7 +163,8 @@ function codex(cwd, args) {
 // attached to it) and what the model answered, in order: `thinking` for each
 // reasoning summary part, `tool_call` for each call (its id, tool, input, what
 // its output should contain and whether it should fail), `text` for a
-// message. A fork also has the turns it inherited.
+// message, `error` for a failed request. A fork also has the turns it
+// inherited.
 const sessions = new Map();
 function session(id, cwd, extra = {}) {
   if (!sessions.has(id)) sessions.set(id, { id, cwd, forkedFrom: null, inherited: [], turns: [], ...extra });
@@ -170,6 +174,7 @@ function turn(s, prompt, images = [], compactedBefore = null) {
   const blocks = [];
   for (const item of script[prompt].flat()) {
     if (item.type === 'message') blocks.push({ type: 'text', text: item.content[0].text });
+    if (item.type === 'failure') blocks.push({ type: 'error', contains: item.message });
     if (item.type === 'reasoning') blocks.push(...item.summary.map((part) => ({ type: 'thinking', text: part.text })));
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const input = item.type === 'function_call' ? JSON.parse(item.arguments) : item.input;
@@ -208,6 +213,10 @@ try {
   // A prompt with an image attached.
   const pictured = await codex(projects.alpha, [P.image, '--image', image]);
   turn(session(pictured, projects.alpha), P.image, [image]);
+
+  // Resumed, and the model request fails (codex exits 1).
+  await codex(projects.alpha, ['resume', pictured, P.down], { fails: true });
+  turn(session(pictured), P.down);
 } finally {
   await api.close();
 }

@@ -2,12 +2,13 @@
 //! Responses API (`interop/codex/`).
 //!
 //! The driver runs `codex exec` in two projects, `resume <id>`, `resume
-//! --last` (which compacts first), `fork <id>` and a prompt with an image, and reports what each
+//! --last` (which compacts first), `fork <id>`, a prompt with an image and
+//! a resumed turn whose model request fails, and reports what each
 //! session should hold. `sess list` and `sess show` must find exactly that in
 //! the rollouts Codex wrote: the ids, cwds, forks, titles and message counts;
 //! every prompt once, with no injected context; reasoning as thinking; tool
 //! calls paired with their outputs and failed where they should; the answers;
-//! a compaction as its summary.
+//! a compaction as its summary; a failed model request as its error.
 //! The rollouts of one run are kept in `fixtures/codex/real-0.171.0/` and
 //! checked the same way without Node.
 
@@ -217,6 +218,11 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
                 let wanted = want["output"].as_str().unwrap();
                 let output = if result.contains(wanted) { json!(wanted) } else { json!(result) };
                 actual.push(json!({"type": got["type"], "id": got["id"], "name": got["name"], "input": got["input"], "status": got["status"], "output": output}));
+            } else if want["type"] == "error" {
+                let wanted = want["contains"].as_str().unwrap();
+                expected.push(json!({"type": "error", "text": wanted}));
+                let text = got["text"].as_str().unwrap_or("");
+                actual.push(json!({"type": got["type"], "text": if text.contains(wanted) { wanted } else { text }}));
             } else {
                 expected.push(want.clone());
                 actual.push(got);
@@ -240,6 +246,12 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
         for block in turn["blocks"].as_array().unwrap() {
             let line = match block["type"].as_str() {
                 Some("text") => block["text"].as_str().unwrap().to_owned(),
+                Some("error") => {
+                    let wanted = block["contains"].as_str().unwrap();
+                    mismatches
+                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
+                    continue;
+                }
                 Some("tool_call") => {
                     let mark = if block["fails"] == true { "✗" } else { "✓" };
                     let what = block["input"]["cmd"].as_str().unwrap_or_else(|| block["input"].as_str().unwrap_or(""));

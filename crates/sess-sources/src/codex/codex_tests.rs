@@ -582,15 +582,16 @@ fn a_missing_or_looping_base_is_a_notice_before_the_history_that_was_found() {
 }
 
 const REAL: &str = "real-0.171.0";
-const REAL_ALPHA: &str = "01a22bd7-9cff-7ef3-8a7d-24b412bb0ed5";
-const REAL_BETA: &str = "01a22bd7-9e7d-79e2-abef-ec07938adef9";
-const REAL_FORK: &str = "01a22bd7-a309-78f0-b8d3-533e9d243fa7";
-const REAL_IMAGE: &str = "01a22bd7-a42a-77d3-a292-d970d7e7f9b4";
+const REAL_ALPHA: &str = "01a22bd9-1882-7631-acfa-f670d31a90c7";
+const REAL_BETA: &str = "01a22bd9-19ce-7201-905a-da235f1ce47e";
+const REAL_FORK: &str = "01a22bd9-1dad-7982-8c13-8e5f854e52d0";
+const REAL_IMAGE: &str = "01a22bd9-1ee1-74c2-a21c-a50299b2e5d3";
 
 /// The rollouts the real Codex CLI 0.171.0 wrote (`interop/codex/`; the
 /// scenario is in `scenario.json` beside them): a reply with reasoning,
 /// resumed; shell commands and patches, one of each failing, resumed with
-/// `--last` and compacted first; a fork of the first; a prompt with an image.
+/// `--last` and compacted first; a fork of the first; a prompt with an image,
+/// resumed for a turn whose model request failed.
 #[test]
 fn golden_real_0_171_0() {
     let dir = fixtures().join(REAL);
@@ -614,7 +615,7 @@ fn golden_real_0_171_0() {
                 None
             ),
             (REAL_FORK, alpha, Some("Take another path: say goodbye instead."), 6, Some(REAL_ALPHA)),
-            (REAL_IMAGE, alpha, Some("What is in this picture?"), 2, None),
+            (REAL_IMAGE, alpha, Some("What is in this picture?"), 4, None),
         ]
     );
     for session in &listing.sessions {
@@ -681,6 +682,14 @@ fn golden_real_0_171_0() {
         ]
     );
 
+    // A prompt with an image; resumed, and the model request failed.
     let image = load(&listing.sessions[3].path).unwrap();
     assert_eq!(shape(&image)[0], row("8", Role::User, &["image", "text:What is in this picture?"]));
+    assert_eq!(
+        shape(&image)[2..],
+        [
+            row("18", Role::User, &["text:Describe it in more detail."]),
+            row("21", Role::Assistant, &["error:stream disconnected before completion: The fake model is down."]),
+        ]
+    );
 }
