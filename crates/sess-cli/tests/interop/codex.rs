@@ -204,41 +204,49 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
         mismatches.check(actual == expected, || {
             format!("sess show {id}, turn {n}, prompt: {}", first_difference(&actual, &expected))
         });
-        // The answer: thinking, tool calls with their status and output, text.
-        let blocks = answer["blocks"].as_array().unwrap();
-        let expected_blocks = turn["blocks"].as_array().unwrap();
-        let mut actual = Vec::new();
-        let mut expected = Vec::new();
-        for (i, want) in expected_blocks.iter().enumerate() {
-            let got = blocks.get(i).cloned().unwrap_or(Value::Null);
-            if want["type"] == "tool_call" {
-                let status = if want["fails"] == true { "failed" } else { "succeeded" };
-                expected.push(json!({"type": "tool_call", "id": want["id"], "name": want["name"], "input": want["input"], "status": status, "output": want["output"]}));
-                let result = got["result"].as_str().unwrap_or("");
-                let wanted = want["output"].as_str().unwrap();
-                let output = if result.contains(wanted) { json!(wanted) } else { json!(result) };
-                actual.push(json!({"type": got["type"], "id": got["id"], "name": got["name"], "input": got["input"], "status": got["status"], "output": output}));
-            } else if want["type"] == "error" {
-                let wanted = want["contains"].as_str().unwrap();
-                expected.push(json!({"type": "error", "text": wanted}));
-                let text = got["text"].as_str().unwrap_or("");
-                actual.push(json!({"type": got["type"], "text": if text.contains(wanted) { wanted } else { text }}));
-            } else {
-                expected.push(want.clone());
-                actual.push(got);
-            }
-        }
-        actual.extend(blocks.iter().skip(expected_blocks.len()).cloned());
-        let (actual, expected) =
-            (json!({"role": answer["role"], "blocks": actual}), json!({"role": "assistant", "blocks": expected}));
+        let (actual, expected) = answer_and_expected(answer, turn);
         mismatches.check(actual == expected, || {
             format!("sess show {id}, turn {n}, answer: {}", first_difference(&actual, &expected))
         });
     }
+    check_rendering(home, id, &turns, mismatches);
+}
 
-    // The terminal rendering.
+/// The answer as shown and as expected from the turn: thinking, tool calls
+/// with their status and (part of their) output, errors, text.
+fn answer_and_expected(answer: &Value, turn: &Value) -> (Value, Value) {
+    let blocks = answer["blocks"].as_array().unwrap();
+    let expected_blocks = turn["blocks"].as_array().unwrap();
+    let mut actual = Vec::new();
+    let mut expected = Vec::new();
+    for (i, want) in expected_blocks.iter().enumerate() {
+        let got = blocks.get(i).cloned().unwrap_or(Value::Null);
+        if want["type"] == "tool_call" {
+            let status = if want["fails"] == true { "failed" } else { "succeeded" };
+            expected.push(json!({"type": "tool_call", "id": want["id"], "name": want["name"], "input": want["input"], "status": status, "output": want["output"]}));
+            let result = got["result"].as_str().unwrap_or("");
+            let wanted = want["output"].as_str().unwrap();
+            let output = if result.contains(wanted) { json!(wanted) } else { json!(result) };
+            actual.push(json!({"type": got["type"], "id": got["id"], "name": got["name"], "input": got["input"], "status": got["status"], "output": output}));
+        } else if want["type"] == "error" {
+            let wanted = want["contains"].as_str().unwrap();
+            expected.push(json!({"type": "error", "text": wanted}));
+            let text = got["text"].as_str().unwrap_or("");
+            actual.push(json!({"type": got["type"], "text": if text.contains(wanted) { wanted } else { text }}));
+        } else {
+            expected.push(want.clone());
+            actual.push(got);
+        }
+    }
+    actual.extend(blocks.iter().skip(expected_blocks.len()).cloned());
+    (json!({"role": answer["role"], "blocks": actual}), json!({"role": "assistant", "blocks": expected}))
+}
+
+/// `sess show ID`: every prompt once, the answers, a line per tool call with
+/// its mark, the errors, and no injected context.
+fn check_rendering(home: &Path, id: &str, turns: &[&Value], mismatches: &mut Mismatches) {
     let text = String::from_utf8(sess(home, &["show", id])).unwrap();
-    for turn in &turns {
+    for turn in turns {
         let prompt = turn["prompt"].as_str().unwrap();
         // The first line is the title.
         let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
