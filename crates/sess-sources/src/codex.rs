@@ -21,7 +21,8 @@
 //! - **Messages:** `response_item` `message` with role `user` becomes a user
 //!   message of text and image blocks (`input_text`, `input_image`; a base64
 //!   data URL is split into media type and data, other URLs are kept as
-//!   URLs). Role `assistant` adds text blocks (`output_text`). Roles
+//!   URLs; the `<image name=[Image #1] path="…">` and `</image>` texts Codex
+//!   puts around an attached image for the model are left out). Role `assistant` adds text blocks (`output_text`). Roles
 //!   `developer` and `system`, and user messages whose text starts with one of
 //!   the injected-context markers (`<environment_context>`,
 //!   `<user_instructions>`, `# AGENTS.md`, `<permissions instructions>`,
@@ -51,27 +52,44 @@
 //!   `call_id` completes it (`ended_at` = its timestamp). The result text and
 //!   the failed status follow `codex/output.rs`: a JSON text
 //!   `{"output","metadata":{"exit_code"}}` gives the inner output and fails
-//!   on a non-zero exit code; so does a first line `Exit code: N`; an
-//!   `{"content","success":false}` object fails. An output without a call is
+//!   on a non-zero exit code; so does a first line `Exit code: N`, or a
+//!   header line `Process exited with code N` (`exec_command`); an
+//!   `{"content","success":false}` object fails, and so does a text that
+//!   starts with `apply_patch verification failed`. An output without a call is
 //!   dropped. `web_search_call` is a call named `web_search` (input = its
 //!   `action`, id = its line number), done when its status is `completed`,
 //!   failed when `failed`. Calls still running at a `turn_aborted` or at the
 //!   end of the file become pending.
 //! - **System notices** (each a system message, which also closes the
-//!   assistant bubble): `compacted` → a summary block with its `message`, or
+//!   assistant bubble): `compacted` → a summary block with its `message`
+//!   (without the preamble for the next model that Codex 0.171 puts first), or
 //!   `Context compacted` when the summary is only kept encrypted; the earlier
-//!   messages stay shown. `thread_rolled_back` → text `Rolled back N turn(s)`;
+//!   messages stay shown. The model's answer to the compaction request, an
+//!   item whose line has `metadata.compaction_output` (Codex 0.171), is not
+//!   shown: the `compacted` line carries it. `thread_rolled_back` → text `Rolled back N turn(s)`;
 //!   the rolled-back turns stay shown. `turn_aborted` → text `Turn aborted
 //!   (<reason>)`: an interrupt is the user's choice, not an error.
-//!   An `error` event (persisted by some builds) is an error block in the
+//!   An `error` event (persisted by some builds), or the `error` of a
+//!   `task_complete` (how Codex 0.171 records a turn whose model request
+//!   failed; once, when both say the same), is an error block in the
 //!   assistant bubble.
-//! - **Ids and times:** Codex lines have no ids; a message's id is the 1-based
-//!   line number of the line that opened it (stable: rollouts are
-//!   append-only), its timestamp that line's timestamp.
-//! - **Forks:** a forked rollout starts with its own `session_meta`
-//!   (`forked_from_id`) followed by copies of the parent's items with their old
-//!   timestamps. They are the conversation the fork continues, so they are
-//!   shown like any other line. Only the first `session_meta` counts.
+//! - **Ids and times:** Codex lines have no ids; a message's id is the
+//!   1-based position of the line that opened it (stable: rollouts are
+//!   append-only): its `ordinal` + 1 when it has one (Codex 0.171 numbers
+//!   every line, on across the rollouts of a fork), else its line number. Its
+//!   timestamp is that line's timestamp.
+//! - **Forks:** older builds start a forked rollout with its own
+//!   `session_meta` (`forked_from_id`) followed by copies of the parent's
+//!   items with their old timestamps. They are the conversation the fork
+//!   continues, so they are shown like any other line. Only the first
+//!   `session_meta` counts. Codex 0.171 copies nothing: the fork's
+//!   `session_meta.history_base` names the rollout it continues (by the UUID
+//!   in its file name) and where in it the history ends (`ordinal`s below
+//!   `end_ordinal_exclusive`, bytes before `end_byte_offset`). [`load`] and
+//!   [`list`] read that history, and its own bases in turn, from the same
+//!   Codex home (archived rollouts included) and show it before the fork's own
+//!   lines; when a base cannot be read, a system notice says so in its place.
+//!   A fork is titled by its own first prompt, as Codex titles it.
 
 mod compression;
 mod echo;
@@ -79,6 +97,7 @@ mod files;
 mod index;
 mod injected;
 mod line;
+mod lineage;
 mod output;
 mod rollout;
 
@@ -108,13 +127,16 @@ pub fn home_dir(codex_home: Option<&str>, home: &Path) -> PathBuf {
 /// directory (compared as paths, without resolving links), reading only the
 /// first line of the others; [`Scope::All`] keeps all. A missing or unreadable folder lists as empty; a file that
 /// cannot be read or decompressed goes to [`Listing::problems`]. Titles come
-/// from `<codex_home>/session_index.jsonl`, else the first prompt. Sessions
-/// are in path order (by date, then time).
+/// from `<codex_home>/session_index.jsonl`, else the first prompt (of a fork
+/// by reference: its own first prompt). Message counts include the history a
+/// fork continues. Sessions are in path order (by date, then time).
 pub fn list(codex_home: &Path, scope: Scope<'_>) -> Listing {
     let titles = index::Titles::read(codex_home);
+    let rollouts = std::cell::OnceCell::new();
+    let all = || rollouts.get_or_init(|| lineage::Rollouts::of_home(codex_home));
     let mut listing = Listing::default();
     for (file_id, path) in session_files(codex_home) {
-        match session_info(&path, file_id, scope, &titles) {
+        match session_info(&path, file_id, scope, &titles, all) {
             Ok(Some(info)) => listing.sessions.push(info),
             Ok(None) => {}
             Err(err) => listing.problems.push(err),
@@ -136,11 +158,15 @@ pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
 /// The id is `session_meta.id`, else the one in the file name; the cwd comes
 /// from `session_meta`; the title from the `session_index.jsonl` of the Codex
 /// home the file lives in (the folder above its `sessions` or
-/// `archived_sessions` ancestor), when it names the thread. A plain path that
-/// no longer exists is read from its `.zst` twin when there is one.
+/// `archived_sessions` ancestor), when it names the thread. A fork by
+/// reference starts with the history it continues, read from that home. A
+/// plain path that no longer exists is read from its `.zst` twin when there is
+/// one.
 pub fn load(path: &Path) -> Result<Transcript> {
     let bytes = compression::read_rollout(path)?;
-    let mut transcript = parse(&bytes);
+    let rollouts = std::cell::OnceCell::new();
+    let all = || files::home_of(path).map(lineage::Rollouts::of_home).unwrap_or_default();
+    let mut transcript = read_thread(path, &bytes, || rollouts.get_or_init(all)).transcript;
     if transcript.id.is_empty()
         && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
     {
@@ -153,9 +179,24 @@ pub fn load(path: &Path) -> Result<Transcript> {
 }
 
 /// The pure part: a transcript from the (decompressed) bytes of a rollout,
-/// with the id and cwd of its `session_meta` and no title.
+/// with the id and cwd of its `session_meta` and no title. A fork by
+/// reference shows only its own lines (its history is in other files).
 pub fn parse(bytes: &[u8]) -> Transcript {
     rollout::read(bytes).transcript
+}
+
+/// The rollout at `path`, whose bytes are `bytes`, with the history it
+/// continues when it is a fork by reference (looked up in `rollouts`, asked
+/// for only then).
+fn read_thread<'a>(path: &Path, bytes: &[u8], rollouts: impl FnOnce() -> &'a lineage::Rollouts) -> rollout::Rollout {
+    match rollout::meta(bytes).and_then(|meta| meta.history_base) {
+        None => rollout::read(bytes),
+        Some(base) => {
+            let own_id = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name);
+            let inherited = lineage::inherited(own_id.as_deref(), base, rollouts());
+            rollout::read_continuing(&inherited, bytes)
+        }
+    }
 }
 
 /// How much of a rollout's first line a project listing reads to find its
@@ -163,7 +204,13 @@ pub fn parse(bytes: &[u8]) -> Transcript {
 /// a longer line is found by reading the whole file.
 const HEAD_LIMIT: u64 = 1 << 20;
 
-fn session_info(path: &Path, file_id: String, scope: Scope<'_>, titles: &index::Titles) -> Result<Option<SessionInfo>> {
+fn session_info<'a>(
+    path: &Path,
+    file_id: String,
+    scope: Scope<'_>,
+    titles: &index::Titles,
+    rollouts: impl FnOnce() -> &'a lineage::Rollouts,
+) -> Result<Option<SessionInfo>> {
     let metadata = std::fs::metadata(path).map_err(|err| Error::io(path, err))?;
     if let Scope::Project(dir) = scope {
         // The first line is the `session_meta`, in practice: most files of
@@ -178,10 +225,12 @@ fn session_info(path: &Path, file_id: String, scope: Scope<'_>, titles: &index::
         }
     }
     let bytes = compression::read_rollout(path)?;
-    let rollout = rollout::read(&bytes);
+    let rollout = read_thread(path, &bytes, rollouts);
+    // A fork by reference is titled by its own first prompt, as Codex titles
+    // it; its messages count the history it continues too.
+    let first_message = rollout.own_first_prompt().or_else(|| rollout.transcript.first_prompt()).map(ToOwned::to_owned);
     let transcript = rollout.transcript;
     let id = if transcript.id.is_empty() { file_id } else { transcript.id.clone() };
-    let first_message = transcript.first_prompt().map(ToOwned::to_owned);
     Ok(Some(SessionInfo {
         source: SourceKind::Codex,
         title: titles.get(&id).map(ToOwned::to_owned).or_else(|| first_message.clone()),

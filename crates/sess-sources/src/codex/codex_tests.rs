@@ -73,14 +73,20 @@ impl Home {
 /// Compares `transcript` with `fixtures/codex/expected/<name>.json`, or
 /// writes that file when `SESS_BLESS` is set.
 fn golden(name: &str, transcript: &Transcript) {
-    let path = fixtures().join("expected").join(format!("{name}.json"));
+    golden_at(&fixtures().join("expected").join(format!("{name}.json")), transcript);
+}
+
+/// Compares `transcript` with the JSON at `path`, or writes it there when
+/// `SESS_BLESS` is set.
+fn golden_at(path: &Path, transcript: &Transcript) {
+    let name = path.display();
     let actual = serde_json::to_string_pretty(transcript).unwrap() + "\n";
     if std::env::var_os("SESS_BLESS").is_some() {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &actual).unwrap();
+        fs::write(path, &actual).unwrap();
         return;
     }
-    let expected = fs::read_to_string(&path)
+    let expected = fs::read_to_string(path)
         .unwrap_or_else(|err| panic!("{}: {err}; run with SESS_BLESS=1 to create it", path.display()));
     assert_eq!(actual, expected, "{name}: run with SESS_BLESS=1 to accept, then review the diff");
 }
@@ -406,4 +412,284 @@ fn the_codex_home_is_codex_home_or_dot_codex() {
     assert_eq!(home_dir(Some("/opt/codex"), home), Path::new("/opt/codex"));
     assert_eq!(home_dir(Some(""), home), Path::new("/home/alice/.codex"));
     assert_eq!(home_dir(None, home), Path::new("/home/alice/.codex"));
+}
+
+/// Lines of a rollout as Codex 0.171 writes them: each with its `ordinal`,
+/// counting from `first`.
+fn with_ordinals(first: u64, lines: &[serde_json::Value]) -> String {
+    lines
+        .iter()
+        .zip(first..)
+        .map(|(line, ordinal)| {
+            let mut line = line.clone();
+            line["ordinal"] = ordinal.into();
+            line["timestamp"] = format!("2026-11-30T09:00:{ordinal:02}.000Z").into();
+            line.to_string() + "\n"
+        })
+        .collect()
+}
+
+fn meta_line(id: &str, base: Option<(&str, u64, usize)>) -> serde_json::Value {
+    let mut payload = serde_json::json!({"id": id, "session_id": id, "timestamp": "2026-11-30T09:00:00.000Z", "cwd": CWD, "cli_version": "0.171.0", "history_mode": "paginated"});
+    if let Some((parent, end, offset)) = base {
+        payload["forked_from_id"] = parent.into();
+        payload["forked_from_ordinal_exclusive"] = end.into();
+        payload["history_base"] =
+            serde_json::json!({"thread_id": parent, "end_ordinal_exclusive": end, "end_byte_offset": offset});
+    }
+    serde_json::json!({"type": "session_meta", "payload": payload})
+}
+
+fn said(role: &str, text: &str) -> serde_json::Value {
+    let part = if role == "user" { "input_text" } else { "output_text" };
+    serde_json::json!({"type": "response_item", "payload": {"type": "message", "role": role, "content": [{"type": part, "text": text}]}})
+}
+
+const PARENT: &str = "01a22bca-0000-7000-8000-00000000000a";
+const CHILD: &str = "01a22bca-0000-7000-8000-00000000000b";
+const GRANDCHILD: &str = "01a22bca-0000-7000-8000-00000000000c";
+
+/// A parent of two turns; a child forked after its first turn (ordinals 0–2),
+/// with one turn of its own; a grandchild forked from the whole child.
+fn lineage_home() -> (TempDir, [PathBuf; 3]) {
+    let home = tempfile::tempdir().unwrap();
+    let parent = with_ordinals(
+        0,
+        &[
+            meta_line(PARENT, None),
+            said("user", "one"),
+            said("assistant", "1"),
+            said("user", "two"),
+            said("assistant", "2"),
+        ],
+    );
+    let cut = parent.lines().take(3).map(|l| l.len() + 1).sum();
+    let child =
+        with_ordinals(3, &[meta_line(CHILD, Some((PARENT, 3, cut))), said("user", "three"), said("assistant", "3")]);
+    let grandchild = with_ordinals(
+        6,
+        &[meta_line(GRANDCHILD, Some((CHILD, 6, child.len()))), said("user", "four"), said("assistant", "4")],
+    );
+    let put = |n: u8, id: &str, text: &str| {
+        Home::put(home.path(), "2026/11/30", &format!("rollout-2026-11-30T09-00-0{n}-{id}.jsonl"), text.as_bytes())
+    };
+    let paths = [put(0, PARENT, &parent), put(1, CHILD, &child), put(2, GRANDCHILD, &grandchild)];
+    (home, paths)
+}
+
+#[test]
+fn a_fork_by_reference_continues_the_history_of_its_bases() {
+    let (home, [_, child, grandchild]) = lineage_home();
+    let transcript = load(&grandchild).unwrap();
+    assert_eq!((transcript.id.as_str(), transcript.cwd.as_deref()), (GRANDCHILD, Some(CWD)));
+    // Ids are ordinals + 1: unique across the rollouts of the thread.
+    assert_eq!(
+        shape(&transcript),
+        [
+            row("2", Role::User, &["text:one"]),
+            row("3", Role::Assistant, &["text:1"]),
+            row("5", Role::User, &["text:three"]),
+            row("6", Role::Assistant, &["text:3"]),
+            row("8", Role::User, &["text:four"]),
+            row("9", Role::Assistant, &["text:4"]),
+        ]
+    );
+    assert!(transcript.issues.is_empty(), "{:?}", transcript.issues);
+    assert_eq!(load(&child).unwrap().messages.len(), 4);
+    // `parse` has no files to follow: only the rollout's own lines.
+    assert_eq!(parse(&fs::read(&grandchild).unwrap()).messages.len(), 2);
+
+    let listing = list(home.path(), Scope::All);
+    let facts: Vec<_> = listing
+        .sessions
+        .iter()
+        .map(|s| (s.id.as_str(), s.title.as_deref(), s.message_count, s.parent_session.as_deref()))
+        .collect();
+    // Titled by their own first prompts, as Codex titles them.
+    assert_eq!(
+        facts,
+        [
+            (PARENT, Some("one"), 4, None),
+            (CHILD, Some("three"), 4, Some(PARENT)),
+            (GRANDCHILD, Some("four"), 6, Some(CHILD)),
+        ]
+    );
+    assert_eq!(listing.sessions[2].first_message.as_deref(), Some("four"));
+}
+
+#[test]
+fn a_base_is_cut_by_byte_offset_when_its_lines_have_no_ordinals() {
+    let home = tempfile::tempdir().unwrap();
+    // A parent written before ordinals.
+    let parent: String = [meta_line(PARENT, None), said("user", "one"), said("assistant", "1"), said("user", "two")]
+        .iter()
+        .map(|l| l.to_string() + "\n")
+        .collect();
+    let cut = parent.lines().take(3).map(|l| l.len() + 1).sum();
+    let mut meta = meta_line(CHILD, Some((PARENT, 3, cut)));
+    meta["payload"]["history_base"].as_object_mut().unwrap().remove("end_ordinal_exclusive");
+    let child = with_ordinals(3, &[meta, said("user", "three")]);
+    Home::put(home.path(), "2026/11/30", &format!("rollout-2026-11-30T09-00-00-{PARENT}.jsonl"), parent.as_bytes());
+    let path =
+        Home::put(home.path(), "2026/11/30", &format!("rollout-2026-11-30T09-00-01-{CHILD}.jsonl"), child.as_bytes());
+    let transcript = load(&path).unwrap();
+    assert_eq!(
+        shape(&transcript),
+        [
+            row("2", Role::User, &["text:one"]),
+            row("3", Role::Assistant, &["text:1"]),
+            row("5", Role::User, &["text:three"]),
+        ]
+    );
+}
+
+#[test]
+fn a_base_may_be_archived() {
+    let (home, [parent, child, _]) = lineage_home();
+    let archived = home.path().join("archived_sessions");
+    fs::create_dir_all(&archived).unwrap();
+    fs::rename(&parent, archived.join(parent.file_name().unwrap())).unwrap();
+    assert_eq!(load(&child).unwrap().messages.len(), 4);
+    let listing = list(home.path(), Scope::All);
+    assert_eq!(listing.sessions.iter().map(|s| s.message_count).collect::<Vec<_>>(), [4, 6]);
+}
+
+#[test]
+fn a_missing_or_looping_base_is_a_notice_before_the_history_that_was_found() {
+    let (home, [parent, child, grandchild]) = lineage_home();
+    fs::remove_file(&parent).unwrap();
+    let notice = format!("text:Forked from rollout {PARENT}, whose history was not found");
+    let expected = [
+        (String::new(), Role::System, vec![notice]),
+        row("5", Role::User, &["text:three"]),
+        row("6", Role::Assistant, &["text:3"]),
+        row("8", Role::User, &["text:four"]),
+        row("9", Role::Assistant, &["text:4"]),
+    ];
+    assert_eq!(shape(&load(&grandchild).unwrap()), expected);
+    let listing = list(home.path(), Scope::All);
+    assert_eq!(listing.sessions.iter().map(|s| s.message_count).collect::<Vec<_>>(), [3, 5]);
+    assert_eq!(listing.sessions[1].title.as_deref(), Some("four"));
+
+    // The child claims to continue the grandchild, which continues the child.
+    let looped = fs::read_to_string(&child)
+        .unwrap()
+        .replace(&format!("\"thread_id\":\"{PARENT}\""), &format!("\"thread_id\":\"{GRANDCHILD}\""));
+    fs::write(&child, looped).unwrap();
+    let mut expected = expected;
+    expected[0].2 = vec![format!("text:Forked from rollout {GRANDCHILD}, whose history was not found")];
+    assert_eq!(shape(&load(&grandchild).unwrap()), expected);
+}
+
+const REAL: &str = "real-0.171.0";
+const REAL_ALPHA: &str = "01a22bd9-1882-7631-acfa-f670d31a90c7";
+const REAL_BETA: &str = "01a22bd9-19ce-7201-905a-da235f1ce47e";
+const REAL_FORK: &str = "01a22bd9-1dad-7982-8c13-8e5f854e52d0";
+const REAL_IMAGE: &str = "01a22bd9-1ee1-74c2-a21c-a50299b2e5d3";
+
+/// The rollouts the real Codex CLI 0.171.0 wrote (`interop/codex/`; the
+/// scenario is in `scenario.json` beside them): a reply with reasoning,
+/// resumed; shell commands and patches, one of each failing, resumed with
+/// `--last` and compacted first; a fork of the first; a prompt with an image,
+/// resumed for a turn whose model request failed.
+#[test]
+fn golden_real_0_171_0() {
+    let dir = fixtures().join(REAL);
+    let listing = list(&dir.join("codex-home"), Scope::All);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let facts: Vec<_> = listing
+        .sessions
+        .iter()
+        .map(|s| (s.id.as_str(), s.cwd.as_deref(), s.title.as_deref(), s.message_count, s.parent_session.as_deref()))
+        .collect();
+    let (alpha, beta) = (Some("/home/dev/projects/alpha"), Some("/home/dev/projects/beta"));
+    assert_eq!(
+        facts,
+        [
+            (REAL_ALPHA, alpha, Some("Say hello in one short sentence."), 4, None),
+            (
+                REAL_BETA,
+                beta,
+                Some("Check the workspace: echo hi, read a file that is missing, then write notes.txt."),
+                5,
+                None
+            ),
+            (REAL_FORK, alpha, Some("Take another path: say goodbye instead."), 6, Some(REAL_ALPHA)),
+            (REAL_IMAGE, alpha, Some("What is in this picture?"), 4, None),
+        ]
+    );
+    for session in &listing.sessions {
+        let transcript = load(&session.path).unwrap();
+        assert!(transcript.issues.is_empty(), "{}: {:?}", session.id, transcript.issues);
+        golden_at(&dir.join("expected").join(format!("{}.json", session.id)), &transcript);
+    }
+
+    let beta = load(&listing.sessions[1].path).unwrap();
+    assert_eq!(
+        shape(&beta),
+        [
+            row(
+                "8",
+                Role::User,
+                &["text:Check the workspace: echo hi, read a file that is missing, then write notes.txt."]
+            ),
+            row(
+                "11",
+                Role::Assistant,
+                &[
+                    "thinking:**Looking around**",
+                    "thinking:**Plan**",
+                    "tool:exec_command:succeeded",
+                    "tool:exec_command:failed",
+                    "tool:exec_command:succeeded",
+                    "tool:apply_patch:succeeded",
+                    "tool:apply_patch:failed",
+                    "text:Done: `echo hi` printed hi, missing.txt does not exist, and notes.txt now has two notes.",
+                ]
+            ),
+            // Compacted before the second prompt: the summary, not the model's answer to the request.
+            row(
+                "45",
+                Role::System,
+                &[
+                    "summary:Handoff: ran echo hi, cat missing.txt (failed) and printf; added notes.txt; the patch to absent.txt failed."
+                ]
+            ),
+            row("51", Role::User, &["text:Summarize what you did in one line."]),
+            row(
+                "54",
+                Role::Assistant,
+                &[
+                    "thinking:**Summing up**",
+                    "text:Ran two commands (one failed), added notes.txt, and a patch to absent.txt failed."
+                ]
+            ),
+        ]
+    );
+    // The two calls of one response, paired with outputs that came back in another order.
+    assert_eq!((call(&beta, 1, 3).id.as_str(), call(&beta, 1, 4).id.as_str()), ("call_missing", "call_printf"));
+    assert!(call(&beta, 1, 4).result.as_deref().is_some_and(|r| r.ends_with("Output:\na\nb\n")));
+
+    // The fork by reference: alpha's two turns, then its own.
+    let fork = load(&listing.sessions[2].path).unwrap();
+    let prompts: Vec<_> = shape(&fork).into_iter().filter(|(_, role, _)| *role == Role::User).collect();
+    assert_eq!(
+        prompts,
+        [
+            row("8", Role::User, &["text:Say hello in one short sentence."]),
+            row("20", Role::User, &["text:Now say it in French."]),
+            row("32", Role::User, &["text:Take another path: say goodbye instead."]),
+        ]
+    );
+
+    // A prompt with an image; resumed, and the model request failed.
+    let image = load(&listing.sessions[3].path).unwrap();
+    assert_eq!(shape(&image)[0], row("8", Role::User, &["image", "text:What is in this picture?"]));
+    assert_eq!(
+        shape(&image)[2..],
+        [
+            row("18", Role::User, &["text:Describe it in more detail."]),
+            row("21", Role::Assistant, &["error:stream disconnected before completion: The fake model is down."]),
+        ]
+    );
 }

@@ -14,12 +14,29 @@ pub(crate) struct Envelope<'a> {
     /// RFC 3339, when the line has one.
     #[serde(default)]
     pub(crate) timestamp: Option<String>,
+    /// The line's place in the thread's history (Codex 0.171 and later):
+    /// 0 for the first line of a thread, continuing across the rollouts of a
+    /// fork.
+    #[serde(default)]
+    pub(crate) ordinal: Option<u64>,
     /// What the payload is.
     #[serde(rename = "type", default)]
     pub(crate) kind: LineKind,
     /// The payload, parsed once the kind is known.
     #[serde(borrow, default)]
     pub(crate) payload: Option<&'a RawValue>,
+    /// Facts about the line beside its payload (Codex 0.171 and later).
+    #[serde(default)]
+    pub(crate) metadata: Option<LineMetadata>,
+}
+
+/// The `metadata` of a line.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct LineMetadata {
+    /// The item is what the model answered to a compaction request: the
+    /// summary that the `compacted` line then carries.
+    #[serde(default)]
+    pub(crate) compaction_output: bool,
 }
 
 /// The `type` of a line.
@@ -58,6 +75,23 @@ pub(crate) struct SessionMeta {
     /// The thread this one was forked from.
     #[serde(default)]
     pub(crate) forked_from_id: Option<String>,
+    /// Where the history this rollout continues is (a fork by reference).
+    #[serde(default)]
+    pub(crate) history_base: Option<HistoryBase>,
+}
+
+/// `session_meta.history_base`: the history a rollout continues is the
+/// lines of another rollout before this point, which it does not copy.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub(crate) struct HistoryBase {
+    /// The rollout the history is in: the UUID in its file name.
+    pub(crate) thread_id: String,
+    /// Its lines with a lower `ordinal` are the history.
+    #[serde(default)]
+    pub(crate) end_ordinal_exclusive: Option<u64>,
+    /// Its bytes before this offset (of the decompressed file) are the history.
+    #[serde(default)]
+    pub(crate) end_byte_offset: Option<u64>,
 }
 
 /// `response_item`.
@@ -238,9 +272,24 @@ pub(crate) enum Event {
         #[serde(default)]
         message: String,
     },
+    /// A turn ended; with an `error` when it failed (Codex 0.171 writes a
+    /// failed model request only here).
+    TaskComplete {
+        /// Why the turn failed.
+        #[serde(default)]
+        error: Option<TurnError>,
+    },
     /// Token counts, task boundaries, patch results, …
     #[serde(other)]
     Other,
+}
+
+/// `task_complete.error`.
+#[derive(Deserialize)]
+pub(crate) struct TurnError {
+    /// What went wrong.
+    #[serde(default)]
+    pub(crate) message: String,
 }
 
 /// `compacted`.

@@ -9,6 +9,15 @@
 //! - a text that starts with the line `Exit code: N` (newer shell tools:
 //!   `Exit code: N\nWall time: …\nOutput:\n…`): the result is the whole text,
 //!   failed when N is not 0;
+//! - a text whose header, the lines before an `Output:` line, has a line
+//!   `Process exited with code N` (the unified exec tool, `exec_command`, of
+//!   Codex 0.171: `Chunk ID: …\nWall time: …\nProcess exited with code
+//!   N\nOriginal token count: …\nOutput:\n…`): the whole text, failed when N
+//!   is not 0 (a command still running says `Process running with session ID`
+//!   instead, and has not failed);
+//! - a text that starts with `apply_patch verification failed` (Codex 0.171
+//!   answers a patch it cannot apply with only that text, and writes no event
+//!   for it): the text, failed;
 //! - any other text: the result as is, succeeded;
 //! - content parts `[{type: "input_text", text}, {type: "input_image", …}]`:
 //!   the texts joined by newlines, other parts named in brackets; succeeded;
@@ -64,18 +73,35 @@ fn interpret_text(text: &str) -> ToolOutput {
     {
         return from_wrapped(wrapped);
     }
-    let failed = exit_code_line(text).is_some_and(|code| code != 0);
+    let failed = exit_code(text).is_some_and(|code| code != 0) || text.starts_with(PATCH_VERIFICATION_FAILED);
     ToolOutput { text: text.to_owned(), failed }
 }
+
+/// How Codex's `apply_patch` answers a patch that does not apply.
+const PATCH_VERIFICATION_FAILED: &str = "apply_patch verification failed";
 
 fn from_wrapped(wrapped: Wrapped) -> ToolOutput {
     let failed = wrapped.metadata.and_then(|m| m.exit_code).is_some_and(|code| code != 0);
     ToolOutput { text: wrapped.output, failed }
 }
 
-/// N in a first line `Exit code: N`.
-fn exit_code_line(text: &str) -> Option<i64> {
-    text.lines().next()?.strip_prefix("Exit code: ")?.trim().parse().ok()
+/// N in a first line `Exit code: N`, or in a line `Process exited with code
+/// N` of the header that ends at an `Output:` line.
+fn exit_code(text: &str) -> Option<i64> {
+    if let Some(code) = text.lines().next()?.strip_prefix("Exit code: ") {
+        return code.trim().parse().ok();
+    }
+    let mut code = None;
+    for line in text.lines() {
+        if line == "Output:" {
+            return code;
+        }
+        if let Some(n) = line.strip_prefix("Process exited with code ") {
+            code = n.trim().parse().ok();
+        }
+    }
+    // No header: the line was part of some output.
+    None
 }
 
 #[cfg(test)]
@@ -107,6 +133,30 @@ mod tests {
         let text = "Exit code: 127\nWall time: 0.1 seconds\nOutput:\nbash: nope: command not found\n";
         assert_eq!(interpret(&json!(text)), out(text, true));
         let text = "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nfine\n";
+        assert_eq!(interpret(&json!(text)), out(text, false));
+    }
+
+    #[test]
+    fn a_unified_exec_header_decides_the_status() {
+        // As Codex 0.171's exec_command answers (fixtures/codex/real-0.171.0).
+        let text = "Chunk ID: 5d8194\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 11\nOutput:\ncat: missing.txt: No such file or directory\n";
+        assert_eq!(interpret(&json!(text)), out(text, true));
+        let text = "Chunk ID: 0ba5db\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhi\n";
+        assert_eq!(interpret(&json!(text)), out(text, false));
+        let text = "Chunk ID: 1\nWall time: 5.0 seconds\nProcess running with session ID 7\nOriginal token count: 0\nOutput:\n";
+        assert_eq!(interpret(&json!(text)), out(text, false));
+        // Only the header counts: the same words in a command's output do not.
+        let text = "Chunk ID: 2\nProcess exited with code 0\nOutput:\nProcess exited with code 3\n";
+        assert_eq!(interpret(&json!(text)), out(text, false));
+        let text = "log:\nProcess exited with code 3\n";
+        assert_eq!(interpret(&json!(text)), out(text, false));
+    }
+
+    #[test]
+    fn a_patch_that_does_not_apply_failed() {
+        let text = "apply_patch verification failed: Failed to read file to update /w/absent.txt: No such file or directory (os error 2)";
+        assert_eq!(interpret(&json!(text)), out(text, true));
+        let text = "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA notes.txt\n";
         assert_eq!(interpret(&json!(text)), out(text, false));
     }
 

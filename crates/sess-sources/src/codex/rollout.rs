@@ -9,7 +9,9 @@ use sess_core::{IssueKind, LineIssue};
 
 use super::echo::{self, Echoes, Kind, Origin};
 use super::injected::is_injected;
-use super::line::{Compacted, ContentItem, Envelope, Event, LineKind, MessageRole, ResponseItem, SessionMeta};
+use super::line::{
+    Compacted, ContentItem, Envelope, Event, HistoryBase, LineKind, MessageRole, ResponseItem, SessionMeta,
+};
 use super::output::interpret;
 use crate::jsonl::JsonLines;
 use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, finish_pending};
@@ -23,11 +25,59 @@ pub(crate) struct Rollout {
     pub(crate) created: Option<String>,
     /// `session_meta.forked_from_id`.
     pub(crate) forked_from: Option<String>,
+    /// How many messages, at the start of the transcript, came from the
+    /// rollouts this one continues (a fork by reference); the rest are its own.
+    pub(crate) inherited: usize,
+}
+
+impl Rollout {
+    /// The first prompt among the rollout's own messages.
+    pub(crate) fn own_first_prompt(&self) -> Option<&str> {
+        let own = &self.transcript.messages[self.inherited.min(self.transcript.messages.len())..];
+        own.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// The history a forked rollout continues, read from another rollout.
+#[derive(Debug)]
+pub(crate) struct Ancestor {
+    /// That rollout's (decompressed) bytes.
+    pub(crate) bytes: Vec<u8>,
+    /// Where the history ends in it: the `history_base` of its child.
+    pub(crate) end: HistoryBase,
+}
+
+/// The thread's history before a forked rollout's own lines.
+#[derive(Debug, Default)]
+pub(crate) struct Inherited {
+    /// The rollout whose history could not be read, where the chain of bases
+    /// breaks: it was not found, or it leads back into the chain.
+    pub(crate) missing: Option<String>,
+    /// The ancestors that were read, oldest first (after the missing one).
+    pub(crate) ancestors: Vec<Ancestor>,
 }
 
 /// Reads the (decompressed) bytes of a rollout.
 pub(crate) fn read(bytes: &[u8]) -> Rollout {
+    read_continuing(&Inherited::default(), bytes)
+}
+
+/// Reads a rollout that continues the history of `inherited`: the ancestors'
+/// lines up to each one's end (their own `session_meta` lines aside), then the
+/// rollout's own. Only the rollout's own lines report issues.
+pub(crate) fn read_continuing(inherited: &Inherited, bytes: &[u8]) -> Rollout {
     let mut reader = Reader::new();
+    if let Some(id) = &inherited.missing {
+        let notice = format!("Forked from rollout {id}, whose history was not found");
+        reader.messages().push(Message::new(Role::System).with(Block::text(notice)));
+    }
+    for ancestor in &inherited.ancestors {
+        reader.ancestor(ancestor);
+    }
+    reader.rollout.inherited = reader.rollout.transcript.messages.len();
     for line in JsonLines::new(bytes) {
         let envelope = match line.parse::<Envelope<'_>>() {
             Ok(envelope) => envelope,
@@ -36,7 +86,7 @@ pub(crate) fn read(bytes: &[u8]) -> Rollout {
                 continue;
             }
         };
-        let at = At { line: line.number, timestamp: envelope.timestamp.clone() };
+        let at = At::new(&envelope, line.number);
         if let Err(err) = reader.line(&envelope, &at) {
             let issue = LineIssue { line: line.number, kind: IssueKind::InvalidJson(err.to_string()) };
             reader.rollout.transcript.issues.push(issue);
@@ -45,24 +95,39 @@ pub(crate) fn read(bytes: &[u8]) -> Rollout {
     reader.finish()
 }
 
-/// The `cwd` of the first `session_meta` line, read without building a
-/// transcript (for filtering a listing by project).
-pub(crate) fn meta_cwd(bytes: &[u8]) -> Option<String> {
+/// The first `session_meta` that parses, read without building a transcript.
+pub(crate) fn meta(bytes: &[u8]) -> Option<SessionMeta> {
     JsonLines::new(bytes).find_map(|line| {
         let envelope = line.parse::<Envelope<'_>>().ok()?;
         if envelope.kind != LineKind::SessionMeta {
             return None;
         }
         // As in `read`, the first meta that parses counts.
-        serde_json::from_str::<SessionMeta>(envelope.payload?.get()).ok().map(|meta| meta.cwd)
-    })?
+        serde_json::from_str::<SessionMeta>(envelope.payload?.get()).ok()
+    })
+}
+
+/// The `cwd` of the first `session_meta` line (for filtering a listing by
+/// project).
+pub(crate) fn meta_cwd(bytes: &[u8]) -> Option<String> {
+    meta(bytes)?.cwd
 }
 
 /// Where a line is: the message id and timestamp of what it opens.
 #[derive(Clone, Debug)]
 struct At {
+    /// The message id: the line's `ordinal` + 1 when it has one (unique
+    /// across the rollouts of a fork, and the line number in a rollout of
+    /// its own), else its line number.
     line: usize,
     timestamp: Option<String>,
+}
+
+impl At {
+    fn new(envelope: &Envelope<'_>, number: usize) -> Self {
+        let line = envelope.ordinal.and_then(|o| usize::try_from(o).ok()).map_or(number, |o| o.saturating_add(1));
+        Self { line, timestamp: envelope.timestamp.clone() }
+    }
 }
 
 impl At {
@@ -82,10 +147,33 @@ struct Reader {
 impl Reader {
     fn new() -> Self {
         Self {
-            rollout: Rollout { transcript: Transcript::new(SourceKind::Codex, ""), created: None, forked_from: None },
+            rollout: Rollout {
+                transcript: Transcript::new(SourceKind::Codex, ""),
+                created: None,
+                forked_from: None,
+                inherited: 0,
+            },
             meta_seen: false,
             calls: HashMap::new(),
             echoes: Echoes::default(),
+        }
+    }
+
+    /// An ancestor's lines up to its end, read like the rollout's own but
+    /// without its `session_meta` and without reporting its issues (they are
+    /// another file's).
+    fn ancestor(&mut self, ancestor: &Ancestor) {
+        let end = ancestor.end.end_byte_offset.and_then(|end| usize::try_from(end).ok());
+        let bytes = &ancestor.bytes[..end.unwrap_or(usize::MAX).min(ancestor.bytes.len())];
+        for line in JsonLines::new(bytes) {
+            let Ok(envelope) = line.parse::<Envelope<'_>>() else { continue };
+            let past_the_end =
+                envelope.ordinal.zip(ancestor.end.end_ordinal_exclusive).is_some_and(|(o, end)| o >= end);
+            if envelope.kind == LineKind::SessionMeta || past_the_end {
+                continue;
+            }
+            // A line that does not have its shape is skipped, as in the rollout's own.
+            let _ = self.line(&envelope, &At::new(&envelope, line.number));
         }
     }
 
@@ -104,6 +192,8 @@ impl Reader {
         };
         match envelope.kind {
             LineKind::SessionMeta => self.session_meta(serde_json::from_str(payload()?)?, at),
+            // The summary a compaction asked for is shown by its `compacted` line.
+            LineKind::ResponseItem if envelope.metadata.as_ref().is_some_and(|m| m.compaction_output) => {}
             LineKind::ResponseItem => self.item(serde_json::from_str(payload()?)?, at),
             LineKind::EventMsg => self.event(serde_json::from_str(payload()?)?, at),
             LineKind::Compacted => self.compacted(&serde_json::from_str(payload()?)?, at),
@@ -177,16 +267,28 @@ impl Reader {
                 };
                 self.push_system(at, Block::text(text));
             }
-            Event::Error { message } => {
-                let index = self.assistant(at);
-                self.messages()[index].blocks.push(Block::Error { text: message });
+            Event::Error { message } => self.error(message, at),
+            Event::TaskComplete { error: Some(error) } if !error.message.trim().is_empty() => {
+                // Once, should an `error` event have said it already.
+                let said = self.messages().last().and_then(|m| m.blocks.last())
+                    == Some(&Block::Error { text: error.message.clone() });
+                if !said {
+                    self.error(error.message, at);
+                }
             }
-            Event::Other => {}
+            Event::TaskComplete { .. } | Event::Other => {}
         }
     }
 
+    /// An error block in the assistant bubble.
+    fn error(&mut self, message: String, at: &At) {
+        let index = self.assistant(at);
+        self.messages()[index].blocks.push(Block::Error { text: message });
+    }
+
     fn compacted(&mut self, compacted: &Compacted, at: &At) {
-        let text = if compacted.message.trim().is_empty() { "Context compacted" } else { &compacted.message };
+        let message = without_summary_preamble(&compacted.message);
+        let text = if message.trim().is_empty() { "Context compacted" } else { message };
         self.push_system(at, Block::Summary { text: text.to_owned() });
     }
 
@@ -314,9 +416,39 @@ impl Reader {
     }
 }
 
+/// A compaction's summary without the preamble Codex 0.171 writes before it
+/// for the next model ("Another language model started to solve this problem
+/// … use the information in this summary to assist with your own analysis:").
+fn without_summary_preamble(message: &str) -> &str {
+    const START: &str = "Another language model started to solve this problem";
+    const END: &str = "assist with your own analysis:";
+    match message.find(END) {
+        Some(end) if message.starts_with(START) => message[end + END.len()..].trim_start(),
+        _ => message,
+    }
+}
+
+/// A message's parts without the tags Codex puts around an attached image
+/// for the model: `<image name=[Image #1] path="…">`, the image, `</image>`.
+fn parts(content: &[ContentItem]) -> impl Iterator<Item = &ContentItem> {
+    content.iter().enumerate().filter(|&(i, _)| !is_image_tag(content, i)).map(|(_, part)| part)
+}
+
+/// Whether part `i` is a one-line `<image…>` right before an image, or an
+/// `</image>` right after one.
+fn is_image_tag(content: &[ContentItem], i: usize) -> bool {
+    let Some(ContentItem::InputText { text }) = content.get(i) else { return false };
+    let image_at = |j: Option<usize>| matches!(j.and_then(|j| content.get(j)), Some(ContentItem::InputImage { .. }));
+    let text = text.trim();
+    if text == "</image>" {
+        return image_at(i.checked_sub(1));
+    }
+    text.starts_with("<image") && text.ends_with('>') && !text.contains('\n') && image_at(Some(i + 1))
+}
+
 /// The texts of a message's parts.
 fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
-    content.iter().filter_map(|part| match part {
+    parts(content).filter_map(|part| match part {
         ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text.as_str()),
         ContentItem::InputImage { .. } | ContentItem::Other => None,
     })
@@ -324,8 +456,7 @@ fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
 
 /// A message's parts as blocks; blank texts and unknown parts are left out.
 fn blocks(content: &[ContentItem]) -> Vec<Block> {
-    content
-        .iter()
+    parts(content)
         .filter_map(|part| match part {
             ContentItem::InputText { text } | ContentItem::OutputText { text } => {
                 (!text.trim().is_empty()).then(|| Block::text(text.as_str()))

@@ -415,6 +415,40 @@ fn compaction_is_a_summary_and_the_earlier_messages_stay() {
 }
 
 #[test]
+fn the_answer_to_a_compaction_request_is_only_its_summary_without_the_preamble() {
+    // As Codex 0.171 compacts a conversation before a turn: the model's
+    // summary is an assistant item marked `compaction_output`, then the
+    // `compacted` line carries it.
+    let summary_item = json!({
+        "timestamp": "2026-11-30T09:43:57.815Z", "ordinal": 3, "type": "response_item",
+        "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Handoff: said one."}]},
+        "metadata": {"history_sequence": 5, "client_authored": false, "compaction_output": true}
+    });
+    let lines = jsonl(&[meta("t"), user("first"), assistant("one")])
+        + &summary_item.to_string()
+        + "\n"
+        + &jsonl(&[
+            // With the preamble Codex 0.171 writes for the next model.
+            (
+                "compacted",
+                json!({"message": "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:\nHandoff: said one.", "replacement_history": []}),
+            ),
+            user("second"),
+            assistant("two"),
+        ]);
+    assert_eq!(
+        shape(&read(lines.as_bytes()).transcript),
+        [
+            msg(Role::User, &["text:first"]),
+            msg(Role::Assistant, &["text:one"]),
+            msg(Role::System, &["summary:Handoff: said one."]),
+            msg(Role::User, &["text:second"]),
+            msg(Role::Assistant, &["text:two"]),
+        ]
+    );
+}
+
+#[test]
 fn a_rollback_is_a_notice_and_the_turns_stay() {
     let transcript = parse(&[
         meta("t"),
@@ -445,6 +479,38 @@ fn an_error_event_is_an_error_block_of_the_assistant() {
         event(json!({"type": "error", "message": "stream disconnected before completion"})),
     ]);
     assert_eq!(transcript.messages[1].blocks[1], Block::Error { text: "stream disconnected before completion".into() });
+}
+
+#[test]
+fn a_turn_that_failed_ends_with_its_error() {
+    // As Codex 0.171 writes a model request that failed: only the task_complete says so.
+    let failed = |message: &str| {
+        event(
+            json!({"type": "task_complete", "turn_id": "t2", "last_agent_message": null, "error": {"message": message, "codex_error_info": "other"}}),
+        )
+    };
+    let transcript = parse(&[
+        meta("t"),
+        user("first"),
+        assistant("one"),
+        event(json!({"type": "task_complete", "turn_id": "t1", "last_agent_message": "one"})),
+        user("second"),
+        failed("stream disconnected before completion: The fake model is down."),
+        user("third"),
+        event(json!({"type": "error", "message": "said twice"})),
+        failed("said twice"),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:first"]),
+            msg(Role::Assistant, &["text:one"]),
+            msg(Role::User, &["text:second"]),
+            msg(Role::Assistant, &["error:stream disconnected before completion: The fake model is down."]),
+            msg(Role::User, &["text:third"]),
+            msg(Role::Assistant, &["error:said twice"]),
+        ]
+    );
 }
 
 #[test]
@@ -503,6 +569,33 @@ fn images_keep_data_or_url() {
             &image(None, None, Some("/tmp/shot.png")),
         ]
     );
+}
+
+#[test]
+fn the_tags_around_an_attached_image_are_not_text() {
+    // As Codex 0.171 writes `codex exec PROMPT --image dot.png` (fixtures/codex/real-0.171.0).
+    let transcript = parse(&[
+        meta("t"),
+        (
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "<image name=[Image #1] path=\"/w/dot.png\">"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBO", "detail": "original"},
+                {"type": "input_text", "text": "</image>"},
+                {"type": "input_text", "text": "What is in this picture?"}
+            ]}),
+        ),
+        // Tags that wrap no image are the user's text.
+        user("<image> is a tag"),
+        message("user", "input_text", "</image>"),
+    ]);
+    let image = Block::Image(Image { media_type: Some("image/png".into()), data: Some("iVBO".into()), url: None });
+    let blocks: Vec<&Block> = transcript.messages.iter().flat_map(|m| &m.blocks).collect();
+    assert_eq!(
+        blocks,
+        [&image, &Block::text("What is in this picture?"), &Block::text("<image> is a tag"), &Block::text("</image>")]
+    );
+    assert_eq!(transcript.first_prompt(), Some("What is in this picture?"));
 }
 
 #[test]

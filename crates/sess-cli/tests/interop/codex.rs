@@ -1,0 +1,282 @@
+//! The real Codex CLI (`@openai/codex` 0.171.0 from npm) against a fake
+//! Responses API (`interop/codex/`).
+//!
+//! The driver runs `codex exec` in two projects, `resume <id>`, `resume
+//! --last` (which compacts first), `fork <id>`, a prompt with an image and
+//! a resumed turn whose model request fails, and reports what each
+//! session should hold. `sess list` and `sess show` must find exactly that in
+//! the rollouts Codex wrote: the ids, cwds, forks, titles and message counts;
+//! every prompt once, with no injected context; reasoning as thinking; tool
+//! calls paired with their outputs and failed where they should; the answers;
+//! a compaction as its summary; a failed model request as its error.
+//! The rollouts of one run are kept in `fixtures/codex/real-0.171.0/` and
+//! checked the same way without Node.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+
+fn codex() -> Option<Peer> {
+    peer_in(&repo().join("interop/codex"), "codex", "node", "driver.mjs", "@openai/codex")
+}
+
+#[test]
+fn sess_reads_what_codex_writes() {
+    let Some(peer) = codex() else { return };
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
+    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
+    let ran = started.elapsed();
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    eprintln!(
+        "interop codex: Codex {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
+        scenario["codexVersion"].as_str().unwrap_or("?"),
+        scenario["sessions"].as_array().map_or(0, Vec::len),
+        scenario["runs"].as_array().map_or(0, Vec::len),
+        ran.as_secs_f64(),
+        mismatches.compared,
+        started.elapsed().as_secs_f64(),
+    );
+    mismatches.finish("interop codex");
+}
+
+/// The rollouts of one driver run (`interop/codex/fixtures.mjs`), checked
+/// against its report without Node.
+#[test]
+fn sess_reads_the_recorded_codex_rollouts() {
+    let fixtures = repo().join("fixtures/codex/real-0.171.0");
+    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures.join("codex-home"), &dir.path().join(".codex"));
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    assert!(mismatches.compared > 50, "{} comparisons", mismatches.compared);
+    mismatches.finish("recorded codex rollouts");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs `sess` with `home` as `$HOME` and `home/.codex` as `$CODEX_HOME`.
+fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+fn strings(value: &Value) -> Vec<&str> {
+    value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
+/// Checks what `sess` makes of the Codex home under `home` against the
+/// driver's report `scenario` (whose paths may be under another home).
+fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    let sessions = scenario["sessions"].as_array().unwrap();
+    let reported_home = Path::new(scenario["codexHome"].as_str().unwrap());
+    let relative = |path: &str| -> PathBuf {
+        let path = Path::new(path);
+        path.strip_prefix(reported_home).or_else(|_| path.strip_prefix(home.join(".codex"))).unwrap_or(path).to_owned()
+    };
+
+    // The listing of every project.
+    let listed = parse(&sess(home, &["list", "--source", "codex", "--all-projects", "--json"]));
+    let listed = listed.as_array().unwrap();
+    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
+    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
+    ids.sort_unstable();
+    expected_ids.sort_unstable();
+    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, Codex made {expected_ids:?}"));
+    for session in sessions {
+        let id = session["id"].as_str().unwrap();
+        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
+        let turns: Vec<&Value> =
+            session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect();
+        let messages = 2 * turns.len() + turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
+        let own_first_prompt = &session["turns"][0]["prompt"];
+        let expected = json!({
+            "source": "codex",
+            "path": relative(session["path"].as_str().unwrap()),
+            "cwd": session["cwd"],
+            "title": own_first_prompt,
+            "messageCount": messages,
+            "firstMessage": own_first_prompt,
+            "parentSession": session["forkedFrom"],
+        });
+        let actual = json!({
+            "source": item["source"],
+            "path": relative(item["path"].as_str().unwrap()),
+            "cwd": item["cwd"],
+            "title": item["title"],
+            "messageCount": item["messageCount"],
+            "firstMessage": item["firstMessage"],
+            "parentSession": item["parentSession"],
+        });
+        mismatches
+            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+    }
+
+    // The listing of each project.
+    for cwd in scenario["projects"].as_object().unwrap().values() {
+        let cwd = cwd.as_str().unwrap();
+        let listed = parse(&sess(home, &["list", "--source", "codex", "--cwd", cwd, "--json"]));
+        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+        let mut expected: Vec<&str> =
+            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
+        ids.sort_unstable();
+        expected.sort_unstable();
+        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, Codex made {expected:?}"));
+    }
+
+    for session in sessions {
+        check_transcript(home, session, mismatches);
+    }
+}
+
+/// `sess show ID --json` and `sess show ID` against the session's turns.
+fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
+    let id = session["id"].as_str().unwrap();
+    let shown = parse(&sess(home, &["show", id, "--json"]));
+    mismatches.check(shown["id"] == id && shown["cwd"] == session["cwd"], || {
+        format!("sess show {id}: id {} cwd {}, Codex {}", shown["id"], shown["cwd"], session["cwd"])
+    });
+    let turns: Vec<&Value> =
+        session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect();
+    let messages = shown["messages"].as_array().unwrap();
+    let compactions = turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
+    mismatches.check(messages.len() == 2 * turns.len() + compactions, || {
+        format!("sess show {id}: {} messages for {} turns: {}", messages.len(), turns.len(), show(&shown["messages"]))
+    });
+    let mut next = messages.iter();
+    for (n, turn) in turns.iter().enumerate() {
+        // A compaction before the prompt: a system message with its summary.
+        if let Some(summary) = turn["compactedBefore"].as_str() {
+            let Some(notice) = next.next() else { break };
+            let block = &notice["blocks"][0];
+            let ok = notice["role"] == "system"
+                && notice["blocks"].as_array().map(Vec::len) == Some(1)
+                && block["type"] == "summary"
+                && block["text"].as_str().is_some_and(|t| t.contains(summary));
+            mismatches.check(ok, || format!("sess show {id}, turn {n}: not the compaction summary: {}", show(notice)));
+        }
+        let (Some(prompt), Some(answer)) = (next.next(), next.next()) else { break };
+        // The prompt, once, after its images; nothing injected.
+        let mut expected: Vec<Value> =
+            strings(&turn["images"]).iter().map(|_| json!({"type": "image", "mediaType": "image/png"})).collect();
+        expected.push(json!({"type": "text", "text": turn["prompt"]}));
+        let actual: Vec<Value> = prompt["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| match b["type"].as_str() {
+                Some("image") => json!({"type": "image", "mediaType": b["mediaType"]}),
+                _ => b.clone(),
+            })
+            .collect();
+        let (actual, expected) =
+            (json!({"role": prompt["role"], "blocks": actual}), json!({"role": "user", "blocks": expected}));
+        mismatches.check(actual == expected, || {
+            format!("sess show {id}, turn {n}, prompt: {}", first_difference(&actual, &expected))
+        });
+        let (actual, expected) = answer_and_expected(answer, turn);
+        mismatches.check(actual == expected, || {
+            format!("sess show {id}, turn {n}, answer: {}", first_difference(&actual, &expected))
+        });
+    }
+    check_rendering(home, id, &turns, mismatches);
+}
+
+/// The answer as shown and as expected from the turn: thinking, tool calls
+/// with their status and (part of their) output, errors, text.
+fn answer_and_expected(answer: &Value, turn: &Value) -> (Value, Value) {
+    let blocks = answer["blocks"].as_array().unwrap();
+    let expected_blocks = turn["blocks"].as_array().unwrap();
+    let mut actual = Vec::new();
+    let mut expected = Vec::new();
+    for (i, want) in expected_blocks.iter().enumerate() {
+        let got = blocks.get(i).cloned().unwrap_or(Value::Null);
+        if want["type"] == "tool_call" {
+            let status = if want["fails"] == true { "failed" } else { "succeeded" };
+            expected.push(json!({"type": "tool_call", "id": want["id"], "name": want["name"], "input": want["input"], "status": status, "output": want["output"]}));
+            let result = got["result"].as_str().unwrap_or("");
+            let wanted = want["output"].as_str().unwrap();
+            let output = if result.contains(wanted) { json!(wanted) } else { json!(result) };
+            actual.push(json!({"type": got["type"], "id": got["id"], "name": got["name"], "input": got["input"], "status": got["status"], "output": output}));
+        } else if want["type"] == "error" {
+            let wanted = want["contains"].as_str().unwrap();
+            expected.push(json!({"type": "error", "text": wanted}));
+            let text = got["text"].as_str().unwrap_or("");
+            actual.push(json!({"type": got["type"], "text": if text.contains(wanted) { wanted } else { text }}));
+        } else {
+            expected.push(want.clone());
+            actual.push(got);
+        }
+    }
+    actual.extend(blocks.iter().skip(expected_blocks.len()).cloned());
+    (json!({"role": answer["role"], "blocks": actual}), json!({"role": "assistant", "blocks": expected}))
+}
+
+/// `sess show ID`: every prompt once, the answers, a line per tool call with
+/// its mark, the errors, and no injected context.
+fn check_rendering(home: &Path, id: &str, turns: &[&Value], mismatches: &mut Mismatches) {
+    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    for turn in turns {
+        let prompt = turn["prompt"].as_str().unwrap();
+        // The first line is the title.
+        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
+        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        for block in turn["blocks"].as_array().unwrap() {
+            let line = match block["type"].as_str() {
+                Some("text") => block["text"].as_str().unwrap().to_owned(),
+                Some("error") => {
+                    let wanted = block["contains"].as_str().unwrap();
+                    mismatches
+                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
+                    continue;
+                }
+                Some("tool_call") => {
+                    let mark = if block["fails"] == true { "✗" } else { "✓" };
+                    let what = block["input"]["cmd"].as_str().unwrap_or_else(|| block["input"].as_str().unwrap_or(""));
+                    let what = what.lines().next().unwrap_or("");
+                    format!("{mark} {}  {what}", block["name"].as_str().unwrap())
+                }
+                _ => continue,
+            };
+            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
+                format!("sess show {id}: no line {line:?} in\n{text}")
+            });
+        }
+    }
+    for injected in [
+        "<environment_context",
+        "AGENTS.md",
+        "Beta rules",
+        "<permissions instructions",
+        "<skills_instructions",
+        "<image",
+    ] {
+        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
+    }
+}

@@ -1,0 +1,129 @@
+// A fake OpenAI Responses API for driving the real Codex CLI offline.
+//
+// `POST /v1/responses` answers with a server-sent event stream, as the real API
+// does: response.created, then for each output item output_item.added, its
+// deltas (output_text.delta, reasoning_summary_text.delta) and
+// output_item.done, then response.completed with token usage.
+//
+// What it answers is scripted, and the server keeps no state: the request's
+// `input` says where the conversation is. The last user message that is not
+// injected context (`<environment_context>` and the like) is the prompt; the
+// step is one past the latest step whose tool calls came back after it (0
+// when none did). `script[prompt][step]` is the list of output items to send. Every request is recorded, and one that has no
+// script entry is answered with a message saying so (and reported by the
+// driver as unexpected). A script key that ends in `…` answers every prompt
+// that starts with the rest (Codex's own requests, such as compaction).
+//
+// Run on its own: `node fake-api.mjs script.json` prints the port.
+
+import http from 'node:http';
+import fs from 'node:fs';
+
+/** The text of a message item's parts, without the tags around images. */
+function textOf(item) {
+  return (item.content ?? [])
+    .filter((part) => typeof part.text === 'string')
+    .map((part) => part.text)
+    .filter((text) => !/^<image\b[^\n]*>$/.test(text) && text !== '</image>')
+    .join('\n');
+}
+
+/** Where the conversation in `input` is: its prompt and step in `script`. */
+export function position(input, script) {
+  let prompt;
+  let at = -1;
+  input.forEach((item, i) => {
+    if (item.type === 'message' && item.role === 'user') {
+      const text = textOf(item);
+      if (!text.trimStart().startsWith('<') && !text.startsWith('# AGENTS.md')) {
+        prompt = text;
+        at = i;
+      }
+    }
+  });
+  const outputs = input.slice(at + 1).filter((item) => item.type.endsWith('call_output'));
+  const answered = new Set(outputs.map((item) => item.call_id));
+  let step = 0;
+  const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
+  (script[key] ?? []).forEach((items, i) => {
+    if (items.some((item) => answered.has(item.call_id))) step = i + 1;
+  });
+  return { prompt, step, outputs };
+}
+
+let seq = 0;
+
+/** The SSE stream for one response made of `items`. */
+function stream(res, items) {
+  const id = `resp_fake_${++seq}`;
+  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  event('response.created', { response: { id, status: 'in_progress' } });
+  // `{type: 'failure', code, message}` fails the response instead.
+  const failure = items.find((item) => item.type === 'failure');
+  if (failure) {
+    event('response.failed', { response: { id, status: 'failed', error: { code: failure.code, message: failure.message } } });
+    res.end();
+    return;
+  }
+  items.forEach((template, output_index) => {
+    const { expect, ...fields } = template; // `expect` is the driver's note, not the API's.
+    const item = { id: `${template.type}_fake_${seq}_${output_index}`, ...fields };
+    if (item.type === 'message') {
+      event('response.output_item.added', { output_index, item: { ...item, content: [] } });
+      for (const part of item.content) event('response.output_text.delta', { output_index, item_id: item.id, content_index: 0, delta: part.text });
+    } else if (item.type === 'reasoning') {
+      event('response.output_item.added', { output_index, item: { ...item, summary: [] } });
+      item.summary.forEach((part, summary_index) => {
+        event('response.reasoning_summary_part.added', { output_index, item_id: item.id, summary_index, part: { type: 'summary_text', text: '' } });
+        event('response.reasoning_summary_text.delta', { output_index, item_id: item.id, summary_index, delta: part.text });
+      });
+    } else {
+      event('response.output_item.added', { output_index, item });
+    }
+    event('response.output_item.done', { output_index, item });
+  });
+  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
+  event('response.completed', { response: { id, status: 'completed', usage } });
+  res.end();
+}
+
+/**
+ * Starts the server on a free port of 127.0.0.1. `script` maps a prompt to the
+ * responses of its steps. Resolves to `{port, requests, close}`; `requests`
+ * fills with `{url, prompt, step, outputs, expected}` as they come.
+ */
+export function startFakeApi(script) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => { body += chunk; });
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/responses')) {
+        requests.push({ method: req.method, url: req.url, expected: false });
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"not faked"}}');
+        return;
+      }
+      const request = JSON.parse(body);
+      const { prompt, step, outputs } = position(request.input ?? [], script);
+      // A key ending in `…` answers every prompt that starts with the rest.
+      const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
+      const items = script[key]?.[step];
+      requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });
+      stream(res, items ?? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] }]);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
+  const api = await startFakeApi(script);
+  console.log(api.port);
+  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
+}
