@@ -158,15 +158,21 @@ pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
 /// The id is `session_meta.id`, else the one in the file name; the cwd comes
 /// from `session_meta`; the title from the `session_index.jsonl` of the Codex
 /// home the file lives in (the folder above its `sessions` or
-/// `archived_sessions` ancestor), when it names the thread. A fork by
-/// reference starts with the history it continues, read from that home. A
+/// `archived_sessions` ancestor), when it names the thread, else its own first
+/// prompt (for a fork, not the one of the history it continues). A fork by reference starts with the history it
+/// continues, read from that home. A
 /// plain path that no longer exists is read from its `.zst` twin when there is
 /// one.
 pub fn load(path: &Path) -> Result<Transcript> {
     let bytes = compression::read_rollout(path)?;
     let rollouts = std::cell::OnceCell::new();
     let all = || files::home_of(path).map(lineage::Rollouts::of_home).unwrap_or_default();
-    let mut transcript = read_thread(path, &bytes, || rollouts.get_or_init(all)).transcript;
+    let rollout = read_thread(path, &bytes, || rollouts.get_or_init(all));
+    // Without a name in the index, a thread is titled by its own first prompt
+    // (a fork by reference: not the one of the history it continues), as in
+    // listings.
+    let own_title = rollout.own_first_prompt().map(ToOwned::to_owned);
+    let mut transcript = rollout.transcript;
     if transcript.id.is_empty()
         && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
     {
@@ -175,6 +181,7 @@ pub fn load(path: &Path) -> Result<Transcript> {
     if let Some(home) = files::home_of(path) {
         transcript.title = index::Titles::read(home).get(&transcript.id).map(ToOwned::to_owned);
     }
+    transcript.title = transcript.title.or(own_title);
     Ok(transcript)
 }
 

@@ -76,6 +76,7 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
         print_json(&items, false)?;
         return Ok(Outcome::Clean);
     }
+    let id_width = unique_prefix_len(items.iter().map(|i| i.id), SHORT_ID);
     let mut out = stdout();
     if items.is_empty() {
         let scope = if args.all_projects { "on this machine".to_owned() } else { format!("for `{}`", cwd.display()) };
@@ -84,14 +85,32 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
     for item in &items {
         let when = item.modified.get(..16).unwrap_or(&item.modified).replace('T', " ");
         let name = one_line(item.title.or(item.first_message).unwrap_or(""), 60);
-        let id: String = item.id.chars().take(8).collect();
-        writeln!(out, "{when}  {:>5}  {id:<8}  {:<9} {name}", item.message_count, item.agent.unwrap_or(item.source))?;
+        let id: String = item.id.chars().take(id_width).collect();
+        writeln!(
+            out,
+            "{when}  {:>5}  {id:<id_width$}  {:<9} {name}",
+            item.message_count,
+            item.agent.unwrap_or(item.source)
+        )?;
         if args.all_projects {
-            writeln!(out, "{:>32}{}", "", item.cwd.unwrap_or("?"))?;
+            writeln!(out, "{:>width$}{}", "", item.cwd.unwrap_or("?"), width = 24 + id_width)?;
         }
     }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// How many characters of an id the text listing shows at least.
+const SHORT_ID: usize = 8;
+
+/// The shortest prefix length, at least `min`, that tells every id apart (ids
+/// minted in the same minute, such as `UUIDv7`s, share their first characters).
+fn unique_prefix_len<'a>(ids: impl Iterator<Item = &'a str>, min: usize) -> usize {
+    let mut ids: Vec<Vec<char>> = ids.map(|id| id.chars().collect()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let shared = |a: &[char], b: &[char]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    ids.windows(2).map(|w| (shared(&w[0], &w[1]) + 1).min(w[0].len().max(w[1].len()))).fold(min, usize::max)
 }
 
 /// The sessions of a store: every project unless a directory is asked for.
@@ -182,4 +201,17 @@ pub(crate) fn looks_like_path(arg: &str) -> bool {
     arg.contains(std::path::MAIN_SEPARATOR)
         || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
         || path.exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_prefix_len;
+
+    #[test]
+    fn ids_are_cut_where_they_stay_apart() {
+        assert_eq!(unique_prefix_len(["0199c3a1-aa", "0199c4f0-bb"].into_iter(), 8), 8);
+        assert_eq!(unique_prefix_len(["01a22bd9-1882", "01a22bd9-19ce", "01a22bd9-1dad"].into_iter(), 8), 11);
+        assert_eq!(unique_prefix_len(["abc", "abc"].into_iter(), 8), 8);
+        assert_eq!(unique_prefix_len(std::iter::empty(), 8), 8);
+    }
 }
