@@ -37,7 +37,7 @@ pub(crate) fn load(arg: &str, store: Option<&str>) -> anyhow::Result<Loaded> {
 /// Reads the session file at `path` and warns about every line it had to skip.
 pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
     let mut outcome =
-        read_session_file(path, &mut RandomIds).with_context(|| format!("cannot read `{}`", path.display()))?;
+        read_session_file(path, &mut RandomIds::new()).with_context(|| format!("cannot read `{}`", path.display()))?;
     // Images an agent moved to its blob store are put back, as the agent does.
     if let Some(dir) = crate::session::blobs_dir_for(path).filter(|d| d.is_dir()) {
         let blobs = BlobStore::new(Arc::new(FileStorage), dir);

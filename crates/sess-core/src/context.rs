@@ -146,7 +146,6 @@ pub fn build(entries: &[Entry], index: &EntryIndex, leaf: Leaf<'_>) -> SessionCo
 /// Step 3: the state fields, and the position of the newest compaction.
 fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> {
     let mut compaction = None;
-    let mut assistant_model = None;
     for (position, entry) in path.iter().enumerate() {
         match entry.kind() {
             EntryKind::ThinkingLevelChange(change) => {
@@ -155,11 +154,6 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
             EntryKind::ModelChange(change) => {
                 if let Some((role, model)) = change.assignment() {
                     set_model(&mut context.models, role, model);
-                }
-            }
-            EntryKind::Message(_) => {
-                if let Some(model) = assistant_model_of(entry) {
-                    assistant_model = Some(model);
                 }
             }
             EntryKind::Compaction(_) => compaction = Some(position),
@@ -185,7 +179,8 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
             EntryKind::ServiceTierChange(change) => {
                 context.service_tier = change.service_tier.clone().filter(|t| !t.is_null());
             }
-            EntryKind::BranchSummary(_)
+            EntryKind::Message(_)
+            | EntryKind::BranchSummary(_)
             | EntryKind::Custom(_)
             | EntryKind::CustomMessage(_)
             | EntryKind::Label(_)
@@ -194,8 +189,10 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
             | EntryKind::Unknown(_) => {}
         }
     }
-    if let Some(model) = assistant_model
-        && !context.models.iter().any(|(role, _)| role == "default")
+    // The newest assistant message names the default model when no change
+    // did: only that one is read, from the end of the path.
+    if !context.models.iter().any(|(role, _)| role == "default")
+        && let Some(model) = path.iter().rev().find_map(|entry| assistant_model_of(entry))
     {
         context.models.push(("default".to_owned(), model));
     }

@@ -325,6 +325,55 @@ impl Entry {
         })
     }
 
+    /// A `message` entry holding `message`, with its keys in the agents' order
+    /// (`type`, `id`, `parentId`, `timestamp`, `message`), as one JSON line.
+    ///
+    /// The message is not parsed again: a [`RawValue`] is valid JSON. An empty
+    /// `parent_id` is written as given but, as on reading, means no parent.
+    ///
+    /// ```
+    /// use serde_json::value::to_raw_value;
+    /// use sess_core::Entry;
+    ///
+    /// let message = to_raw_value(&serde_json::json!({"role": "user", "content": "hi"}))?;
+    /// let entry = Entry::new_message("a1", None, "2026-01-01T00:00:00.000Z", &message);
+    /// assert_eq!(
+    ///     entry.json(),
+    ///     r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#
+    /// );
+    /// let parsed = Entry::parse(entry.json())?;
+    /// assert_eq!((parsed.id(), parsed.parent_id(), parsed.kind()), (entry.id(), entry.parent_id(), entry.kind()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new_message(id: &str, parent_id: Option<&str>, timestamp: &str, message: &RawValue) -> Self {
+        let message = message.get();
+        // The fixed keys take 61 bytes; strings may grow by escaping.
+        let strings = id.len() + parent_id.map_or(0, str::len) + timestamp.len();
+        let mut line = String::with_capacity(64 + 2 * strings + 6 + message.len());
+        line.push_str(r#"{"type":"message","id":"#);
+        push_json_string(&mut line, id);
+        line.push_str(r#","parentId":"#);
+        match parent_id {
+            Some(parent) => push_json_string(&mut line, parent),
+            None => line.push_str("null"),
+        }
+        line.push_str(r#","timestamp":"#);
+        push_json_string(&mut line, timestamp);
+        line.push_str(r#","message":"#);
+        let start = line.len();
+        line.push_str(message);
+        let end = line.len();
+        line.push('}');
+        let json: Arc<str> = Arc::from(line);
+        Self {
+            json: Arc::clone(&json),
+            id: EntryId::new(id),
+            parent_id: parent_id.filter(|p| !p.is_empty()).map(EntryId::new),
+            timestamp: Some(timestamp.into()),
+            kind: EntryKind::Message(MessageEntry { message: Some(RawJson::new(json, start..end)) }),
+        }
+    }
+
     /// The entry's id.
     pub fn id(&self) -> &EntryId {
         &self.id
@@ -394,6 +443,14 @@ pub(crate) fn raw_json(line: &Arc<str>, value: &RawValue) -> RawJson {
     RawJson::new(Arc::clone(line), start..start + value.get().len())
 }
 
+/// Appends `text` as a JSON string.
+fn push_json_string(out: &mut String, text: &str) {
+    // Serializing a `str` cannot fail.
+    if let Ok(json) = serde_json::to_string(text) {
+        out.push_str(&json);
+    }
+}
+
 /// Byte offset of `part` inside `whole`; `part` must be a subslice of `whole`.
 pub(crate) fn offset_in(whole: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize)
@@ -408,6 +465,21 @@ pub(crate) fn is_json_whitespace(c: char) -> bool {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_built_message_entry_reads_back_the_same() {
+        let message =
+            serde_json::value::to_raw_value(&serde_json::json!({"role": "user", "content": "é \"q\""})).unwrap();
+        for (id, parent) in [("a\"1", Some("p\\0")), ("b", None), ("c", Some(""))] {
+            let built = Entry::new_message(id, parent, "2026-01-01T00:00:00.000Z", &message);
+            let parsed = Entry::parse(built.json()).unwrap();
+            assert_eq!(parsed.id(), built.id());
+            assert_eq!(parsed.parent_id(), built.parent_id());
+            assert_eq!(parsed.timestamp(), built.timestamp());
+            assert_eq!(parsed.kind(), built.kind());
+            assert_eq!(built.message().map(RawJson::as_str), Some(message.get()));
+        }
+    }
 
     #[test]
     fn keeps_unknown_fields_and_types() {

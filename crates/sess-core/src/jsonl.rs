@@ -155,10 +155,13 @@ impl SessionReader {
             self.issue(line_no, IssueKind::TooLong);
             return;
         }
-        let text = String::from_utf8_lossy(bytes);
-        if matches!(text, Cow::Owned(_)) {
+        // The fast check first; the lossy decoding only for a line that fails it.
+        let text = if let Ok(text) = std::str::from_utf8(bytes) {
+            Cow::Borrowed(text)
+        } else {
             self.issue(line_no, IssueKind::InvalidUtf8);
-        }
+            String::from_utf8_lossy(bytes)
+        };
         let line: Arc<str> = Arc::from(text.trim_matches(is_json_whitespace));
         let envelope = match Envelope::parse(&line) {
             Ok(envelope) => envelope,

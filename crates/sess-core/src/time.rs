@@ -80,14 +80,29 @@ pub fn format_iso_millis(ms: i64) -> String {
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
     let (hour, minute, second, millis) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
-    let year = if (0..=9999).contains(&year) {
-        format!("{year:04}")
-    } else if year < 0 {
-        format!("-{:06}", -year)
+    let mut out = String::with_capacity(27);
+    if (0..=9999).contains(&year) {
+        push_digits(&mut out, year, 4);
     } else {
-        format!("+{year:06}")
-    };
-    format!("{year}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z")
+        out.push(if year < 0 { '-' } else { '+' });
+        push_digits(&mut out, year.abs(), 6);
+    }
+    for (separator, value, width) in
+        [('-', month, 2), ('-', day, 2), ('T', hour, 2), (':', minute, 2), (':', second, 2), ('.', millis, 3)]
+    {
+        out.push(separator);
+        push_digits(&mut out, value, width);
+    }
+    out.push('Z');
+    out
+}
+
+/// Appends the last `width` decimal digits of `value` (≥ 0), zero-padded.
+fn push_digits(out: &mut String, value: i64, width: u32) {
+    for place in (0..width).rev() {
+        let digit = value / 10_i64.pow(place) % 10;
+        out.push(char::from(b'0' + u8::try_from(digit).unwrap_or(0)));
+    }
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
@@ -215,6 +230,7 @@ mod tests {
     #[case(-1, "1969-12-31T23:59:59.999Z")]
     #[case(1_709_164_800_000, "2024-02-29T00:00:00.000Z")]
     #[case(253_402_300_800_000, "+010000-01-01T00:00:00.000Z")]
+    #[case(-62_167_219_200_000 - 86_400_000, "-000001-12-31T00:00:00.000Z")]
     fn formats_like_to_iso_string(#[case] ms: i64, #[case] expected: &str) {
         assert_eq!(format_iso_millis(ms), expected);
         assert_eq!(parse_iso_millis(expected), Some(ms));

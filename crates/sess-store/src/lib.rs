@@ -13,7 +13,7 @@
 //! durable::write_atomic(&path, br#"{"type":"session","version":3,"id":"s","cwd":"/p"}
 //! {"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}
 //! "#)?;
-//! let outcome = read_session_file(&path, &mut RandomIds)?;
+//! let outcome = read_session_file(&path, &mut RandomIds::new())?;
 //! assert_eq!(outcome.file.entries().len(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

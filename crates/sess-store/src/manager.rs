@@ -140,7 +140,7 @@ impl Default for SessionManagerBuilder {
             storage: Arc::new(FileStorage),
             durability: Durability::default(),
             clock: Arc::new(SystemClock),
-            ids: Box::new(RandomIds),
+            ids: Box::new(RandomIds::new()),
             blobs_dir: None,
             breadcrumbs: None,
             cwd: String::new(),
@@ -244,6 +244,8 @@ pub struct SessionManager {
     stored: Option<backend::Stored>,
     /// Why appends are refused, for a read-only view of a past state.
     read_only: Option<String>,
+    /// Appends wait for the end of [`SessionManager::append_batch`] to persist.
+    batching: bool,
 }
 
 /// What the manager knows about its file.
@@ -265,6 +267,9 @@ struct DiskState {
     lossy: bool,
     /// The open append handle.
     writer: Option<Box<dyn StorageWriter>>,
+    /// The bytes of the last append, kept for the next one (a batch of
+    /// megabytes is not allocated and faulted in anew each time).
+    buffer: Vec<u8>,
 }
 
 /// How the next persist writes.
@@ -344,6 +349,7 @@ impl SessionManager {
             notices: Vec::new(),
             stored: None,
             read_only: None,
+            batching: false,
         }
     }
 

@@ -8,9 +8,12 @@
 //! one entry (or the header): one line, no newline.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+
+use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
 use crate::blob::{BLOB_REF_PREFIX, Blobs};
@@ -133,7 +136,7 @@ pub struct Resolved {
 /// could spell one) the text is not even parsed. Text that is parsed and is
 /// not valid JSON is [`Error::InvalidEntry`].
 pub fn resolve_blob_refs(json: &str, blobs: &dyn Blobs) -> Result<Option<Resolved>> {
-    if !json.contains(BLOB_REF_PREFIX) && !has_escaped_printable_ascii(json) {
+    if !json.contains(BLOB_REF_PREFIX) && !has_escaped_printable_ascii(json.as_bytes()) {
         return Ok(None);
     }
     let Some(mut value) = parse(json)? else {
@@ -169,18 +172,26 @@ pub fn resolve_blob_refs(json: &str, blobs: &dyn Blobs) -> Result<Option<Resolve
 /// - Transient keys and images are found by their names; a name written with
 ///   `\u` escapes is caught by [`has_escaped_printable_ascii`].
 fn may_need_preparation(json: &str, with_blobs: bool) -> bool {
+    /// Searchers built once: every appended line goes through here.
+    static FINDERS: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
+        let [partial, events] = TRANSIENT_KEYS;
+        [Finder::new(partial), Finder::new(events), Finder::new("\"image\""), Finder::new("\"image_url\"")]
+    });
+    let [partial, events, image, image_url] = &*FINDERS;
+    let bytes = json.as_bytes();
     json.len() > MAX_PERSIST_CHARS
-        || TRANSIENT_KEYS.iter().any(|key| json.contains(key))
-        || (with_blobs && (json.contains("\"image\"") || json.contains("\"image_url\"")))
-        || has_escaped_printable_ascii(json)
+        || partial.find(bytes).is_some()
+        || events.find(bytes).is_some()
+        || (with_blobs && (image.find(bytes).is_some() || image_url.find(bytes).is_some()))
+        || has_escaped_printable_ascii(bytes)
 }
 
 /// Whether `json` may spell a printable ASCII character (U+0020 to U+007F) as
 /// a `\u00XX` escape, which would hide a key name or reference from a substring
 /// search. `JSON.stringify` never writes such escapes (it escapes only control
 /// characters, like `\u001b`, and lone surrogates), so this is rarely true.
-fn has_escaped_printable_ascii(json: &str) -> bool {
-    json.match_indices("\\u00").any(|(at, _)| matches!(json.as_bytes().get(at + 4), Some(b'2'..=b'7')))
+fn has_escaped_printable_ascii(json: &[u8]) -> bool {
+    memchr::memmem::find_iter(json, b"\\u00").any(|at| matches!(json.get(at + 4), Some(b'2'..=b'7')))
 }
 
 /// The entry as a value; `None` for valid JSON that a Rust string cannot hold

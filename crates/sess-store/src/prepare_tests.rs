@@ -471,7 +471,7 @@ fn unresolvable_references_are_kept_and_reported(#[case] what: &str) {
 #[case::escaped_backslash_then_u(r#""\\u0041""#, true)]
 #[case::at_the_end(r"\u00", false)]
 fn escaped_printable_ascii_is_detected(#[case] json: &str, #[case] expected: bool) {
-    assert_eq!(has_escaped_printable_ascii(json), expected);
+    assert_eq!(has_escaped_printable_ascii(json.as_bytes()), expected);
 }
 
 #[test]

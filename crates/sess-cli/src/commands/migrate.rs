@@ -53,7 +53,7 @@ pub(crate) fn run(args: &MigrateArgs) -> anyhow::Result<Outcome> {
 fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
     let before = fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let outcome =
-        read_session_file(path, &mut RandomIds).with_context(|| format!("cannot read `{}`", path.display()))?;
+        read_session_file(path, &mut RandomIds::new()).with_context(|| format!("cannot read `{}`", path.display()))?;
     let Some(from) = outcome.migrated_from.map(|v| v.0) else {
         if outcome.file.header().is_none() {
             return Err(anyhow::Error::new(Hint(format!("run `sess verify {}`", path.display())))

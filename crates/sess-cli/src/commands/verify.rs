@@ -67,7 +67,7 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 fn verify_file(path: &Path) -> FileReport {
-    match read_session_file(path, &mut RandomIds) {
+    match read_session_file(path, &mut RandomIds::new()) {
         Ok(outcome) => {
             let findings = integrity::check(&outcome);
             let ok = findings.iter().all(|f| f.severity != Severity::Error);

@@ -73,8 +73,19 @@ fn opt<T: Into<Value>>(fields: &mut Vec<(&'static str, Value)>, key: &'static st
 impl SessionManager {
     /// Appends a message (an agent message: `{"role": …, …}`).
     pub fn append_message<M: Serialize + ?Sized>(&mut self, message: &M) -> Result<EntryId> {
-        let message = serde_json::to_value(message).map_err(invalid)?;
-        self.append_entry("message", vec![("message", message)], BaseFields::First)
+        let message = serde_json::value::to_raw_value(message).map_err(invalid)?;
+        self.append_message_json(&message)
+    }
+
+    /// Appends a message given as JSON, written as it is: spacing, key order
+    /// and number spelling kept, and not parsed again.
+    pub fn append_message_json(&mut self, message: &serde_json::value::RawValue) -> Result<EntryId> {
+        if let Some(reason) = &self.read_only {
+            return Err(Error::ReadOnly { reason: reason.clone() });
+        }
+        let (id, timestamp) = (self.next_entry_id(), self.now_iso());
+        let entry = Entry::new_message(id.as_str(), self.leaf.as_ref().map(EntryId::as_str), &timestamp, message);
+        self.push(entry)
     }
 
     /// Appends a thinking level change; `None` is written as `null` (off).
@@ -217,7 +228,7 @@ impl SessionManager {
         if layout == BaseFields::Last {
             object.extend(base.into_iter().map(|(k, v)| (k.to_owned(), v)));
         }
-        self.push_entry(&Value::Object(object))
+        self.push_line(&Value::Object(object).to_string())
     }
 
     /// A fresh id no entry of this session has.
@@ -226,23 +237,60 @@ impl SessionManager {
         fresh_id(self.ids.as_mut(), &|candidate| index.contains(candidate))
     }
 
-    /// Adds an entry built by this manager to memory, makes it the leaf, then
-    /// persists it. Memory is updated even when persisting fails.
-    pub(crate) fn push_entry(&mut self, object: &Value) -> Result<EntryId> {
+    /// Parses an entry line built by this manager and [pushes](Self::push) it.
+    fn push_line(&mut self, line: &str) -> Result<EntryId> {
         if let Some(reason) = &self.read_only {
             return Err(Error::ReadOnly { reason: reason.clone() });
         }
-        let entry = Entry::parse(&object.to_string()).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+        let entry = Entry::parse(line).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+        self.push(entry)
+    }
+
+    /// Adds an entry to memory, makes it the leaf, then persists it (unless a
+    /// batch is open). Memory is updated even when persisting fails.
+    fn push(&mut self, entry: Entry) -> Result<EntryId> {
         let id = entry.id().clone();
         self.remember(entry);
         self.leaf = Some(id.clone());
-        self.persist_pending()?;
+        if !self.batching {
+            self.persist_pending()?;
+        }
         Ok(id)
+    }
+
+    /// Runs `appends`, then persists every entry they added at once: one write
+    /// under one lock (one `fsync` with [`Durability::Synced`](super::Durability)),
+    /// or one backend call. Inside, each append updates memory and returns its
+    /// id but writes nothing; the entries reach the OS when this returns `Ok`.
+    ///
+    /// A caller that must not acknowledge an entry before it is written (as
+    /// `sess append` prints ids) batches the input it already has and
+    /// acknowledges after this returns.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// let mut session = sess_store::SessionManager::create("/p", dir.path())?;
+    /// let ids = session.append_batch(|s| {
+    ///     let question = s.append_message(&serde_json::json!({"role": "user", "content": "hi"}))?;
+    ///     let answer = s.append_message(&serde_json::json!({"role": "assistant", "content": "hello"}))?;
+    ///     Ok::<_, sess_store::Error>([question, answer])
+    /// })??;
+    /// assert_eq!(session.entries().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn append_batch<T>(&mut self, appends: impl FnOnce(&mut Self) -> T) -> Result<T> {
+        let outer = std::mem::replace(&mut self.batching, true);
+        let result = appends(self);
+        self.batching = outer;
+        if !outer {
+            self.persist_pending()?;
+        }
+        Ok(result)
     }
 
     /// Adds an entry to memory and the index.
     pub(crate) fn remember(&mut self, entry: Entry) {
-        if is_assistant(&entry) {
+        if !self.has_assistant && is_assistant(&entry) {
             self.has_assistant = true;
         }
         self.index.push(&entry, self.entries.len());

@@ -20,6 +20,9 @@ use crate::prepare::prepare_for_persistence;
 use crate::session_file::read_session;
 use crate::storage::{self, StorageLock, parent_dir};
 
+/// The largest append buffer kept for the next append.
+const KEPT_BUFFER: usize = 16 << 20;
+
 impl SessionManager {
     /// Persists the entries memory has and the file does not.
     pub(crate) fn persist_pending(&mut self) -> Result<()> {
@@ -139,7 +142,8 @@ impl SessionManager {
             return self.rewrite_file(path);
         };
         self.absorb_foreign(path)?;
-        let mut bytes = Vec::new();
+        let mut bytes = std::mem::take(&mut self.disk.buffer);
+        bytes.clear();
         match std::mem::take(&mut self.disk.tail) {
             Tail::Clean => {}
             Tail::MissingNewline => bytes.push(b'\n'),
@@ -167,6 +171,9 @@ impl SessionManager {
         drop(lock);
         self.disk.known_len += bytes.len() as u64;
         self.disk.persisted = self.entries.len();
+        if bytes.capacity() <= KEPT_BUFFER {
+            self.disk.buffer = bytes;
+        }
         Ok(())
     }
 
