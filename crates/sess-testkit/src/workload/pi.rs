@@ -112,7 +112,8 @@ pub fn pi_session(target_bytes: usize, seed: u64) -> String {
 
 /// `n` agent messages, one JSON object a line, as an agent appends them: a user
 /// prompt, then assistant turns with tool calls and their results (mostly
-/// small, 1% of 10–50 KB). Every message has its `timestamp`.
+/// small, 0.3% of 10–200 KB; about 1.2 KB a message on average). Every
+/// message has its `timestamp`.
 pub fn append_messages(n: usize, seed: u64) -> String {
     let mut writer = Writer::new(Rng::new(seed), START_MS, 0);
     let mut out = String::new();
@@ -120,7 +121,7 @@ pub fn append_messages(n: usize, seed: u64) -> String {
     for i in 0..n {
         let message = match (i % 8, call.take()) {
             (0, _) => writer.user_message(),
-            (_, Some(call_id)) => writer.tool_result(&call_id, 1.0, 0.0),
+            (_, Some(call_id)) => writer.tool_result(&call_id, 0.3, 0.0),
             (7, None) => writer.assistant_message(None),
             (_, None) => {
                 let call_id = format!("toolu_{}", hex(&mut writer.rng, 24));
