@@ -4,6 +4,8 @@
 //! - [`conformance`] is the suite every storage backend runs.
 //! - [`CrashStorage`] keeps what was written apart from what was synced, and can
 //!   "crash": every file and directory falls back to its last synced state.
+//! - [`workload`] generates benchmark inputs from a seed: big pi-family
+//!   sessions, trees of many sessions, Claude Code transcripts.
 //!
 //! ```
 //! use std::path::Path;
@@ -20,6 +22,7 @@
 pub mod conformance;
 mod crash;
 mod fault;
+pub mod workload;
 
 pub use crash::CrashStorage;
 pub use fault::{FaultStorage, Op};
