@@ -62,7 +62,7 @@ fn open_and_context(bencher: Bencher, size: usize) {
     let path = &INPUTS.sessions.iter().find(|(s, _)| *s == size).unwrap().1;
     let len = std::fs::metadata(path).unwrap().len();
     bencher.counter(BytesCount::new(len)).bench(|| {
-        let outcome = read_session_file(path, &mut RandomIds).unwrap();
+        let outcome = read_session_file(path, &mut RandomIds::new()).unwrap();
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         context::build(entries, &index, Leaf::Last)
