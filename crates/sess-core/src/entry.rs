@@ -1,12 +1,15 @@
 //! Session entries: one JSON object per line after the header.
 
+use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
 use crate::envelope::{Envelope, EnvelopeError, Field};
 use crate::id::EntryId;
-use crate::raw::RawJson;
+use crate::json_text::JsonText;
+use crate::raw::{RawJson, Text};
 
 /// One persisted event of a session.
 ///
@@ -15,7 +18,8 @@ use crate::raw::RawJson;
 /// entry types and unknown fields survive every load and rewrite unchanged.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    json: Arc<str>,
+    /// The line: a span of a block of lines read together, or a text of its own.
+    json: RawJson,
     id: EntryId,
     parent_id: Option<EntryId>,
     timestamp: Option<Box<str>>,
@@ -247,15 +251,17 @@ impl Entry {
     /// # Errors
     /// When the text is not a JSON object with a string `id`.
     pub fn parse(json: &str) -> Result<Self, EntryError> {
-        let json: Arc<str> = Arc::from(json.trim_matches(is_json_whitespace));
+        let json: Text = Arc::new(json.trim_matches(is_json_whitespace).to_owned());
         let envelope = Envelope::parse(&json)?;
-        Self::from_envelope(&json, &envelope)
+        Self::from_envelope(&json, 0..json.len(), &envelope)
     }
 
-    pub(crate) fn from_envelope(json: &Arc<str>, env: &Envelope<'_>) -> Result<Self, EntryError> {
+    /// The entry on `span` of `text` (a block of lines), whose envelope was
+    /// parsed from `&text[span]`: it keeps a share of `text`, not a copy.
+    pub(crate) fn from_envelope(text: &Text, span: Range<usize>, env: &Envelope<'_>) -> Result<Self, EntryError> {
         let id = env.string(Field::Id).ok_or(EntryError::MissingId)?;
-        let raw = |field| env.get(field).map(|value| raw_json(json, value));
-        let string = |field| env.string(field);
+        let raw = |field| env.get(field).map(|value| raw_json(text, value));
+        let string = |field| env.string(field).map(Cow::into_owned);
         let kind = match env.string(Field::Type).as_deref() {
             Some("message") => EntryKind::Message(MessageEntry { message: raw(Field::Message) }),
             Some("thinking_level_change") => {
@@ -317,10 +323,10 @@ impl Entry {
             other => EntryKind::Unknown(UnknownEntry { type_name: other.map(str::to_owned) }),
         };
         Ok(Self {
-            json: Arc::clone(json),
+            json: RawJson::new(Arc::clone(text), span),
             id: EntryId::new(id),
-            parent_id: string(Field::ParentId).filter(|p| !p.is_empty()).map(EntryId::new),
-            timestamp: string(Field::Timestamp).map(String::into_boxed_str),
+            parent_id: env.string(Field::ParentId).filter(|p| !p.is_empty()).map(EntryId::new),
+            timestamp: env.string(Field::Timestamp).map(|t| Box::from(&*t)),
             kind,
         })
     }
@@ -328,14 +334,14 @@ impl Entry {
     /// A `message` entry holding `message`, with its keys in the agents' order
     /// (`type`, `id`, `parentId`, `timestamp`, `message`), as one JSON line.
     ///
-    /// The message is not parsed again: a [`RawValue`] is valid JSON. An empty
+    /// The message is not parsed again: a [`JsonText`] is valid JSON. An empty
     /// `parent_id` is written as given but, as on reading, means no parent.
     ///
     /// ```
     /// use serde_json::value::to_raw_value;
-    /// use sess_core::Entry;
+    /// use sess_core::{Entry, JsonText};
     ///
-    /// let message = to_raw_value(&serde_json::json!({"role": "user", "content": "hi"}))?;
+    /// let message = JsonText::from(to_raw_value(&serde_json::json!({"role": "user", "content": "hi"}))?);
     /// let entry = Entry::new_message("a1", None, "2026-01-01T00:00:00.000Z", &message);
     /// assert_eq!(
     ///     entry.json(),
@@ -345,8 +351,8 @@ impl Entry {
     /// assert_eq!((parsed.id(), parsed.parent_id(), parsed.kind()), (entry.id(), entry.parent_id(), entry.kind()));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn new_message(id: &str, parent_id: Option<&str>, timestamp: &str, message: &RawValue) -> Self {
-        let message = message.get();
+    pub fn new_message(id: &str, parent_id: Option<&str>, timestamp: &str, message: &JsonText) -> Self {
+        let message = message.as_str().trim_matches(is_json_whitespace);
         // The fixed keys take 61 bytes; strings may grow by escaping.
         let strings = id.len() + parent_id.map_or(0, str::len) + timestamp.len();
         let mut line = String::with_capacity(64 + 2 * strings + 6 + message.len());
@@ -364,9 +370,10 @@ impl Entry {
         line.push_str(message);
         let end = line.len();
         line.push('}');
-        let json: Arc<str> = Arc::from(line);
+        let json: Text = Arc::new(line);
+        let len = json.len();
         Self {
-            json: Arc::clone(&json),
+            json: RawJson::new(Arc::clone(&json), 0..len),
             id: EntryId::new(id),
             parent_id: parent_id.filter(|p| !p.is_empty()).map(EntryId::new),
             timestamp: Some(timestamp.into()),
@@ -401,7 +408,7 @@ impl Entry {
 
     /// The exact JSON text of the entry (one line, no newline).
     pub fn json(&self) -> &str {
-        &self.json
+        self.json.as_str()
     }
 
     /// The message of a `message` entry.
@@ -438,7 +445,7 @@ impl EntryKind {
 }
 
 /// A [`RawJson`] for `value`, which is a slice of `line`.
-pub(crate) fn raw_json(line: &Arc<str>, value: &RawValue) -> RawJson {
+pub(crate) fn raw_json(line: &Text, value: &RawValue) -> RawJson {
     let start = offset_in(line, value.get());
     RawJson::new(Arc::clone(line), start..start + value.get().len())
 }
@@ -468,8 +475,9 @@ mod tests {
 
     #[test]
     fn a_built_message_entry_reads_back_the_same() {
-        let message =
-            serde_json::value::to_raw_value(&serde_json::json!({"role": "user", "content": "é \"q\""})).unwrap();
+        let message = JsonText::from(
+            serde_json::value::to_raw_value(&serde_json::json!({"role": "user", "content": "é \"q\""})).unwrap(),
+        );
         for (id, parent) in [("a\"1", Some("p\\0")), ("b", None), ("c", Some(""))] {
             let built = Entry::new_message(id, parent, "2026-01-01T00:00:00.000Z", &message);
             let parsed = Entry::parse(built.json()).unwrap();
@@ -477,7 +485,7 @@ mod tests {
             assert_eq!(parsed.parent_id(), built.parent_id());
             assert_eq!(parsed.timestamp(), built.timestamp());
             assert_eq!(parsed.kind(), built.kind());
-            assert_eq!(built.message().map(RawJson::as_str), Some(message.get()));
+            assert_eq!(built.message().map(RawJson::as_str), Some(message.as_str()));
         }
     }
 

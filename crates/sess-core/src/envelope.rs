@@ -4,6 +4,7 @@
 //! line is scanned once and nothing is copied. Keys repeat the way `JSON.parse`
 //! treats them: the last one wins.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
@@ -90,10 +91,18 @@ impl<'a> Envelope<'a> {
         self.values[field as usize]
     }
 
-    /// The value of `field` when it is a JSON string.
-    pub(crate) fn string(&self, field: Field) -> Option<String> {
+    /// The value of `field` when it is a JSON string: borrowed from the line
+    /// unless it has escapes.
+    pub(crate) fn string(&self, field: Field) -> Option<Cow<'a, str>> {
         let raw = self.get(field)?.get();
-        if raw.starts_with('"') { serde_json::from_str(raw).ok() } else { None }
+        if !raw.starts_with('"') {
+            return None;
+        }
+        if raw.contains('\\') {
+            serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+        } else {
+            raw.get(1..raw.len() - 1).map(Cow::Borrowed)
+        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! The session header: the first JSON line of a session file.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::envelope::{Envelope, Field};
-use crate::raw::RawJson;
+use crate::raw::{RawJson, Text};
 
 /// The session format version sess writes.
 pub const CURRENT_VERSION: u32 = 3;
@@ -11,7 +12,7 @@ pub const CURRENT_VERSION: u32 = 3;
 /// The header line (`"type":"session"`) of a session file.
 #[derive(Clone, Debug)]
 pub struct SessionHeader {
-    json: Arc<str>,
+    json: Text,
     id: String,
     version: Version,
     timestamp: Option<String>,
@@ -71,7 +72,7 @@ impl SessionHeader {
             map.insert("parentSession".into(), parent.into());
         }
         Self {
-            json: Arc::from(serde_json::Value::Object(map).to_string()),
+            json: Arc::new(serde_json::Value::Object(map).to_string()),
             id: id.to_owned(),
             version: Version(f64::from(CURRENT_VERSION)),
             timestamp: Some(timestamp.to_owned()),
@@ -99,25 +100,25 @@ impl SessionHeader {
     /// Parses a header line. `None` when the text is not an object with
     /// `"type":"session"` and a string `id` (the peers' own test).
     pub fn parse(json: &str) -> Option<Self> {
-        let json: Arc<str> = Arc::from(json.trim());
+        let json: Text = Arc::new(json.trim().to_owned());
         let envelope = Envelope::parse(&json).ok()?;
         Self::from_envelope(&json, &envelope)
     }
 
-    pub(crate) fn from_envelope(json: &Arc<str>, env: &Envelope<'_>) -> Option<Self> {
+    pub(crate) fn from_envelope(json: &Text, env: &Envelope<'_>) -> Option<Self> {
         if env.string(Field::Type).as_deref() != Some("session") {
             return None;
         }
-        let id = env.string(Field::Id)?;
+        let id = env.string(Field::Id)?.into_owned();
         let version = Version::from_json_text(env.get(Field::Version).map(serde_json::value::RawValue::get));
         Some(Self {
             json: Arc::clone(json),
             id,
             version,
-            timestamp: env.string(Field::Timestamp),
-            cwd: env.string(Field::Cwd),
-            title: env.string(Field::Title),
-            parent_session: env.string(Field::ParentSession),
+            timestamp: env.string(Field::Timestamp).map(Cow::into_owned),
+            cwd: env.string(Field::Cwd).map(Cow::into_owned),
+            title: env.string(Field::Title).map(Cow::into_owned),
+            parent_session: env.string(Field::ParentSession).map(Cow::into_owned),
         })
     }
 

@@ -7,16 +7,18 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::entry::{Entry, EntryError, is_json_whitespace};
+use crate::entry::{Entry, EntryError, is_json_whitespace, offset_in};
 use crate::envelope::{Envelope, EnvelopeError, Field};
 use crate::header::SessionHeader;
 use crate::header::Version;
 use crate::id::IdSource;
 use crate::migrate::migrate_values;
+use crate::raw::Text;
 use crate::session_file::SessionFile;
 
 /// A line the reader skipped or repaired.
@@ -103,15 +105,58 @@ pub fn read(bytes: &[u8], ids: &mut dyn IdSource) -> ReadOutcome {
     let mut reader = SessionReader::new();
     let mut rest = bytes;
     while !rest.is_empty() {
-        if let Some(end) = rest.iter().position(|&b| b == b'\n') {
-            reader.push_line(&rest[..end], true);
-            rest = &rest[end + 1..];
-        } else {
-            reader.push_line(rest, false);
-            rest = &[];
-        }
+        let cut = block_end(rest, BLOCK_BYTES);
+        reader.push_block(&rest[..cut], cut == rest.len());
+        rest = &rest[cut..];
     }
     reader.finish(ids)
+}
+
+/// About how many bytes of lines [`read`] and file readers hand to
+/// [`SessionReader::push_block`] at once: entries share one allocation per
+/// block instead of one each.
+pub const BLOCK_BYTES: usize = 4 << 20;
+
+/// Where a block of about `size` bytes of `bytes` ends: after the last newline
+/// within `size` bytes, or after the first newline beyond (a long line), or at
+/// the end.
+pub fn block_end(bytes: &[u8], size: usize) -> usize {
+    if bytes.len() <= size {
+        return bytes.len();
+    }
+    match memrchr_newline(&bytes[..size]) {
+        Some(at) => at + 1,
+        None => bytes[size..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |at| size + at + 1),
+    }
+}
+
+fn memrchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().rposition(|&b| b == b'\n')
+}
+
+/// A block of whole lines of a session file, checked and copied once for the
+/// entries to share.
+#[derive(Debug)]
+pub struct Lines {
+    /// The text, or the bytes when some line is not UTF-8.
+    text: Result<Text, Vec<u8>>,
+    ends_file: bool,
+}
+
+impl Lines {
+    /// `block` holds whole lines, each ending with `\n`, except a last line
+    /// without one when `ends_file`.
+    pub fn new(block: &[u8], ends_file: bool) -> Self {
+        let text = simdutf8::basic::from_utf8(block).map(|text| Arc::new(text.to_owned())).map_err(|_| block.to_vec());
+        Self { text, ends_file }
+    }
+
+    /// [`Lines::new`] for a block read into a buffer of its own, which the
+    /// entries then share without a copy.
+    pub fn from_vec(block: Vec<u8>, ends_file: bool) -> Self {
+        let text = String::from_utf8(block).map(Arc::new).map_err(std::string::FromUtf8Error::into_bytes);
+        Self { text, ends_file }
+    }
 }
 
 /// Reads a session file line by line, so a caller can stream it from disk.
@@ -121,7 +166,7 @@ pub struct SessionReader {
     title_line: Option<Box<str>>,
     header: Option<SessionHeader>,
     header_seen: bool,
-    legacy: Option<Vec<(usize, Value, Arc<str>)>>,
+    legacy: Option<Vec<(usize, Value, String)>>,
     entries: Vec<Entry>,
     lines: Vec<usize>,
     issues: Vec<LineIssue>,
@@ -139,49 +184,124 @@ impl SessionReader {
     /// Feeds the next line, without its `\n`. `terminated` is false only for a
     /// last line that had no newline.
     pub fn push_line(&mut self, bytes: &[u8], terminated: bool) {
-        self.line_no += 1;
-        let line_no = self.line_no;
-        self.unterminated_tail = !terminated;
-        let line_start = self.len;
-        self.len += bytes.len() as u64 + u64::from(terminated);
-        let mut bytes = bytes;
-        if line_no == 1 {
-            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        }
-        if bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            return;
-        }
-        if u32::try_from(bytes.len()).is_err() {
-            self.issue(line_no, IssueKind::TooLong);
-            return;
-        }
+        let bytes = if self.line_no == 0 { bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes) } else { bytes };
         // The fast check first; the lossy decoding only for a line that fails it.
-        let text = if let Ok(text) = std::str::from_utf8(bytes) {
+        let text = if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
             Cow::Borrowed(text)
         } else {
-            self.issue(line_no, IssueKind::InvalidUtf8);
+            self.issue(self.line_no + 1, IssueKind::InvalidUtf8);
             String::from_utf8_lossy(bytes)
         };
-        let line: Arc<str> = Arc::from(text.trim_matches(is_json_whitespace));
-        let envelope = match Envelope::parse(&line) {
-            Ok(envelope) => envelope,
-            Err(EnvelopeError::NotAnObject) => return self.issue(line_no, IssueKind::NotAnObject),
-            Err(EnvelopeError::Json(_)) if !terminated => {
-                self.torn_tail_at = Some(line_start);
-                return self.issue(line_no, IssueKind::TruncatedLastLine);
-            }
-            Err(EnvelopeError::Json(err)) => {
-                return self.issue(line_no, IssueKind::InvalidJson(err.to_string()));
+        let text: Text = Arc::new(text.into_owned());
+        let len = text.len();
+        self.push_span(&text, 0..len, bytes.len() + usize::from(terminated), terminated);
+    }
+
+    /// Feeds the next lines: `block` holds whole lines, each ending with `\n`,
+    /// except a last line without one when `ends_file`. Their entries share
+    /// one copy of the block.
+    pub fn push_block(&mut self, block: &[u8], ends_file: bool) {
+        self.push_lines(Lines::new(block, ends_file));
+    }
+
+    /// Feeds a block of lines prepared by [`Lines::new`] (which may run on
+    /// another thread, while this one reads the previous block).
+    pub fn push_lines(&mut self, lines: Lines) {
+        let ends_file = lines.ends_file;
+        let text = match lines.text {
+            Ok(text) => text,
+            Err(block) => {
+                // Some line is not UTF-8: each line on its own, repaired.
+                let mut rest = block.as_slice();
+                while !rest.is_empty() {
+                    if let Some(end) = rest.iter().position(|&b| b == b'\n') {
+                        self.push_line(&rest[..end], true);
+                        rest = &rest[end + 1..];
+                    } else {
+                        self.push_line(rest, !ends_file);
+                        rest = &[];
+                    }
+                }
+                return;
             }
         };
-        let is_session = envelope.string(Field::Type).as_deref() == Some("session");
+        let mut lines = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let (end, next, terminated) = match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
+                Some(at) => (start + at, start + at + 1, true),
+                None => (text.len(), text.len(), !ends_file),
+            };
+            let mut line = start..end;
+            if self.line_no == 0 && lines.is_empty() && text[line.clone()].starts_with('\u{feff}') {
+                line.start += '\u{feff}'.len_utf8();
+            }
+            lines.push(BlockLine { span: line, raw_len: next - start, terminated });
+            start = next;
+        }
+        // The header (and a title line) decide how later lines are read, so
+        // lines are read in order until the header is known; after it, a v3
+        // file's lines are independent and are parsed on several threads.
+        let mut first = 0;
+        while first < lines.len() && (!self.header_seen || self.legacy.is_some()) {
+            let BlockLine { span, raw_len, terminated } = lines[first].clone();
+            self.push_span(&text, span, raw_len, terminated);
+            first += 1;
+        }
+        let rest = &lines[first..];
+        for (line, parsed) in rest.iter().zip(parse_lines(&text, rest)) {
+            let (line_no, line_start) = self.count_line(line.raw_len, line.terminated);
+            self.record(line_no, line_start, parsed);
+        }
+    }
+
+    /// Counts a line that took `raw_len` bytes of the file; returns its number
+    /// and where it starts.
+    fn count_line(&mut self, raw_len: usize, terminated: bool) -> (usize, u64) {
+        self.line_no += 1;
+        self.unterminated_tail = !terminated;
+        let line_start = self.len;
+        self.len += raw_len as u64;
+        (self.line_no, line_start)
+    }
+
+    /// Keeps what reading line `line_no` (starting at `line_start`) gave.
+    fn record(&mut self, line_no: usize, line_start: u64, parsed: Parsed) {
+        match parsed {
+            Parsed::Not(NoEntry::Blank) => {}
+            Parsed::Not(NoEntry::Issue(kind)) => self.issue(line_no, kind),
+            Parsed::Not(NoEntry::Torn) => {
+                self.torn_tail_at = Some(line_start);
+                self.issue(line_no, IssueKind::TruncatedLastLine);
+            }
+            Parsed::Entry(entry) => {
+                self.entries.push(entry);
+                self.lines.push(line_no);
+            }
+        }
+    }
+
+    /// Reads the line at `span` of `text`, which took `raw_len` bytes of the
+    /// file (its newline included), in order: the title line, the header and a
+    /// legacy file's lines depend on what came before.
+    fn push_span(&mut self, text: &Text, span: Range<usize>, raw_len: usize, terminated: bool) {
+        let (line_no, line_start) = self.count_line(raw_len, terminated);
+        if self.header_seen && self.legacy.is_none() {
+            let parsed = parse_line(text, span, terminated);
+            return self.record(line_no, line_start, parsed);
+        }
+        let (span, envelope) = match envelope_of(text, span, terminated) {
+            Ok(found) => found,
+            Err(none) => return self.record(line_no, line_start, Parsed::Not(none)),
+        };
+        let line = &text[span.clone()];
         if !self.header_seen {
             if envelope.string(Field::Type).as_deref() == Some("title") && self.title_line.is_none() {
-                self.title_line = Some(Box::from(&*line));
+                self.title_line = Some(Box::from(line));
                 return;
             }
             self.header_seen = true;
-            if let Some(header) = SessionHeader::from_envelope(&line, &envelope) {
+            if let Some(header) = SessionHeader::from_envelope(&Arc::new(line.to_owned()), &envelope) {
                 if header.version().needs_migration() {
                     self.legacy = Some(Vec::new());
                 }
@@ -189,27 +309,18 @@ impl SessionReader {
                 return;
             }
             self.issue(line_no, IssueKind::NotAHeader);
-        } else if is_session {
+        } else if envelope.string(Field::Type).as_deref() == Some("session") {
             return self.issue(line_no, IssueKind::ExtraHeader);
         }
         if let Some(legacy) = &mut self.legacy {
-            match serde_json::from_str::<Value>(&crate::raw::replace_lone_surrogate_escapes(&line)) {
-                Ok(value) => legacy.push((line_no, value, line)),
+            match serde_json::from_str::<Value>(&crate::raw::replace_lone_surrogate_escapes(line)) {
+                Ok(value) => legacy.push((line_no, value, line.to_owned())),
                 Err(err) => self.issue(line_no, IssueKind::InvalidJson(err.to_string())),
             }
             return;
         }
-        match Entry::from_envelope(&line, &envelope) {
-            Ok(entry) => {
-                self.entries.push(entry);
-                self.lines.push(line_no);
-            }
-            Err(EntryError::MissingId) => self.issue(line_no, IssueKind::MissingId),
-            Err(EntryError::NotAnObject) => self.issue(line_no, IssueKind::NotAnObject),
-            Err(EntryError::Json(err)) => {
-                self.issue(line_no, IssueKind::InvalidJson(err.to_string()));
-            }
-        }
+        let parsed = entry_of(text, span, &envelope);
+        self.record(line_no, line_start, parsed);
     }
 
     /// Ends the file: migrates a legacy file and returns the session.
@@ -256,6 +367,112 @@ impl SessionReader {
 
     fn issue(&mut self, line: usize, kind: IssueKind) {
         self.issues.push(LineIssue { line, kind });
+    }
+}
+
+/// A line of a block: where its text is, how many bytes of the file it took
+/// (its newline included), and whether it ended with a newline.
+#[derive(Clone)]
+struct BlockLine {
+    span: Range<usize>,
+    raw_len: usize,
+    terminated: bool,
+}
+
+/// What one line of a v3 file (after its header) gives.
+enum Parsed {
+    /// An entry.
+    Entry(Entry),
+    /// No entry, and why.
+    Not(NoEntry),
+}
+
+/// Why a line gives no entry.
+enum NoEntry {
+    /// Blank: nothing.
+    Blank,
+    /// Skipped or repaired, and why.
+    Issue(IssueKind),
+    /// A last line without a newline that does not parse: a cut write.
+    Torn,
+}
+
+/// Below this many bytes a block's lines are parsed on the calling thread.
+const PARALLEL_BYTES: usize = 1 << 20;
+
+/// Parses `lines` of `text` (all after a v3 header), on as many threads as
+/// the machine has when there is enough text; in order.
+fn parse_lines(text: &Text, lines: &[BlockLine]) -> Vec<Parsed> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let bytes: usize = lines.iter().map(|l| l.raw_len).sum();
+    let one = |lines: &[BlockLine]| -> Vec<Parsed> {
+        lines.iter().map(|l| parse_line(text, l.span.clone(), l.terminated)).collect()
+    };
+    if threads < 2 || bytes < PARALLEL_BYTES || lines.len() < 2 {
+        return one(lines);
+    }
+    // Contiguous groups of about equal bytes, one per thread.
+    let share = bytes.div_ceil(threads);
+    let mut groups = Vec::with_capacity(threads);
+    let (mut from, mut taken) = (0, 0);
+    for (at, line) in lines.iter().enumerate() {
+        taken += line.raw_len;
+        if taken >= share && groups.len() + 1 < threads {
+            groups.push(&lines[from..=at]);
+            from = at + 1;
+            taken = 0;
+        }
+    }
+    groups.push(&lines[from..]);
+    std::thread::scope(|scope| {
+        let mut workers = groups.iter().skip(1).map(|group| scope.spawn(|| one(group))).collect::<Vec<_>>();
+        let mut parsed = one(groups[0]);
+        for worker in workers.drain(..) {
+            // A panic in a worker is a bug; it goes on in this thread.
+            parsed.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        parsed
+    })
+}
+
+/// Reads one line of a v3 file after its header.
+fn parse_line(text: &Text, span: Range<usize>, terminated: bool) -> Parsed {
+    match envelope_of(text, span, terminated) {
+        Err(none) => Parsed::Not(none),
+        Ok((_, envelope)) if envelope.string(Field::Type).as_deref() == Some("session") => {
+            Parsed::Not(NoEntry::Issue(IssueKind::ExtraHeader))
+        }
+        Ok((span, envelope)) => entry_of(text, span, &envelope),
+    }
+}
+
+/// The line's span without surrounding whitespace and its envelope, or what
+/// the line gives when it has none (blank, too long, not JSON, cut).
+fn envelope_of(text: &Text, span: Range<usize>, terminated: bool) -> Result<(Range<usize>, Envelope<'_>), NoEntry> {
+    let line = &text[span];
+    if line.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+        return Err(NoEntry::Blank);
+    }
+    if u32::try_from(line.len()).is_err() {
+        return Err(NoEntry::Issue(IssueKind::TooLong));
+    }
+    let trimmed = line.trim_matches(is_json_whitespace);
+    let start = offset_in(text, trimmed);
+    match Envelope::parse(trimmed) {
+        Ok(envelope) => Ok((start..start + trimmed.len(), envelope)),
+        Err(EnvelopeError::NotAnObject) => Err(NoEntry::Issue(IssueKind::NotAnObject)),
+        Err(EnvelopeError::Json(_)) if !terminated => Err(NoEntry::Torn),
+        Err(EnvelopeError::Json(err)) => Err(NoEntry::Issue(IssueKind::InvalidJson(err.to_string()))),
+    }
+}
+
+/// The entry on `span` of `text`, whose envelope is `envelope`.
+fn entry_of(text: &Text, span: Range<usize>, envelope: &Envelope<'_>) -> Parsed {
+    match Entry::from_envelope(text, span, envelope) {
+        Ok(entry) => Parsed::Entry(entry),
+        Err(EntryError::MissingId) => Parsed::Not(NoEntry::Issue(IssueKind::MissingId)),
+        Err(EntryError::NotAnObject) => Parsed::Not(NoEntry::Issue(IssueKind::NotAnObject)),
+        Err(EntryError::Json(err)) => Parsed::Not(NoEntry::Issue(IssueKind::InvalidJson(err.to_string()))),
     }
 }
 

@@ -36,6 +36,7 @@ mod envelope;
 mod header;
 mod id;
 pub mod integrity;
+mod json_text;
 mod jsonl;
 pub mod migrate;
 mod raw;
@@ -53,7 +54,8 @@ pub use entry::{
 };
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
 pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
-pub use jsonl::{IssueKind, LineIssue, ReadOutcome, SessionReader, read};
+pub use json_text::JsonText;
+pub use jsonl::{BLOCK_BYTES, IssueKind, LineIssue, Lines, ReadOutcome, SessionReader, block_end, read};
 pub use raw::{RawJson, json_is_truthy, replace_lone_surrogate_escapes};
 pub use session_file::SessionFile;
 pub use time::{format_iso_millis, parse_iso_millis};

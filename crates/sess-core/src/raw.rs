@@ -8,6 +8,11 @@ use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
+/// Text shared by the entries read from it: a block of lines, or one line.
+/// An `Arc<String>` so that text built or read into a `String` is shared as
+/// it is, without a copy.
+pub(crate) type Text = Arc<String>;
+
 /// A JSON value inside an entry line, kept as its exact source text.
 ///
 /// Entries never re-encode what they did not need to understand: a message, a
@@ -15,7 +20,7 @@ use serde_json::value::RawValue;
 /// shares the line it came from, so cloning it is cheap.
 #[derive(Clone)]
 pub struct RawJson {
-    line: Arc<str>,
+    line: Text,
     start: u32,
     end: u32,
 }
@@ -23,7 +28,7 @@ pub struct RawJson {
 impl RawJson {
     /// A value that spans `range` of `line`. The caller guarantees that the range
     /// holds one complete JSON value.
-    pub(crate) fn new(line: Arc<str>, range: Range<usize>) -> Self {
+    pub(crate) fn new(line: Text, range: Range<usize>) -> Self {
         // Lines are limited to u32::MAX bytes by the reader, so the casts are exact.
         let start = u32::try_from(range.start).unwrap_or(u32::MAX);
         let end = u32::try_from(range.end).unwrap_or(u32::MAX);
@@ -36,7 +41,7 @@ impl RawJson {
     /// When `text` is not exactly one JSON value.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         let trimmed = serde_json::from_str::<&RawValue>(text)?.get();
-        let line: Arc<str> = Arc::from(trimmed);
+        let line: Text = Arc::new(trimmed.to_owned());
         let len = line.len();
         Ok(Self::new(line, 0..len))
     }

@@ -36,7 +36,12 @@ impl IdSource for RandomIds {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
-        EntryId::new(format!("{:08x}", z >> 32))
+        // The high 32 bits as 8 hex digits, without a heap allocation.
+        let mut hex = [0_u8; 8];
+        for (place, digit) in hex.iter_mut().enumerate() {
+            *digit = b"0123456789abcdef"[usize::try_from((z >> (60 - 4 * place)) & 0xF).unwrap_or(0)];
+        }
+        EntryId::new(std::str::from_utf8(&hex).unwrap_or_default())
     }
 }
 

@@ -246,6 +246,9 @@ pub struct SessionManager {
     read_only: Option<String>,
     /// Appends wait for the end of [`SessionManager::append_batch`] to persist.
     batching: bool,
+    /// The last timestamp written, by its ms: appends in the same millisecond
+    /// share its text.
+    stamp: (i64, String),
 }
 
 /// What the manager knows about its file.
@@ -350,12 +353,22 @@ impl SessionManager {
             stored: None,
             read_only: None,
             batching: false,
+            stamp: (0, String::new()),
         }
     }
 
     /// The current time as the agents write it.
     fn now_iso(&self) -> String {
         format_iso_millis(self.clock.now_ms())
+    }
+
+    /// [`now_iso`](Self::now_iso) into `self.stamp`, formatted only when the
+    /// millisecond changed.
+    fn refresh_stamp(&mut self) {
+        let ms = self.clock.now_ms();
+        if self.stamp.1.is_empty() || self.stamp.0 != ms {
+            self.stamp = (ms, format_iso_millis(ms));
+        }
     }
 
     /// A header for a new session.

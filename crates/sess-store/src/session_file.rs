@@ -1,9 +1,9 @@
 //! Reading session files from storage.
 
-use std::io::{BufRead, BufReader};
+use std::io::Read as _;
 use std::path::Path;
 
-use sess_core::{IdSource, ReadOutcome, SessionReader};
+use sess_core::{BLOCK_BYTES, IdSource, Lines, ReadOutcome, SessionReader};
 
 use crate::error::{Error, Result};
 use crate::storage::{FileStorage, SessionStorage};
@@ -17,20 +17,43 @@ pub fn read_session_file(path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutc
 /// [`sess_core::read`]). A legacy file is migrated in memory only; the caller
 /// decides whether to write it back.
 pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
-    let file = storage.open_read(path).map_err(|e| Error::io("reading", path, e))?;
-    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut file = storage.open_read(path).map_err(|e| Error::io("reading", path, e))?;
     let mut reader = SessionReader::new();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = input.read_until(b'\n', &mut line).map_err(|e| Error::io("reading", path, e))?;
-        if read == 0 {
-            break;
+    // A second thread reads and checks the next block of lines while this one
+    // parses the last (a large block on more threads).
+    let (send, blocks) = std::sync::mpsc::sync_channel::<Lines>(2);
+    std::thread::scope(|scope| {
+        let reading = scope.spawn(move || read_blocks(&mut *file, &send));
+        for block in blocks {
+            reader.push_lines(block);
         }
-        match line.strip_suffix(b"\n") {
-            Some(body) => reader.push_line(body, true),
-            None => reader.push_line(&line, false),
+        reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+    .map_err(|e| Error::io("reading", path, e))?;
+    Ok(reader.finish(ids))
+}
+
+/// Reads `file` in blocks of whole lines (about [`BLOCK_BYTES`]; the bytes
+/// after the last newline wait for the next read) and sends each, checked.
+fn read_blocks(file: &mut dyn std::io::Read, send: &std::sync::mpsc::SyncSender<Lines>) -> std::io::Result<()> {
+    // Each block is read into a buffer of its own, which its entries keep.
+    let mut buffer: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
+    loop {
+        let want = BLOCK_BYTES.saturating_sub(buffer.len()).max(64 << 10);
+        if file.take(want as u64).read_to_end(&mut buffer)? == 0 {
+            if !buffer.is_empty() {
+                // The receiver only goes away when this scope ends.
+                let _ = send.send(Lines::from_vec(buffer, true));
+            }
+            return Ok(());
+        }
+        if let Some(last) = buffer.iter().rposition(|&b| b == b'\n') {
+            let mut rest = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
+            rest.extend_from_slice(&buffer[last + 1..]);
+            buffer.truncate(last + 1);
+            if send.send(Lines::from_vec(std::mem::replace(&mut buffer, rest), false)).is_err() {
+                return Ok(());
+            }
         }
     }
-    Ok(reader.finish(ids))
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sess_core::format_iso_millis;
 use sess_sources::{Scope, SessionInfo, SourceKind};
-use sess_store::discovery::{self, PiAgent};
+use sess_store::discovery::{self, MessageText, PiAgent};
 use sess_store::{FileStorage, SessionSummary};
 
 use crate::Outcome;
@@ -175,10 +175,10 @@ pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> 
     let mut found = Vec::new();
     for (agent, root) in roots {
         let listed = match cwd {
-            None => discovery::list_all(&FileStorage, &root),
+            None => discovery::list_all_with(&FileStorage, &root, MessageText::Skip),
             Some(cwd) => discovery::candidate_dir_names(cwd, &env, &canonical)
                 .into_iter()
-                .flat_map(|name| discovery::list_sessions(&FileStorage, &root.join(name)))
+                .flat_map(|name| discovery::list_sessions_with(&FileStorage, &root.join(name), MessageText::Skip))
                 .collect(),
         };
         for summary in listed {

@@ -397,7 +397,10 @@ fn load_takes_the_id_from_the_file_name_when_there_is_no_meta() {
     let path = dir.path().join(format!("rollout-2026-08-20T10-02-11-{BASIC_ID}.jsonl"));
     fs::write(&path, b"{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}}\n").unwrap();
     let transcript = load(&path).unwrap();
-    assert_eq!((transcript.id.as_str(), transcript.title.as_deref(), transcript.messages.len()), (BASIC_ID, Some("hi"), 1));
+    assert_eq!(
+        (transcript.id.as_str(), transcript.title.as_deref(), transcript.messages.len()),
+        (BASIC_ID, Some("hi"), 1)
+    );
     assert!(matches!(load(&dir.path().join("rollout-missing.jsonl")), Err(Error::NotFound { .. })));
 }
 

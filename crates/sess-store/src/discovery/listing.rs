@@ -4,7 +4,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::summary::{SessionSummary, summarize};
+use super::summary::{MessageText, SessionSummary, summarize};
 use crate::storage::SessionStorage;
 
 /// Below this many files the listing reads them on the calling thread.
@@ -17,10 +17,15 @@ const PARALLEL_THRESHOLD: usize = 32;
 /// header is left out. Sorted by [`SessionSummary::modified_ms`] descending,
 /// then by path.
 pub fn list_sessions(storage: &dyn SessionStorage, dir: &Path) -> Vec<SessionSummary> {
+    list_sessions_with(storage, dir, MessageText::Collect)
+}
+
+/// [`list_sessions`], gathering the messages' text or not.
+pub fn list_sessions_with(storage: &dyn SessionStorage, dir: &Path, text: MessageText) -> Vec<SessionSummary> {
     let Ok(entries) = storage.list_dir(dir) else { return Vec::new() };
     let files: Vec<PathBuf> =
         entries.into_iter().filter(|e| !e.is_dir && is_session_file(&e.path)).map(|e| e.path).collect();
-    summarize_sorted(storage, &files)
+    summarize_sorted(storage, &files, text)
 }
 
 /// Every session under `sessions_root`, at any depth (`**/*.jsonl`, as xcsh's
@@ -28,6 +33,11 @@ pub fn list_sessions(storage: &dyn SessionStorage, dir: &Path) -> Vec<SessionSum
 /// Subdirectories that cannot be listed are skipped; symbolic links to
 /// directories are not followed.
 pub fn list_all(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<SessionSummary> {
+    list_all_with(storage, sessions_root, MessageText::Collect)
+}
+
+/// [`list_all`], gathering the messages' text or not.
+pub fn list_all_with(storage: &dyn SessionStorage, sessions_root: &Path, text: MessageText) -> Vec<SessionSummary> {
     let mut files = Vec::new();
     let mut pending = vec![sessions_root.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -40,7 +50,7 @@ pub fn list_all(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<Sessi
             }
         }
     }
-    summarize_sorted(storage, &files)
+    summarize_sorted(storage, &files, text)
 }
 
 /// Whether the file name ends with `.jsonl`.
@@ -53,25 +63,25 @@ pub(super) fn sort_newest_first(sessions: &mut [SessionSummary]) {
     sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
 }
 
-fn summarize_sorted(storage: &dyn SessionStorage, files: &[PathBuf]) -> Vec<SessionSummary> {
-    let mut sessions = summarize_all(storage, files);
+fn summarize_sorted(storage: &dyn SessionStorage, files: &[PathBuf], text: MessageText) -> Vec<SessionSummary> {
+    let mut sessions = summarize_all(storage, files, text);
     sort_newest_first(&mut sessions);
     sessions
 }
 
 /// Summarises `files`, on several threads when there are many: each file is
 /// read once, and files are independent.
-fn summarize_all(storage: &dyn SessionStorage, files: &[PathBuf]) -> Vec<SessionSummary> {
+fn summarize_all(storage: &dyn SessionStorage, files: &[PathBuf], text: MessageText) -> Vec<SessionSummary> {
     let threads =
         std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(files.len() / PARALLEL_THRESHOLD);
     if threads <= 1 {
-        return files.iter().filter_map(|file| summarize(storage, file)).collect();
+        return files.iter().filter_map(|file| summarize(storage, file, text)).collect();
     }
     let next = AtomicUsize::new(0);
     let work = || {
         let mut found = Vec::new();
         while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-            found.extend(summarize(storage, file));
+            found.extend(summarize(storage, file, text));
         }
         found
     };
@@ -153,8 +163,9 @@ mod tests {
         }
         storage.file("/many/zzz.jsonl", "not a session\n", 1);
         let listed = list_sessions(&storage, Path::new("/many"));
-        let mut expected: Vec<SessionSummary> =
-            (0..200u64).filter_map(|i| summarize(&storage, Path::new(&format!("/many/{i:03}.jsonl")))).collect();
+        let mut expected: Vec<SessionSummary> = (0..200u64)
+            .filter_map(|i| summarize(&storage, Path::new(&format!("/many/{i:03}.jsonl")), MessageText::Collect))
+            .collect();
         sort_newest_first(&mut expected);
         assert_eq!(listed.len(), 200);
         assert_eq!(listed, expected);

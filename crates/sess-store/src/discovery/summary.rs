@@ -45,11 +45,23 @@ pub struct SessionSummary {
 /// What `first_message` says when no user message has text.
 pub const NO_MESSAGES: &str = "(no messages)";
 
+/// Whether a listing gathers [`SessionSummary::all_messages_text`], the one
+/// field that needs the text of every message (pi-mono's session search reads
+/// it). Without it a listing decodes only the first prompt's text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MessageText {
+    /// Join every user and assistant text, as pi-mono's listings do.
+    #[default]
+    Collect,
+    /// Leave `all_messages_text` empty.
+    Skip,
+}
+
 /// Reads `path` once, line by line, and summarises it. `None` when the file
 /// cannot be read or its first value is not a session header (oh-my-pi's title
 /// line before the header is allowed).
-pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path) -> Option<SessionSummary> {
-    let mut builder = Builder::default();
+pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path, text: MessageText) -> Option<SessionSummary> {
+    let mut builder = Builder { collect_text: text == MessageText::Collect, ..Builder::default() };
     scan(storage, path, &mut builder).ok()?;
     let Stage::Body(header) = builder.stage else { return None };
     let modified = || storage.stat(path).ok().map(|stat| stat.modified.map_or(0, system_time_ms));
@@ -70,7 +82,8 @@ fn scan(storage: &dyn SessionStorage, path: &Path, builder: &mut Builder) -> io:
             bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
             first = false;
         }
-        let text = String::from_utf8_lossy(bytes);
+        // The fast check first; the lossy decoding only for a line that fails it.
+        let text = simdutf8::basic::from_utf8(bytes).map_or_else(|_| String::from_utf8_lossy(bytes), Cow::Borrowed);
         if builder.push(&text) == Flow::Stop {
             return Ok(());
         }
@@ -111,6 +124,7 @@ struct Header {
 struct Builder {
     stage: Stage,
     tally: SummaryTally,
+    collect_text: bool,
     all_messages_text: String,
 }
 
@@ -128,7 +142,7 @@ impl Builder {
         match (&self.stage, line) {
             (Stage::Rejected, _) => Flow::Stop,
             (Stage::Body(_), Some(line)) => {
-                if let Some(text) = self.tally.entry(&line) {
+                if let Some(text) = self.tally.entry(&line, self.collect_text) {
                     join_text(&mut self.all_messages_text, &text);
                 }
                 Flow::Continue
@@ -178,12 +192,14 @@ impl SummaryTally {
     /// in entry order, joined with `" "`.
     pub fn push(&mut self, entry_json: &str) -> Option<String> {
         match line::parse(entry_json.trim_matches(is_json_whitespace)) {
-            Parsed::Object(line) => self.entry(&line),
+            Parsed::Object(line) => self.entry(&line, true),
             Parsed::Other | Parsed::Invalid => None,
         }
     }
 
-    fn entry(&mut self, line: &Line<'_>) -> Option<String> {
+    /// Counts `line`; returns its text when `want_text` (the first prompt's
+    /// text is always read).
+    fn entry(&mut self, line: &Line<'_>, want_text: bool) -> Option<String> {
         if line.is("session_info") {
             // The latest entry wins, including one that clears the name.
             self.name = owned(line.name).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
@@ -206,11 +222,15 @@ impl SummaryTally {
         if let Some(activity) = activity {
             self.last_activity = self.last_activity.max(activity);
         }
+        let first_prompt = is_user && self.first_message.is_none();
+        if !want_text && !first_prompt {
+            return None;
+        }
         let text = line::joined_text(message.content).filter(|t| !t.is_empty())?;
-        if is_user && self.first_message.is_none() {
+        if first_prompt {
             self.first_message = Some(text.clone());
         }
-        Some(text)
+        want_text.then_some(text)
     }
 
     /// The summary of the session whose header line is `header_json`, with

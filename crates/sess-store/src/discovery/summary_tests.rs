@@ -20,7 +20,7 @@ const HEADER_MS: i64 = 1_767_225_600_000;
 fn summary_of(text: &str) -> Option<SessionSummary> {
     let storage = ClockStorage::new();
     storage.file(FILE, text, MTIME_MS);
-    summarize(&storage, Path::new(FILE))
+    summarize(&storage, Path::new(FILE), MessageText::Collect)
 }
 
 fn lines(lines: &[&str]) -> String {
@@ -196,7 +196,7 @@ fn a_second_header_is_just_another_line() {
 
 #[test]
 fn unreadable_files_are_skipped() {
-    assert_eq!(summarize(&ClockStorage::new(), Path::new("/missing.jsonl")), None);
+    assert_eq!(summarize(&ClockStorage::new(), Path::new("/missing.jsonl"), MessageText::Collect), None);
 }
 
 #[rstest]
@@ -230,4 +230,21 @@ fn a_tally_fed_entry_by_entry_gives_the_file_summary() {
     );
     let summary = tally.summarize(r#"{"type":"session","id":"s"}"#, "hi".into(), FILE.into(), || Some(MTIME)).unwrap();
     assert_eq!((summary.first_message.as_str(), summary.modified_ms, summary.message_count), ("hi", 5, 1));
+}
+
+#[test]
+fn skipping_the_text_changes_only_all_messages_text() {
+    let lines = lines(&[
+        HEADER,
+        &user("u1", "first", 1_767_225_601_000),
+        r#"{"type":"message","id":"a1","timestamp":"2026-01-01T00:00:10.000Z","message":{"role":"assistant","content":[{"type":"text","text":"answer"}],"timestamp":1767225602000}}"#,
+        &user("u2", "second", 1_767_225_603_000),
+    ]);
+    let storage = ClockStorage::new();
+    storage.file(FILE, &lines, MTIME_MS);
+    let full = summarize(&storage, Path::new(FILE), MessageText::Collect).unwrap();
+    let lean = summarize(&storage, Path::new(FILE), MessageText::Skip).unwrap();
+    assert_eq!(full.all_messages_text, "first answer second");
+    assert_eq!(lean.all_messages_text, "");
+    assert_eq!(SessionSummary { all_messages_text: String::new(), ..full }, lean);
 }

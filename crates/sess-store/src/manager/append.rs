@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sess_core::{Entry, EntryId, EntryKind, fresh_id};
+use sess_core::{Entry, EntryId, EntryKind, JsonText, fresh_id};
 
 use super::SessionManager;
 use crate::error::{Error, Result};
@@ -74,17 +74,18 @@ impl SessionManager {
     /// Appends a message (an agent message: `{"role": …, …}`).
     pub fn append_message<M: Serialize + ?Sized>(&mut self, message: &M) -> Result<EntryId> {
         let message = serde_json::value::to_raw_value(message).map_err(invalid)?;
-        self.append_message_json(&message)
+        self.append_message_json(&JsonText::from(message))
     }
 
-    /// Appends a message given as JSON, written as it is: spacing, key order
-    /// and number spelling kept, and not parsed again.
-    pub fn append_message_json(&mut self, message: &serde_json::value::RawValue) -> Result<EntryId> {
+    /// Appends a message given as JSON text, written as it is: spacing, key
+    /// order and number spelling kept, and not parsed again.
+    pub fn append_message_json(&mut self, message: &JsonText) -> Result<EntryId> {
         if let Some(reason) = &self.read_only {
             return Err(Error::ReadOnly { reason: reason.clone() });
         }
-        let (id, timestamp) = (self.next_entry_id(), self.now_iso());
-        let entry = Entry::new_message(id.as_str(), self.leaf.as_ref().map(EntryId::as_str), &timestamp, message);
+        let id = self.next_entry_id();
+        self.refresh_stamp();
+        let entry = Entry::new_message(id.as_str(), self.leaf.as_ref().map(EntryId::as_str), &self.stamp.1, message);
         self.push(entry)
     }
 
