@@ -16,11 +16,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Sessions are read and written as many small strings, some freed by another
-/// thread than the one that made them; mimalloc is faster at both than the
-/// system allocator (see docs/PERFORMANCE.md).
-//#[global_allocator]
-//static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use crate::cli::{Cli, Command};
 
 /// What a command reports back: success, or findings that scripts can test for.
