@@ -22,7 +22,8 @@ pub struct Entry {
     json: RawJson,
     id: EntryId,
     parent_id: Option<EntryId>,
-    timestamp: Option<Box<str>>,
+    /// Where the timestamp's text is: in the line when it has no escapes.
+    timestamp: Option<Stamp>,
     kind: EntryKind,
 }
 
@@ -326,7 +327,7 @@ impl Entry {
             json: RawJson::new(Arc::clone(text), span),
             id: EntryId::new(id),
             parent_id: env.string(Field::ParentId).filter(|p| !p.is_empty()).map(EntryId::new),
-            timestamp: env.string(Field::Timestamp).map(|t| Box::from(&*t)),
+            timestamp: env.string(Field::Timestamp).map(|t| Stamp::of(text, t)),
             kind,
         })
     }
@@ -364,7 +365,13 @@ impl Entry {
             None => line.push_str("null"),
         }
         line.push_str(r#","timestamp":"#);
+        let stamp_at = line.len() + 1;
         push_json_string(&mut line, timestamp);
+        let stamp = if line.len() == stamp_at + timestamp.len() + 1 {
+            Stamp::InLine(span32(stamp_at..stamp_at + timestamp.len()))
+        } else {
+            Stamp::Owned(timestamp.into())
+        };
         line.push_str(r#","message":"#);
         let start = line.len();
         line.push_str(message);
@@ -376,9 +383,74 @@ impl Entry {
             json: RawJson::new(Arc::clone(&json), 0..len),
             id: EntryId::new(id),
             parent_id: parent_id.filter(|p| !p.is_empty()).map(EntryId::new),
-            timestamp: Some(timestamp.into()),
+            timestamp: Some(stamp),
             kind: EntryKind::Message(MessageEntry { message: Some(RawJson::new(json, start..end)) }),
         }
+    }
+
+    /// `message` entries for `messages`, as [`Entry::new_message`] makes each,
+    /// chained: the first under `parent_id`, each next under the one before.
+    /// They share one text block (one allocation for all of them); `ids`
+    /// gives their ids, `timestamp` their time.
+    ///
+    /// # Panics
+    /// When `ids` and `messages` differ in length.
+    pub fn new_messages(
+        parent_id: Option<&str>,
+        timestamp: &str,
+        ids: &[EntryId],
+        messages: &[&JsonText],
+    ) -> Vec<Self> {
+        assert_eq!(ids.len(), messages.len(), "one id per message");
+        let mut stamp = String::with_capacity(timestamp.len() + 2);
+        push_json_string(&mut stamp, timestamp);
+        let size: usize = ids.iter().zip(messages).map(|(id, m)| 2 * id.as_str().len() + m.as_str().len() + 72).sum();
+        let mut block = String::with_capacity(size + stamp.len() * messages.len() + parent_id.map_or(0, str::len) * 2);
+        let mut spans = Vec::with_capacity(messages.len());
+        let mut parent = parent_id;
+        for (id, message) in ids.iter().zip(messages) {
+            let start = block.len();
+            block.push_str(r#"{"type":"message","id":"#);
+            push_json_string(&mut block, id.as_str());
+            block.push_str(r#","parentId":"#);
+            match parent {
+                Some(parent) => push_json_string(&mut block, parent),
+                None => block.push_str("null"),
+            }
+            block.push_str(r#","timestamp":"#);
+            let stamp_at = block.len();
+            block.push_str(&stamp);
+            block.push_str(r#","message":"#);
+            let message_at = block.len();
+            block.push_str(message.as_str().trim_matches(is_json_whitespace));
+            let message_end = block.len();
+            block.push('}');
+            spans.push((start..block.len(), stamp_at..stamp_at + stamp.len(), message_at..message_end));
+            block.push('\n');
+            parent = Some(id.as_str());
+        }
+        let text: Text = Arc::new(block);
+        let inline = stamp.len() == timestamp.len() + 2;
+        let mut parent = parent_id.filter(|p| !p.is_empty()).map(EntryId::new);
+        ids.iter()
+            .zip(spans)
+            .map(|(id, (line, stamp_span, message))| {
+                let timestamp = if inline {
+                    Stamp::InLine(span32(stamp_span.start + 1..stamp_span.end - 1))
+                } else {
+                    Stamp::Owned(timestamp.into())
+                };
+                let entry = Self {
+                    json: RawJson::new(Arc::clone(&text), line),
+                    id: id.clone(),
+                    parent_id: parent.take(),
+                    timestamp: Some(timestamp),
+                    kind: EntryKind::Message(MessageEntry { message: Some(RawJson::new(Arc::clone(&text), message)) }),
+                };
+                parent = Some(id.clone()).filter(|p| !p.as_str().is_empty());
+                entry
+            })
+            .collect()
     }
 
     /// The entry's id.
@@ -393,7 +465,10 @@ impl Entry {
 
     /// The ISO timestamp as written.
     pub fn timestamp(&self) -> Option<&str> {
-        self.timestamp.as_deref()
+        match self.timestamp.as_ref()? {
+            Stamp::InLine(span) => self.json.base().get(span.start as usize..span.end as usize),
+            Stamp::Owned(text) => Some(text),
+        }
     }
 
     /// What the entry is.
@@ -450,10 +525,40 @@ pub(crate) fn raw_json(line: &Text, value: &RawValue) -> RawJson {
     RawJson::new(Arc::clone(line), start..start + value.get().len())
 }
 
-/// Appends `text` as a JSON string.
+/// Where an entry's timestamp text is.
+#[derive(Clone, Debug)]
+enum Stamp {
+    /// A span of the entry's text block (the string had no escapes).
+    InLine(Range<u32>),
+    /// Decoded from a string with escapes.
+    Owned(Box<str>),
+}
+
+impl Stamp {
+    /// The timestamp `value`, read from the line on `text`: a span when it
+    /// is a slice of `text`, else a copy.
+    fn of(text: &Text, value: Cow<'_, str>) -> Self {
+        match value {
+            Cow::Borrowed(slice) => Self::InLine(span32(offset_in(text, slice)..offset_in(text, slice) + slice.len())),
+            Cow::Owned(owned) => Self::Owned(owned.into_boxed_str()),
+        }
+    }
+}
+
+/// A span as two `u32`s: blocks of lines are far below 4 GiB.
+fn span32(span: Range<usize>) -> Range<u32> {
+    u32::try_from(span.start).unwrap_or(u32::MAX)..u32::try_from(span.end).unwrap_or(u32::MAX)
+}
+
+/// Appends `text` as a JSON string: as it is between quotes when nothing in
+/// it needs escaping (ids and timestamps), else through `serde_json`.
 fn push_json_string(out: &mut String, text: &str) {
-    // Serializing a `str` cannot fail.
-    if let Ok(json) = serde_json::to_string(text) {
+    if !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else if let Ok(json) = serde_json::to_string(text) {
+        // Serializing a `str` cannot fail.
         out.push_str(&json);
     }
 }
@@ -487,6 +592,30 @@ mod tests {
             assert_eq!(parsed.kind(), built.kind());
             assert_eq!(built.message().map(RawJson::as_str), Some(message.as_str()));
         }
+    }
+
+    #[test]
+    fn built_message_entries_chain_and_read_back_the_same() {
+        let one = JsonText::parse_with(r#"{"role":"user","content":"a"}"#.to_owned(), |_| {}).unwrap();
+        let two = JsonText::parse_with(" {\"role\": \"assistant\", \"content\": \"b\"}\n".to_owned(), |_| {}).unwrap();
+        let ids = [EntryId::new("e1"), EntryId::new("e\"2")];
+        let built = Entry::new_messages(Some("p0"), "2026-01-01T00:00:00.000Z", &ids, &[&one, &two]);
+        assert_eq!(built.len(), 2);
+        assert_eq!(built[0].parent_id().map(EntryId::as_str), Some("p0"));
+        assert_eq!(built[1].parent_id().map(EntryId::as_str), Some("e1"));
+        for (entry, message) in built.iter().zip([&one, &two]) {
+            let single = Entry::new_message(
+                entry.id().as_str(),
+                entry.parent_id().map(EntryId::as_str),
+                "2026-01-01T00:00:00.000Z",
+                message,
+            );
+            assert_eq!(entry.json(), single.json());
+            let parsed = Entry::parse(entry.json()).unwrap();
+            assert_eq!(parsed.timestamp(), entry.timestamp());
+            assert_eq!(parsed.kind(), entry.kind());
+        }
+        assert!(Entry::new_messages(None, "t", &[], &[]).is_empty());
     }
 
     #[test]

@@ -46,6 +46,11 @@ impl RawJson {
         Ok(Self::new(line, 0..len))
     }
 
+    /// The whole text the value is a span of.
+    pub(crate) fn base(&self) -> &str {
+        &self.line
+    }
+
     /// The exact JSON text of the value.
     pub fn as_str(&self) -> &str {
         &self.line[self.start as usize..self.end as usize]

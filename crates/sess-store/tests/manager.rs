@@ -169,6 +169,39 @@ mod persistence {
     }
 
     #[test]
+    fn a_batch_is_written_once_at_its_end_and_reads_back_like_single_appends() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        let path = sm.session_file().unwrap().to_owned();
+        let first = sm.append_message(&user("one")).unwrap();
+        let texts = [assistant("two"), user("three"), assistant("four")]
+            .map(|m| sess_core::JsonText::parse_with(serde_json::to_string(&m).unwrap(), |_| {}).unwrap());
+        let ids = sm
+            .append_batch(|sm| {
+                let ids = sm.append_messages_json(&texts.iter().collect::<Vec<_>>()).unwrap();
+                // Inside the batch nothing reaches the file.
+                assert!(!storage.exists(&path));
+                ids
+            })
+            .unwrap();
+        assert_eq!(ids.len(), 3);
+        let written = lines(&storage, &path);
+        assert_eq!(written.len(), 5);
+        let mut parent = Value::String(first.to_string());
+        for (line, (id, text)) in written[2..].iter().zip(ids.iter().zip(&texts)) {
+            assert_eq!(line["id"], id.as_str());
+            assert_eq!(line["parentId"], parent);
+            assert_eq!(line["message"], serde_json::from_str::<Value>(text.as_str()).unwrap());
+            parent = line["id"].clone();
+        }
+        assert_eq!(sm.leaf_id(), ids.last());
+        // The same session read back has the same entries.
+        let reread = builder(&storage).open(&path).unwrap();
+        let json = |sm: &SessionManager| sm.entries().iter().map(|e| e.json().to_owned()).collect::<Vec<_>>();
+        assert_eq!(json(&reread), json(&sm));
+    }
+
+    #[test]
     fn ensure_on_disk_writes_without_an_assistant() {
         let storage = memory();
         let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();

@@ -39,14 +39,24 @@ pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outc
         let (ids, failure) = manager
             .append_batch(|manager| {
                 let mut ids = Vec::with_capacity(batch.len());
+                // Runs of messages go in together, other lines one by one.
+                let mut run: Vec<&JsonText> = Vec::new();
                 for line in &mut batch {
+                    if let Line::Message(message) = line {
+                        run.push(message);
+                        continue;
+                    }
+                    if let Err(err) = append_run(manager, &mut run, &mut ids) {
+                        return (ids, Some(err));
+                    }
                     match append_line(manager, line) {
                         Ok(Some(id)) => ids.push(id),
                         Ok(None) => {}
                         Err(err) => return (ids, Some(err)),
                     }
                 }
-                (ids, None)
+                let failure = append_run(manager, &mut run, &mut ids).err();
+                (ids, failure)
             })
             .with_context(|| format!("cannot write to `{}`", args.session))?;
         // The reader may have stopped after a bad line; the batch is then freed here.
@@ -84,6 +94,7 @@ enum Line {
 fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<Line>>) {
     let mut input = BufReader::with_capacity(1 << 20, io::stdin());
     let mut number = 0;
+    let mut raw = Vec::new();
     loop {
         // Free the batches already appended.
         while returned.try_recv().is_ok() {}
@@ -91,8 +102,8 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
         let mut bytes = 0;
         let mut stop = false;
         while !stop {
-            let mut text = String::new();
-            match input.read_line(&mut text) {
+            raw.clear();
+            match input.read_until(b'\n', &mut raw) {
                 Ok(0) => break,
                 Ok(read) => bytes += read,
                 Err(err) => {
@@ -102,7 +113,10 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
                 }
             }
             number += 1;
-            let line = check_line(number, text);
+            let line = match simdutf8::basic::from_utf8(&raw) {
+                Ok(text) => check_line(number, text),
+                Err(_) => Line::Invalid(anyhow!("stdin line {number}: not UTF-8")),
+            };
             stop = matches!(line, Line::Invalid(_));
             batch.push(line);
             if batch.len() >= MAX_BATCH_LINES || bytes >= MAX_BATCH_BYTES || !input.buffer().contains(&b'\n') {
@@ -121,14 +135,14 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
 /// A message (`role`) is kept as it was written, with a `timestamp` in ms
 /// added at the end when it has none; an entry (`type`) has its fields put in
 /// the agents' key order when it is appended.
-fn check_line(number: usize, text: String) -> Line {
+fn check_line(number: usize, text: &str) -> Line {
     if text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')).is_empty() {
         return Line::Blank;
     }
     let invalid = |message: &str| Line::Invalid(anyhow!("stdin line {number}: {message}"));
     let is_object = text.trim_start().starts_with('{');
     let (mut role, mut timestamp) = (false, false);
-    let json = match JsonText::parse_with(text, |key| match key {
+    let json = match JsonText::parse_with(text.to_owned(), |key| match key {
         "role" => role = true,
         "timestamp" => timestamp = true,
         _ => {}
@@ -160,6 +174,15 @@ fn check_line(number: usize, text: String) -> Line {
         Ok(_) => invalid("not a JSON object"),
         Err(err) => invalid(&format!("not JSON ({err})")),
     }
+}
+
+/// Appends the messages of `run` (emptying it) and adds their ids to `ids`.
+fn append_run(manager: &mut SessionManager, run: &mut Vec<&JsonText>, ids: &mut Vec<EntryId>) -> anyhow::Result<()> {
+    if !run.is_empty() {
+        ids.extend(manager.append_messages_json(run)?);
+        run.clear();
+    }
+    Ok(())
 }
 
 /// Appends one checked line; `None` for a blank line. What the line holds

@@ -200,6 +200,36 @@ impl SessionManager {
         self.append_raw_with_layout(entry_type, fields, layout)
     }
 
+    /// Appends `messages` (JSON texts, written as they are) one after the
+    /// other under the leaf, as [`append_message_json`](Self::append_message_json)
+    /// each, with one timestamp and one shared text block for all of them.
+    /// Returns their ids in order.
+    pub fn append_messages_json(&mut self, messages: &[&JsonText]) -> Result<Vec<EntryId>> {
+        if let Some(reason) = &self.read_only {
+            return Err(Error::ReadOnly { reason: reason.clone() });
+        }
+        let mut ids: Vec<EntryId> = Vec::with_capacity(messages.len());
+        let mut minted = std::collections::HashSet::with_capacity(messages.len());
+        for _ in messages {
+            let index = &self.index;
+            let id = fresh_id(self.ids.as_mut(), &|candidate| index.contains(candidate) || minted.contains(candidate));
+            minted.insert(id.clone());
+            ids.push(id);
+        }
+        self.refresh_stamp();
+        let entries = Entry::new_messages(self.leaf.as_ref().map(EntryId::as_str), &self.stamp.1, &ids, messages);
+        for entry in entries {
+            self.remember(entry);
+        }
+        if let Some(last) = ids.last() {
+            self.leaf = Some(last.clone());
+        }
+        if !self.batching {
+            self.persist_pending()?;
+        }
+        Ok(ids)
+    }
+
     /// Builds the entry object in the agents' key order and appends it.
     pub(crate) fn append_entry(
         &mut self,
