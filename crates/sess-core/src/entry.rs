@@ -525,6 +525,23 @@ pub(crate) fn raw_json(line: &Text, value: &RawValue) -> RawJson {
     RawJson::new(Arc::clone(line), start..start + value.get().len())
 }
 
+/// The lines of `entries`, each followed by its `\n`, as one slice of the text
+/// they share, when they are consecutive lines of one block (as
+/// [`Entry::new_messages`] makes them, or a reader reads them); `None`
+/// otherwise. A writer can then write them without joining them first.
+pub fn joined_lines(entries: &[Entry]) -> Option<&str> {
+    let (base, start, _) = entries.first()?.json.parts();
+    let mut next = start;
+    for entry in entries {
+        let (text, from, to) = entry.json.parts();
+        if !Arc::ptr_eq(text, base) || from != next || base.as_bytes().get(to) != Some(&b'\n') {
+            return None;
+        }
+        next = to + 1;
+    }
+    base.get(start..next)
+}
+
 /// Where an entry's timestamp text is.
 #[derive(Clone, Debug)]
 enum Stamp {
@@ -616,6 +633,14 @@ mod tests {
             assert_eq!(parsed.kind(), entry.kind());
         }
         assert!(Entry::new_messages(None, "t", &[], &[]).is_empty());
+        let joined = joined_lines(&built).unwrap();
+        assert_eq!(joined, format!("{}\n{}\n", built[0].json(), built[1].json()));
+        assert_eq!(joined_lines(&built[1..]).unwrap(), format!("{}\n", built[1].json()));
+        // Entries of different texts, or out of order, are not one slice.
+        assert!(joined_lines(&[built[1].clone(), built[0].clone()]).is_none());
+        let single = Entry::parse(built[0].json()).unwrap();
+        assert!(joined_lines(&[single]).is_none());
+        assert!(joined_lines(&[]).is_none());
     }
 
     #[test]

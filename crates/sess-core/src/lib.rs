@@ -50,7 +50,7 @@ pub use context::{Leaf, SessionContext};
 pub use entry::{
     BranchSummary, Compaction, ContextChange, CustomEntry, CustomMessage, Entry, EntryError, EntryKind, Label,
     McpToolSelection, MessageEntry, ModeChange, ModelChange, ServiceTierChange, SessionInfo, ThinkingLevelChange,
-    TtsrInjection, UnknownEntry,
+    TtsrInjection, UnknownEntry, joined_lines,
 };
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
 pub use id::{EntryId, IdSource, SequentialIds, fresh_id};

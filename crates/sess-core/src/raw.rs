@@ -46,6 +46,11 @@ impl RawJson {
         Ok(Self::new(line, 0..len))
     }
 
+    /// The shared text and where the value is in it.
+    pub(crate) fn parts(&self) -> (&Text, usize, usize) {
+        (&self.line, self.start as usize, self.end as usize)
+    }
+
     /// The whole text the value is a span of.
     pub(crate) fn base(&self) -> &str {
         &self.line

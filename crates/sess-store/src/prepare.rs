@@ -172,15 +172,24 @@ pub fn resolve_blob_refs(json: &str, blobs: &dyn Blobs) -> Result<Option<Resolve
 /// - Transient keys and images are found by their names; a name written with
 ///   `\u` escapes is caught by [`has_escaped_printable_ascii`].
 fn may_need_preparation(json: &str, with_blobs: bool) -> bool {
+    json.len() > MAX_PERSIST_CHARS || names_may_need_preparation(json.as_bytes(), with_blobs)
+}
+
+/// Whether any of the JSON lines in `lines` (the longest `longest` bytes) may
+/// need preparation: one search over them all.
+pub(crate) fn any_may_need_preparation(lines: &str, longest: usize, with_blobs: bool) -> bool {
+    longest > MAX_PERSIST_CHARS || names_may_need_preparation(lines.as_bytes(), with_blobs)
+}
+
+/// The name searches of [`may_need_preparation`].
+fn names_may_need_preparation(bytes: &[u8], with_blobs: bool) -> bool {
     /// Searchers built once: every appended line goes through here.
     static FINDERS: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
         let [partial, events] = TRANSIENT_KEYS;
         [Finder::new(partial), Finder::new(events), Finder::new("\"image\""), Finder::new("\"image_url\"")]
     });
     let [partial, events, image, image_url] = &*FINDERS;
-    let bytes = json.as_bytes();
-    json.len() > MAX_PERSIST_CHARS
-        || partial.find(bytes).is_some()
+    partial.find(bytes).is_some()
         || events.find(bytes).is_some()
         || (with_blobs && (image.find(bytes).is_some() || image_url.find(bytes).is_some()))
         || has_escaped_printable_ascii(bytes)

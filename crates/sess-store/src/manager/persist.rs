@@ -16,7 +16,7 @@ use sess_core::{Entry, EntryIndex, IssueKind};
 use super::append::is_assistant;
 use super::{Durability, NextWrite, Notice, SessionManager, Tail};
 use crate::error::{Error, Result};
-use crate::prepare::prepare_for_persistence;
+use crate::prepare::{any_may_need_preparation, prepare_for_persistence};
 use crate::session_file::read_session;
 use crate::storage::{self, StorageLock, parent_dir};
 
@@ -154,9 +154,17 @@ impl SessionManager {
                 self.disk.writer = None;
             }
         }
-        for entry in &self.entries[self.disk.persisted..] {
-            bytes.extend_from_slice(self.prepare_line(entry.json())?.as_bytes());
-            bytes.push(b'\n');
+        let pending = &self.entries[self.disk.persisted..];
+        // Entries made together share one block of lines: when none of them
+        // needs preparation, the block is written as it is.
+        let longest = pending.iter().map(|e| e.json().len()).max().unwrap_or(0);
+        let block = sess_core::joined_lines(pending)
+            .filter(|block| !any_may_need_preparation(block, longest, self.blob_sink().is_some()));
+        if block.is_none() {
+            for entry in pending {
+                bytes.extend_from_slice(self.prepare_line(entry.json())?.as_bytes());
+                bytes.push(b'\n');
+            }
         }
         if self.disk.writer.is_none() {
             let writer = self.storage.open_append(path).map_err(|e| Error::io("opening", path, e))?;
@@ -165,11 +173,15 @@ impl SessionManager {
         let writer =
             self.disk.writer.as_mut().ok_or_else(|| Error::io("writing", path, io::ErrorKind::Other.into()))?;
         writer.write_all(&bytes).map_err(|e| Error::io("writing", path, e))?;
+        let written = bytes.len() + block.map_or(0, str::len);
+        if let Some(block) = block {
+            writer.write_all(block.as_bytes()).map_err(|e| Error::io("writing", path, e))?;
+        }
         if self.durability == Durability::Synced {
             writer.sync().map_err(|e| Error::io("syncing", path, e))?;
         }
         drop(lock);
-        self.disk.known_len += bytes.len() as u64;
+        self.disk.known_len += written as u64;
         self.disk.persisted = self.entries.len();
         if bytes.capacity() <= KEPT_BUFFER {
             self.disk.buffer = bytes;
