@@ -32,6 +32,9 @@ pub enum Leaf<'a> {
 pub struct SessionContext {
     /// The messages, in order.
     pub messages: Vec<ContextMessage>,
+    /// The entry each message was made from, in step with `messages` (for a
+    /// compaction's summary, the compaction).
+    pub entry_ids: Vec<EntryId>,
     /// The last `thinking_level_change` on the path; `None` means `"off"`.
     pub thinking_level: Option<RawJson>,
     /// The last service tier on the path.
@@ -202,7 +205,7 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
 /// Step 4: the messages, around the newest compaction at `compaction`.
 fn emit_messages(context: &mut SessionContext, path: &[&Entry], compaction: Option<usize>) {
     let Some(at) = compaction else {
-        context.messages = path.iter().filter_map(|e| context_message(e)).collect();
+        push_messages(context, path);
         return;
     };
     let EntryKind::Compaction(compaction) = path[at].kind() else { return };
@@ -214,15 +217,26 @@ fn emit_messages(context: &mut SessionContext, path: &[&Entry], compaction: Opti
         timestamp: millis(path[at]),
         provider_payload: provider_payload.clone(),
     });
+    context.entry_ids.push(path[at].id().clone());
     // A remote compaction's replacement history stands in for the kept messages.
     if provider_payload.is_none() {
         let kept =
             compaction.first_kept_entry_id.as_ref().and_then(|first| path[..at].iter().position(|e| e.id() == first));
         if let Some(kept) = kept {
-            context.messages.extend(path[kept..at].iter().filter_map(|e| context_message(e)));
+            push_messages(context, &path[kept..at]);
         }
     }
-    context.messages.extend(path[at + 1..].iter().filter_map(|e| context_message(e)));
+    push_messages(context, &path[at + 1..]);
+}
+
+/// The messages of `entries`, with the entries they come from.
+fn push_messages(context: &mut SessionContext, entries: &[&Entry]) {
+    for entry in entries {
+        if let Some(message) = message_of(entry) {
+            context.messages.push(message);
+            context.entry_ids.push(entry.id().clone());
+        }
+    }
 }
 
 fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
@@ -262,7 +276,10 @@ fn millis(entry: &Entry) -> Option<i64> {
     entry.timestamp().and_then(parse_iso_millis)
 }
 
-fn context_message(entry: &Entry) -> Option<ContextMessage> {
+/// The message an entry puts in the context, if any: a `message`'s stored
+/// message, a `custom_message`, a `branch_summary` with a summary. Compactions
+/// are not here: only the newest on a path counts, and [`build`] places it.
+pub fn message_of(entry: &Entry) -> Option<ContextMessage> {
     match entry.kind() {
         EntryKind::Message(message) => Some(ContextMessage::Stored(message.message.clone())),
         EntryKind::CustomMessage(custom) => Some(ContextMessage::Custom {

@@ -44,3 +44,22 @@ pub fn load(path: &Path) -> Result<Transcript> {
 pub fn parse(bytes: &[u8], id: &str) -> Transcript {
     parse::parse(bytes, id).transcript
 }
+
+/// Lines of a session file read for an index: the lines may be the whole
+/// file or the lines added since an earlier read.
+#[derive(Debug)]
+pub struct Part {
+    /// The lines' transcript, title and cwd filled in.
+    pub transcript: Transcript,
+    /// The first line's timestamp.
+    pub created: Option<String>,
+    /// The title the lines themselves set (`custom-title`, `ai-title`, a
+    /// `summary` of one of them), without the first-prompt fallback.
+    pub explicit_title: Option<String>,
+}
+
+/// [`parse`], telling a title the lines set from the first-prompt fallback.
+pub fn parse_part(bytes: &[u8], id: &str) -> Part {
+    let parsed = parse::parse(bytes, id);
+    Part { transcript: parsed.transcript, created: parsed.created, explicit_title: parsed.explicit_title }
+}

@@ -164,6 +164,13 @@ pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
 /// plain path that no longer exists is read from its `.zst` twin when there is
 /// one.
 pub fn load(path: &Path) -> Result<Transcript> {
+    load_counting_inherited(path).map(|(transcript, _)| transcript)
+}
+
+/// [`load`], and how many of the transcript's first messages are the history
+/// a fork by reference continues (read from other rollouts; 0 for a rollout
+/// that is not such a fork).
+pub fn load_counting_inherited(path: &Path) -> Result<(Transcript, usize)> {
     let bytes = compression::read_rollout(path)?;
     let rollouts = std::cell::OnceCell::new();
     let all = || files::home_of(path).map(lineage::Rollouts::of_home).unwrap_or_default();
@@ -172,6 +179,7 @@ pub fn load(path: &Path) -> Result<Transcript> {
     // (a fork by reference: not the one of the history it continues), as in
     // listings.
     let own_title = rollout.own_first_prompt().map(ToOwned::to_owned);
+    let inherited = rollout.inherited;
     let mut transcript = rollout.transcript;
     if transcript.id.is_empty()
         && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
@@ -182,7 +190,7 @@ pub fn load(path: &Path) -> Result<Transcript> {
         transcript.title = index::Titles::read(home).get(&transcript.id).map(ToOwned::to_owned);
     }
     transcript.title = transcript.title.or(own_title);
-    Ok(transcript)
+    Ok((transcript, inherited))
 }
 
 /// The pure part: a transcript from the (decompressed) bytes of a rollout,

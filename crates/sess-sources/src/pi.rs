@@ -12,7 +12,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 use sess_core::context::{self, ContextMessage};
-use sess_core::{EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format_iso_millis};
+use sess_core::{Entry, EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format_iso_millis};
 
 use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, content_text, finish_pending};
 
@@ -39,11 +39,37 @@ pub fn transcript(file: &SessionFile, leaf: Leaf<'_>) -> Transcript {
             .filter(|name| !name.is_empty())
     });
     let mut builder = Builder::default();
-    for message in &context.messages {
-        builder.push(message);
+    for (message, id) in context.messages.iter().zip(&context.entry_ids) {
+        builder.push(message, id.as_str());
     }
     out.messages = builder.finish();
     out
+}
+
+/// Every entry of `entries` that holds a message, on any branch, in file
+/// order, each as its own message with the entry's id (an assistant turn is
+/// not joined, a tool result is not matched to its call): what a search index
+/// needs, not a transcript.
+pub fn entry_messages(entries: &[Entry]) -> Vec<Message> {
+    let mut builder = Builder::default();
+    for entry in entries {
+        let message = match entry.kind() {
+            EntryKind::Compaction(compaction) => ContextMessage::CompactionSummary {
+                summary: compaction.summary.clone(),
+                short_summary: None,
+                tokens_before: None,
+                provider_payload: None,
+                timestamp: entry.timestamp().and_then(sess_core::parse_iso_millis),
+            },
+            _ => match context::message_of(entry) {
+                Some(message) => message,
+                None => continue,
+            },
+        };
+        builder.open = None;
+        builder.push(&message, entry.id().as_str());
+    }
+    builder.finish()
 }
 
 /// The fields of a stored agent message that a transcript shows.
@@ -81,17 +107,18 @@ struct Builder {
 }
 
 impl Builder {
-    fn push(&mut self, message: &ContextMessage) {
+    /// Adds a message made from the entry `id`.
+    fn push(&mut self, message: &ContextMessage, id: &str) {
         match message {
-            ContextMessage::Stored(Some(raw)) => self.stored(raw),
+            ContextMessage::Stored(Some(raw)) => self.stored(raw, id),
             ContextMessage::Stored(None) => {}
             ContextMessage::CompactionSummary { summary, timestamp, .. } => {
                 let text = summary.as_ref().and_then(RawJson::as_string).unwrap_or_default();
-                self.system(Block::Summary { text }, *timestamp);
+                self.system(Block::Summary { text }, id, *timestamp);
             }
             ContextMessage::BranchSummary { summary, timestamp, .. } => {
                 let text = summary.as_string().unwrap_or_default();
-                self.system(Block::Summary { text }, *timestamp);
+                self.system(Block::Summary { text }, id, *timestamp);
             }
             ContextMessage::Custom { custom_type, content, display, timestamp, .. } => {
                 if display.as_ref().is_some_and(|d| !d.is_truthy()) {
@@ -99,12 +126,12 @@ impl Builder {
                 }
                 let title = custom_type.as_ref().and_then(RawJson::as_string).unwrap_or_else(|| "custom".to_owned());
                 let text = content.as_ref().and_then(|c| c.decode::<Value>().ok()).map(|c| content_text(&c));
-                self.system(Block::Context { title, text: text.unwrap_or_default() }, *timestamp);
+                self.system(Block::Context { title, text: text.unwrap_or_default() }, id, *timestamp);
             }
         }
     }
 
-    fn stored(&mut self, raw: &RawJson) {
+    fn stored(&mut self, raw: &RawJson, id: &str) {
         // A message the model saw but that is not shaped like one is left out;
         // the context verb shows it as is.
         let Ok(message) = raw.decode::<Stored>() else { return };
@@ -112,11 +139,11 @@ impl Builder {
         match message.role.as_str() {
             "user" => {
                 self.open = None;
-                let mut out = Message::new(Role::User).at(None, timestamp);
+                let mut out = Message::new(Role::User).at(Some(id.to_owned()), timestamp);
                 out.blocks = user_blocks(&message.content);
                 self.messages.push(out);
             }
-            "assistant" => self.assistant(&message, timestamp.as_ref()),
+            "assistant" => self.assistant(&message, id, timestamp.as_ref()),
             "toolResult" => self.tool_result(&message, timestamp),
             "bashExecution" => {
                 self.open = None;
@@ -124,7 +151,8 @@ impl Builder {
                 call.started_at.clone_from(&timestamp);
                 let failed = message.cancelled || message.exit_code.is_some_and(|code| code != 0);
                 call.complete(message.output.clone(), failed, timestamp.clone());
-                self.messages.push(Message::new(Role::User).at(None, timestamp).with(Block::ToolCall(call)));
+                self.messages
+                    .push(Message::new(Role::User).at(Some(id.to_owned()), timestamp).with(Block::ToolCall(call)));
             }
             "custom" | "hookMessage" => {
                 if message.display.as_ref().is_some_and(|d| !sess_core::json_is_truthy(&d.to_string())) {
@@ -132,15 +160,15 @@ impl Builder {
                 }
                 let title = message.custom_type.clone().unwrap_or_else(|| "custom".to_owned());
                 let text = content_text(&message.content);
-                self.system(Block::Context { title, text }, None);
+                self.system(Block::Context { title, text }, id, None);
             }
             _ => {}
         }
     }
 
-    fn assistant(&mut self, message: &Stored, timestamp: Option<&String>) {
+    fn assistant(&mut self, message: &Stored, id: &str, timestamp: Option<&String>) {
         let open = *self.open.get_or_insert_with(|| {
-            self.messages.push(Message::new(Role::Assistant).at(None, timestamp.cloned()));
+            self.messages.push(Message::new(Role::Assistant).at(Some(id.to_owned()), timestamp.cloned()));
             self.messages.len() - 1
         });
         let blocks = &mut self.messages[open].blocks;
@@ -181,9 +209,10 @@ impl Builder {
         }
     }
 
-    fn system(&mut self, block: Block, timestamp: Option<i64>) {
+    fn system(&mut self, block: Block, id: &str, timestamp: Option<i64>) {
         self.open = None;
-        self.messages.push(Message::new(Role::System).at(None, timestamp.map(format_iso_millis)).with(block));
+        self.messages
+            .push(Message::new(Role::System).at(Some(id.to_owned()), timestamp.map(format_iso_millis)).with(block));
     }
 
     fn finish(mut self) -> Vec<Message> {

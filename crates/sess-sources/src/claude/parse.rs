@@ -18,6 +18,9 @@ pub(super) struct Parsed {
     pub(super) created: Option<String>,
     /// The first real prompt.
     pub(super) first_prompt: Option<String>,
+    /// The title the lines set (`custom-title`, `ai-title`, a `summary` of one
+    /// of them), without the first-prompt fallback.
+    pub(super) explicit_title: Option<String>,
 }
 
 /// Reads every line of `bytes`; lines that do not parse are skipped and
@@ -50,8 +53,9 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
     }
     transcript.messages = messages.finish();
     let first_prompt = first_prompt(&transcript.messages).map(str::to_owned);
-    transcript.title = titles.title(first_prompt.as_deref());
-    Parsed { transcript, created, first_prompt }
+    let explicit_title = titles.explicit();
+    transcript.title = explicit_title.clone().or_else(|| first_prompt.clone());
+    Parsed { transcript, created, first_prompt, explicit_title }
 }
 
 /// One line, which must be a JSON object; a line that only fails because of a

@@ -48,13 +48,12 @@ impl Titles {
         }
     }
 
-    /// The title, falling back on the first real prompt.
-    pub(super) fn title(self, first_prompt: Option<&str>) -> Option<String> {
+    /// The title the lines set, without the first-prompt fallback.
+    pub(super) fn explicit(&self) -> Option<String> {
         let Self { custom, ai, summaries, uuids } = self;
-        custom
-            .or(ai)
-            .or_else(|| summaries.into_iter().rev().find(|(leaf, _)| uuids.contains(leaf)).map(|(_, summary)| summary))
-            .or_else(|| first_prompt.map(str::to_owned))
+        custom.clone().or_else(|| ai.clone()).or_else(|| {
+            summaries.iter().rev().find(|(leaf, _)| uuids.contains(leaf)).map(|(_, summary)| summary.clone())
+        })
     }
 }
 
