@@ -1,0 +1,66 @@
+//! Search and refresh over the catalog of 2,000 Claude Code transcripts, the
+//! workload of DESIGN.md §7 (`cargo bench -p sess-catalog`).
+//!
+//! The transcripts (`sess_testkit::workload::claude_transcripts`, seed 1) are
+//! written and cataloged once; each bench then runs against that catalog.
+//! Their prose comes from a vocabulary of about eighty words, so a one-word
+//! query matches most messages: `common_word` is the worst case for ranking.
+#![allow(clippy::unwrap_used, reason = "a benchmark whose input cannot be set up should stop")]
+#![allow(clippy::print_stderr, reason = "the size of the workload is worth a line")]
+
+use std::sync::{LazyLock, Mutex};
+
+use divan::Bencher;
+use sess_catalog::{Catalog, SearchParams, SourceFile};
+use sess_sources::SourceKind;
+use tempfile::TempDir;
+
+/// Transcripts in the workload.
+const TRANSCRIPTS: usize = 2_000;
+
+/// Queries, from the worst case (a word in most messages) to a rare one.
+const QUERIES: &[&str] = &["error", "\"session file\"", "pars*", "parser NOT config", "zebra"];
+
+struct Inputs {
+    _dir: TempDir,
+    files: Vec<SourceFile>,
+    catalog: Mutex<Catalog>,
+}
+
+static INPUTS: LazyLock<Inputs> = LazyLock::new(|| {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("claude");
+    sess_testkit::workload::claude_transcripts(&config, TRANSCRIPTS, 1).unwrap();
+    let files: Vec<SourceFile> = sess_sources::claude::session_files(&[config])
+        .into_iter()
+        .map(|(_, path)| SourceFile { source: SourceKind::Claude, path })
+        .collect();
+    assert_eq!(files.len(), TRANSCRIPTS);
+    let mut catalog = Catalog::open(dir.path().join("catalog.sqlite")).unwrap();
+    let report = catalog.refresh(&files, &mut |_| {}).unwrap();
+    assert_eq!(report.added, TRANSCRIPTS);
+    eprintln!("catalog of {TRANSCRIPTS} transcripts: {} messages indexed", report.messages);
+    Inputs { _dir: dir, files, catalog: Mutex::new(catalog) }
+});
+
+fn main() {
+    divan::main();
+}
+
+/// `Catalog::search` with 20 hits, snippets included.
+#[divan::bench(args = QUERIES)]
+fn search(bencher: Bencher, query: &str) {
+    let catalog = INPUTS.catalog.lock().unwrap();
+    let params = SearchParams::new(query);
+    bencher.bench_local(|| catalog.search(&params).unwrap());
+}
+
+/// `Catalog::refresh` when no file changed: one `stat` per file.
+#[divan::bench]
+fn refresh_unchanged(bencher: Bencher) {
+    let mut catalog = INPUTS.catalog.lock().unwrap();
+    bencher.bench_local(|| {
+        let report = catalog.refresh(&INPUTS.files, &mut |_| {}).unwrap();
+        assert_eq!(report.unchanged, TRANSCRIPTS);
+    });
+}

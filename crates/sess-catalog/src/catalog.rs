@@ -1,0 +1,189 @@
+//! Opening a catalog, and reading its sessions.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+use sess_sources::SourceKind;
+
+use crate::error::{Error, Result};
+use crate::schema;
+
+/// How long a write waits for another process's refresh.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A catalog database.
+#[derive(Debug)]
+pub struct Catalog {
+    pub(crate) conn: Connection,
+    path: PathBuf,
+}
+
+/// One session in the catalog.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRow {
+    /// The catalog's id of the session: stable while the file stays.
+    pub key: i64,
+    /// The agent that wrote it.
+    pub source: SourceKind,
+    /// The session's own id.
+    pub id: String,
+    /// The session file.
+    pub path: PathBuf,
+    /// Its title, or its first prompt.
+    pub title: Option<String>,
+    /// The directory the agent worked in.
+    pub cwd: Option<String>,
+    /// When it started (ISO 8601), when known.
+    pub created: Option<String>,
+    /// The file's modification time, in ms since the Unix epoch.
+    pub modified_ms: i64,
+    /// How many messages it has.
+    pub message_count: usize,
+}
+
+/// Which sessions [`Catalog::sessions`] lists.
+#[derive(Clone, Debug)]
+pub struct ListParams {
+    /// Only this agent's.
+    pub source: Option<SourceKind>,
+    /// Only those whose agent worked in this directory.
+    pub cwd: Option<String>,
+    /// Only those whose title, directory or id contain this text (any case).
+    pub text: Option<String>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+impl Default for ListParams {
+    fn default() -> Self {
+        Self { source: None, cwd: None, text: None, limit: 200 }
+    }
+}
+
+/// A directory agents worked in.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectRow {
+    /// The directory.
+    pub cwd: String,
+    /// How many sessions worked in it.
+    pub sessions: usize,
+    /// The newest session's modification time, in ms since the Unix epoch.
+    pub last_modified_ms: i64,
+    /// The agents that worked in it.
+    pub sources: Vec<SourceKind>,
+}
+
+pub(crate) const SESSION_COLUMNS: &str =
+    "s.id, s.source, s.session_id, s.path, s.title, s.cwd, s.created, s.modified_ms, s.message_count";
+
+impl Catalog {
+    /// Opens the catalog at `path`, creating it (and its folder) when missing.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Self> {
+        let path = path.into();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| Error::CreateDir { path: dir.to_owned(), source })?;
+        }
+        let open_error = |source| Error::Open { path: path.clone(), source };
+        let mut conn = Connection::open(&path).map_err(open_error)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_error)?;
+        match schema::migrate(&mut conn).map_err(open_error)? {
+            Ok(()) => Ok(Self { conn, path }),
+            Err(found) => Err(Error::VersionTooNew { path, found, supported: schema::VERSION }),
+        }
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many sessions the catalog holds.
+    pub fn len(&self) -> Result<usize> {
+        Ok(self.conn.query_row("SELECT count(*) FROM sessions", [], |row| count(row, 0))?)
+    }
+
+    /// Whether the catalog holds no session.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The session with this catalog key.
+    pub fn session(&self, key: i64) -> Result<Option<SessionRow>> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
+        Ok(self.conn.query_row(&sql, [key], session_row).optional()?)
+    }
+
+    /// Sessions, newest first.
+    pub fn sessions(&self, params: &ListParams) -> Result<Vec<SessionRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s
+             WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)
+               AND (?3 IS NULL OR instr(lower(coalesce(s.title, '') || ' ' || coalesce(s.cwd, '') || ' ' || s.session_id), lower(?3)) > 0)
+             ORDER BY s.modified_ms DESC, s.path LIMIT ?4"
+        );
+        let mut statement = self.conn.prepare_cached(&sql)?;
+        let rows = statement.query_map(
+            params![
+                params.source.map(SourceKind::as_str),
+                params.cwd,
+                params.text.as_deref().filter(|t| !t.is_empty()),
+                stored_count(params.limit)
+            ],
+            session_row,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The directories sessions worked in, most recently active first.
+    pub fn projects(&self) -> Result<Vec<ProjectRow>> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT cwd, count(*), max(modified_ms), group_concat(DISTINCT source) FROM sessions
+             WHERE cwd IS NOT NULL GROUP BY cwd ORDER BY max(modified_ms) DESC, cwd",
+        )?;
+        let rows = statement.query_map([], |row| {
+            let sources: String = row.get(3)?;
+            let mut sources: Vec<SourceKind> = sources.split(',').filter_map(source_kind).collect();
+            sources.sort();
+            Ok(ProjectRow { cwd: row.get(0)?, sessions: count(row, 1)?, last_modified_ms: row.get(2)?, sources })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+/// A count stored as an integer.
+pub(crate) fn count(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
+    Ok(usize::try_from(row.get::<_, i64>(index)?).unwrap_or(0))
+}
+
+/// A count as SQLite stores it.
+pub(crate) fn stored_count(count: usize) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+/// The source named in the catalog.
+pub(crate) fn source_kind(name: &str) -> Option<SourceKind> {
+    SourceKind::ALL.into_iter().find(|k| k.as_str() == name)
+}
+
+/// A [`SessionRow`] from the columns of [`SESSION_COLUMNS`], from `offset`.
+pub(crate) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
+    let source: String = row.get(1)?;
+    let path: String = row.get(3)?;
+    Ok(SessionRow {
+        key: row.get(0)?,
+        source: source_kind(&source).unwrap_or(SourceKind::Pi),
+        id: row.get(2)?,
+        path: PathBuf::from(path),
+        title: row.get(4)?,
+        cwd: row.get(5)?,
+        created: row.get(6)?,
+        modified_ms: row.get(7)?,
+        message_count: count(row, 8)?,
+    })
+}

@@ -1,0 +1,303 @@
+//! What the catalog keeps of a session file: its metadata and the searchable
+//! text of its messages.
+//!
+//! A whole file gives [`Full`]; the lines added since an earlier read give a
+//! [`Tail`]. Only what people search for becomes text: user and assistant
+//! text, tool names and the one-line gist of their input (a command, a path, a
+//! pattern). Thinking, tool results (whole files, command output), attached
+//! context and images are left out.
+
+use std::path::Path;
+
+use serde_json::Value;
+use sess_core::{Entry, EntryKind, SequentialIds};
+use sess_sources::{Block, Message, Role, SourceKind};
+
+/// The longest text kept of one message, in bytes.
+const MAX_BODY: usize = 16 * 1024;
+
+/// Input fields that say what a tool call did, in the order they are looked for.
+const GIST_KEYS: &[&str] = &["command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt"];
+
+/// Searchable text of one message.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Doc {
+    /// The entry (pi), line `uuid` (Claude Code) that opened the message.
+    pub(crate) entry_id: Option<String>,
+    /// `user` or `assistant`.
+    pub(crate) role: &'static str,
+    /// The text.
+    pub(crate) body: String,
+}
+
+/// A whole session file.
+#[derive(Debug)]
+pub(crate) struct Full {
+    pub(crate) session_id: String,
+    pub(crate) title: Option<String>,
+    /// Whether the title is the session's own (not its first prompt).
+    pub(crate) title_explicit: bool,
+    pub(crate) cwd: Option<String>,
+    pub(crate) created: Option<String>,
+    pub(crate) message_count: usize,
+    pub(crate) first_message: Option<String>,
+    pub(crate) docs: Vec<Doc>,
+}
+
+/// Lines added to a session file.
+#[derive(Debug, Default)]
+pub(crate) struct Tail {
+    /// A title the new lines set.
+    pub(crate) title: Option<String>,
+    pub(crate) message_count: usize,
+    pub(crate) docs: Vec<Doc>,
+}
+
+/// Reads the complete lines `bytes` of a whole file at `path`.
+///
+/// Codex rollouts are loaded by `sess_sources::codex::load` from the file
+/// itself (they may be compressed, and a fork continues other files);
+/// `bytes` is not used for them.
+pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full, String> {
+    match source {
+        SourceKind::Pi => full_pi(bytes),
+        SourceKind::Claude => {
+            let id = file_stem(path);
+            let part = sess_sources::claude::parse_part(bytes, &id);
+            let first_message = part.transcript.first_prompt().map(str::to_owned);
+            let transcript = part.transcript;
+            Ok(Full {
+                session_id: id,
+                title_explicit: part.explicit_title.is_some(),
+                title: transcript.title.clone(),
+                cwd: transcript.cwd.clone(),
+                created: part.created,
+                message_count: transcript.messages.len(),
+                first_message,
+                docs: docs_of(&transcript.messages),
+            })
+        }
+        SourceKind::Codex => {
+            let (transcript, inherited) =
+                sess_sources::codex::load_counting_inherited(path).map_err(|e| e.to_string())?;
+            // A fork's inherited history is searched in the sessions that wrote it.
+            let own = &transcript.messages[inherited.min(transcript.messages.len())..];
+            let first_message = transcript.first_prompt().map(str::to_owned);
+            Ok(Full {
+                title_explicit: transcript.title.is_some() && transcript.title != first_message,
+                session_id: transcript.id.clone(),
+                title: transcript.title.clone(),
+                cwd: transcript.cwd.clone(),
+                created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
+                message_count: transcript.messages.len(),
+                first_message,
+                docs: docs_of(own),
+            })
+        }
+    }
+}
+
+/// Reads complete lines added to a file of session `session_id`.
+pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8]) -> Tail {
+    match source {
+        SourceKind::Pi => {
+            let entries: Vec<Entry> = bytes
+                .split(|&b| b == b'\n')
+                .filter_map(|line| std::str::from_utf8(line).ok())
+                .map(|line| line.trim_end_matches('\r'))
+                .filter(|line| !line.trim().is_empty())
+                .filter_map(|line| Entry::parse(line).ok())
+                .collect();
+            let messages = sess_sources::pi::entry_messages(&entries);
+            Tail {
+                title: session_info_name(&entries),
+                message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
+                docs: docs_of(&messages),
+            }
+        }
+        SourceKind::Claude => {
+            let part = sess_sources::claude::parse_part(bytes, session_id);
+            Tail {
+                title: part.explicit_title,
+                message_count: part.transcript.messages.len(),
+                docs: docs_of(&part.transcript.messages),
+            }
+        }
+        SourceKind::Codex => {
+            let transcript = sess_sources::codex::parse(bytes);
+            Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
+        }
+    }
+}
+
+fn full_pi(bytes: &[u8]) -> Result<Full, String> {
+    let outcome = sess_core::read(bytes, &mut SequentialIds::new("catalog"));
+    let file = outcome.file;
+    let Some(header) = file.header() else {
+        let why = outcome.issues.first().map_or_else(|| "no session header".to_owned(), ToString::to_string);
+        return Err(format!("not a pi-family session: {why}"));
+    };
+    let entries = file.entries();
+    let messages = sess_sources::pi::entry_messages(entries);
+    let header_title = header.title().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned());
+    let title_explicit_value = header_title.or_else(|| session_info_name(entries));
+    let first_message =
+        messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.trim().to_owned()),
+            _ => None,
+        });
+    Ok(Full {
+        session_id: header.id().to_owned(),
+        title_explicit: title_explicit_value.is_some(),
+        title: title_explicit_value.or_else(|| first_message.clone()),
+        cwd: header.cwd().filter(|c| !c.is_empty()).map(str::to_owned),
+        created: header.timestamp().map(str::to_owned),
+        message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
+        first_message,
+        docs: docs_of(&messages),
+    })
+}
+
+/// The name the last `session_info` with a name gives.
+fn session_info_name(entries: &[Entry]) -> Option<String> {
+    entries.iter().rev().find_map(|e| match e.kind() {
+        EntryKind::SessionInfo(info) => {
+            info.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned)
+        }
+        _ => None,
+    })
+}
+
+fn file_stem(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// The searchable text of each user and assistant message that has some.
+pub(crate) fn docs_of(messages: &[Message]) -> Vec<Doc> {
+    messages.iter().filter_map(doc_of).collect()
+}
+
+fn doc_of(message: &Message) -> Option<Doc> {
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::System => return None,
+    };
+    let mut body = String::new();
+    for block in &message.blocks {
+        match block {
+            Block::Text { text } => push_line(&mut body, text),
+            Block::ToolCall(call) => {
+                let gist = gist(&call.input);
+                push_line(
+                    &mut body,
+                    &if gist.is_empty() { call.name.clone() } else { format!("{} {gist}", call.name) },
+                );
+            }
+            Block::Thinking { .. }
+            | Block::Error { .. }
+            | Block::Context { .. }
+            | Block::Summary { .. }
+            | Block::Image(_) => {}
+        }
+    }
+    let body = clean(body);
+    (!body.trim().is_empty()).then(|| Doc { entry_id: message.id.clone(), role, body })
+}
+
+/// The first of [`GIST_KEYS`] the input has, as one line of text.
+fn gist(input: &Value) -> String {
+    let input = match input {
+        // Codex passes arguments as a JSON string.
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(parsed @ Value::Object(_)) => parsed,
+            _ => return String::new(),
+        },
+        other => other.clone(),
+    };
+    for key in GIST_KEYS {
+        match input.get(key) {
+            Some(Value::String(text)) if !text.is_empty() => return text.clone(),
+            Some(Value::Array(parts)) if !parts.is_empty() => {
+                return parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
+            }
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+fn push_line(body: &mut String, text: &str) {
+    if !body.is_empty() {
+        body.push('\n');
+    }
+    body.push_str(text);
+}
+
+/// The body capped at [`MAX_BODY`] bytes, without the control characters the
+/// catalog marks hits with.
+fn clean(mut body: String) -> String {
+    if body.len() > MAX_BODY {
+        let mut cut = MAX_BODY;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+    }
+    if body.contains(['\u{2}', '\u{3}']) {
+        body.retain(|c| c != '\u{2}' && c != '\u{3}');
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use sess_sources::ToolCall;
+
+    #[test]
+    fn tool_calls_give_their_name_and_gist() {
+        let call = |input| Block::ToolCall(ToolCall::running("c1", "Bash", input));
+        let message = Message::new(Role::Assistant)
+            .with(Block::text("running the tests"))
+            .with(Block::Thinking { text: "secret plan".into() })
+            .with(call(json!({"command": "cargo test -p login"})))
+            .with(call(json!("{\"cmd\":[\"rg\",\"form\"]}")))
+            .with(call(json!({"other": 1})));
+        let doc = doc_of(&message).unwrap();
+        assert_eq!(doc.body, "running the tests\nBash cargo test -p login\nBash rg form\nBash");
+        assert_eq!(doc.role, "assistant");
+    }
+
+    #[test]
+    fn system_and_empty_messages_give_no_text() {
+        assert!(doc_of(&Message::new(Role::System).with(Block::Summary { text: "s".into() })).is_none());
+        assert!(doc_of(&Message::new(Role::User).with(Block::text("  "))).is_none());
+    }
+
+    #[test]
+    fn bodies_are_capped_and_lose_marker_characters() {
+        let long = "é".repeat(MAX_BODY);
+        let doc = doc_of(&Message::new(Role::User).with(Block::text(format!("a\u{2}b\u{3}{long}")))).unwrap();
+        assert!(doc.body.len() <= MAX_BODY);
+        assert!(doc.body.starts_with("ab"));
+    }
+
+    #[test]
+    fn a_pi_tail_reads_entries_and_names() {
+        let lines = concat!(
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"fix the login form","timestamp":1}}"#,
+            "\n",
+            r#"{"type":"session_info","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","name":"Login"}"#,
+            "\n",
+        );
+        let tail = tail(SourceKind::Pi, "s", lines.as_bytes());
+        assert_eq!(tail.title.as_deref(), Some("Login"));
+        assert_eq!(tail.message_count, 1);
+        assert_eq!(
+            tail.docs,
+            vec![Doc { entry_id: Some("a1".into()), role: "user", body: "fix the login form".into() }]
+        );
+    }
+}

@@ -1,0 +1,54 @@
+//! A catalog of every agent's sessions on a machine, with full-text search.
+//!
+//! The catalog is an SQLite database (FTS5) that caches what `sess` reads from
+//! the agents' session files — pi-family, Claude Code and Codex: each
+//! session's metadata ([`SessionRow`]) and the searchable text of its messages
+//! (user and assistant text, tool names and their commands; not thinking,
+//! tool results or images). It never writes to the agents' files, and
+//! deleting it loses nothing.
+//!
+//! - [`Catalog::open`] creates or opens it.
+//! - [`Catalog::refresh`] brings it up to date with a list of [`SourceFile`]s:
+//!   unchanged files are not read, grown files are read from where the catalog
+//!   stopped, files no longer listed drop out, unreadable files are reported
+//!   in [`RefreshReport::problems`] and not read again until they change.
+//! - [`Catalog::search`] ranks hits ([`Hit`]) with BM25; queries take words,
+//!   `"phrases"`, `prefix*`, and `OR` / `NOT` between terms.
+//! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds.
+//!
+//! ```
+//! use sess_catalog::{Catalog, SearchParams, SourceFile};
+//! use sess_sources::SourceKind;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let session = dir.path().join("5f0c1a2b-0000-4000-8000-000000000001.jsonl");
+//! std::fs::write(&session, concat!(
+//!     r#"{"type":"user","uuid":"u1","sessionId":"s","cwd":"/work/app","timestamp":"2026-01-02T03:04:05.000Z","#,
+//!     r#""message":{"role":"user","content":"fix the login form validation"}}"#, "\n",
+//! ))?;
+//! let mut catalog = Catalog::open(dir.path().join("catalog.sqlite"))?;
+//! let files = [SourceFile { source: SourceKind::Claude, path: session }];
+//! let report = catalog.refresh(&files, &mut |_| {})?;
+//! assert_eq!(report.added, 1);
+//!
+//! let hits = catalog.search(&SearchParams::new("\"login form\""))?;
+//! assert_eq!(hits[0].entry_id.as_deref(), Some("u1"));
+//! assert_eq!(hits[0].snippet_text(), "fix the login form validation");
+//!
+//! // Nothing changed: nothing is read.
+//! assert_eq!(catalog.refresh(&files, &mut |_| {})?.unchanged, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod catalog;
+mod error;
+mod extract;
+mod query;
+mod refresh;
+mod schema;
+mod search;
+
+pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
+pub use error::{Error, Result};
+pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
+pub use search::{Hit, SearchParams, SnippetPart};

@@ -1,0 +1,111 @@
+//! What people type into a search box, as an FTS5 query.
+//!
+//! - Words are matched as words, in any order: `login form`.
+//! - `"…"` is a phrase: `"fixed the login form"`.
+//! - A trailing `*` is a prefix: `migrat*`, `"login fo"*`.
+//! - `OR` and `NOT` in capitals between two terms are operators.
+//!
+//! Everything else is text: punctuation never becomes FTS5 syntax, so no query
+//! is a syntax error.
+
+/// A term of the query, or an operator between two.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Term { text: String, prefix: bool },
+    Operator(&'static str),
+}
+
+/// The FTS5 query for `input`; `None` when it has no words.
+pub(crate) fn to_fts(input: &str) -> Option<String> {
+    let tokens = tokenize(input);
+    let mut out: Vec<String> = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Term { text, prefix } => {
+                let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+                if words.is_empty() {
+                    continue;
+                }
+                let star = if *prefix { "*" } else { "" };
+                out.push(format!("\"{}\"{star}", words.join(" ")));
+            }
+            Token::Operator(op) => {
+                let between = i > 0
+                    && matches!(tokens.get(i - 1), Some(Token::Term { .. }))
+                    && matches!(tokens.get(i + 1), Some(Token::Term { .. }))
+                    && !out.is_empty();
+                if between {
+                    out.push((*op).to_owned());
+                } else {
+                    out.push(format!("\"{}\"", op.to_lowercase()));
+                }
+            }
+        }
+    }
+    // An operator whose right-hand term had no words would dangle.
+    while out.last().is_some_and(|t| t == "OR" || t == "NOT") {
+        out.pop();
+    }
+    (!out.is_empty()).then(|| out.join(" "))
+}
+
+fn tokenize(input: &str) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut chars = input.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() {
+            chars.next();
+        } else if c == '"' {
+            chars.next();
+            let text: String = chars.by_ref().take_while(|&c| c != '"').collect();
+            let prefix = chars.next_if_eq(&'*').is_some();
+            tokens.push(Token::Term { text, prefix });
+        } else {
+            let mut word = String::new();
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace() && *c != '"') {
+                word.push(c);
+            }
+            let token = match word.as_str() {
+                "OR" => Token::Operator("OR"),
+                "NOT" => Token::Operator("NOT"),
+                "AND" => continue,
+                _ => {
+                    let prefix = word.ends_with('*');
+                    Token::Term { text: word.trim_end_matches('*').to_owned(), prefix }
+                }
+            };
+            tokens.push(token);
+        }
+    }
+    tokens
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_fts;
+
+    #[test]
+    fn queries_become_fts5_queries() {
+        let cases = [
+            ("login form", Some(r#""login" "form""#)),
+            (r#""fixed the login form""#, Some(r#""fixed the login form""#)),
+            ("migrat*", Some(r#""migrat"*"#)),
+            (r#""login fo"*"#, Some(r#""login fo"*"#)),
+            ("login OR signup", Some(r#""login" OR "signup""#)),
+            ("login NOT oauth", Some(r#""login" NOT "oauth""#)),
+            ("login AND form", Some(r#""login" "form""#)),
+            ("OR login", Some(r#""or" "login""#)),
+            ("login OR", Some(r#""login" "or""#)),
+            ("login OR **", Some(r#""login""#)),
+            ("c++ -v foo:bar", Some(r#""c" "v" "foo bar""#)),
+            ("src/login_form.rs", Some(r#""src login form rs""#)),
+            (r#"unclosed "quote"#, Some(r#""unclosed" "quote""#)),
+            ("日本語 テスト", Some(r#""日本語" "テスト""#)),
+            ("", None),
+            ("  * ** \"\" ", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(to_fts(input).as_deref(), want, "{input:?}");
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! Bringing the catalog up to date with the session files on disk.
+//!
+//! Each file is looked at with one `stat`: the same size and modification
+//! time means it is not read again. A file that only grew (its first bytes
+//! are the same and it is longer) is read from the end of the last line the
+//! catalog read; any other change reads it whole. Files no longer given drop
+//! out. Files are read on several threads; the database is written on the
+//! calling thread, in one transaction.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::time::UNIX_EPOCH;
+
+use rusqlite::{Transaction, params};
+use serde::Serialize;
+use sess_sources::SourceKind;
+
+use crate::catalog::{Catalog, stored_count};
+use crate::error::Result;
+use crate::extract::{self, Doc, Full, Tail};
+
+/// How many leading bytes tell a file that grew from one that was rewritten.
+const HEAD_BYTES: usize = 4096;
+
+/// A session file to catalog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The agent that wrote it.
+    pub source: SourceKind,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// What a refresh did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshReport {
+    /// Files looked at.
+    pub files: usize,
+    /// Files that had not changed and were not read.
+    pub unchanged: usize,
+    /// Files read for the first time.
+    pub added: usize,
+    /// Files read from where the catalog had stopped.
+    pub grown: usize,
+    /// Files read again whole (rewritten, shrunk, or compressed).
+    pub reread: usize,
+    /// Sessions whose files are gone.
+    pub removed: usize,
+    /// Messages indexed by this refresh.
+    pub messages: usize,
+    /// Files that could not be read, with why (also those not read again
+    /// because they have not changed since).
+    pub problems: Vec<Problem>,
+}
+
+/// A file the catalog could not read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Problem {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub reason: String,
+}
+
+/// How far a refresh has come, for a progress bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Files read so far.
+    pub done: usize,
+    /// Files to read in all.
+    pub total: usize,
+}
+
+/// What the catalog knew of a file.
+struct Known {
+    key: i64,
+    size: i64,
+    mtime_ns: i64,
+    indexed_bytes: i64,
+    head_hash: i64,
+    title_explicit: bool,
+    session_id: String,
+}
+
+/// A file's size and modification time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    size: i64,
+    mtime_ns: i64,
+}
+
+#[derive(Clone, Copy)]
+enum Job<'a> {
+    Full(&'a SourceFile, Stat, Option<i64>),
+    Tail(&'a SourceFile, Stat, &'a Known),
+}
+
+enum Outcome {
+    Full { key: Option<i64>, full: Full, indexed_bytes: i64, head_hash: i64 },
+    Tail { key: i64, title_explicit: bool, tail: Tail, indexed_bytes: i64 },
+    Failed { key: Option<i64>, reason: String },
+}
+
+struct Done<'a> {
+    file: &'a SourceFile,
+    stat: Stat,
+    outcome: Outcome,
+}
+
+impl Catalog {
+    /// Brings the catalog up to date with `files`, every session file there
+    /// is: sessions of files not in `files` are removed. `progress` is called
+    /// as files are read.
+    pub fn refresh(&mut self, files: &[SourceFile], progress: &mut dyn FnMut(Progress)) -> Result<RefreshReport> {
+        let mut report = RefreshReport { files: files.len(), ..RefreshReport::default() };
+        let known = self.known()?;
+        let failures = self.failures()?;
+        let mut jobs = Vec::new();
+        for file in files {
+            let key = path_key(&file.path);
+            let Some(stat) = stat(&file.path) else {
+                // Gone between listing and now: it drops out below.
+                continue;
+            };
+            if let Some((failed_stat, reason)) = failures.get(&key)
+                && *failed_stat == stat
+            {
+                report.problems.push(Problem { path: file.path.clone(), reason: reason.clone() });
+                continue;
+            }
+            match known.get(&key) {
+                Some(k) if k.size == stat.size && k.mtime_ns == stat.mtime_ns => report.unchanged += 1,
+                Some(k) if can_read_tail(file, k, stat) => jobs.push(Job::Tail(file, stat, k)),
+                Some(k) => jobs.push(Job::Full(file, stat, Some(k.key))),
+                None => jobs.push(Job::Full(file, stat, None)),
+            }
+        }
+        let listed: std::collections::HashSet<String> = files.iter().map(|f| path_key(&f.path)).collect();
+        let gone: Vec<i64> = known.iter().filter(|(path, _)| !listed.contains(*path)).map(|(_, k)| k.key).collect();
+        let gone_failures: Vec<&String> = failures.keys().filter(|path| !listed.contains(*path)).collect();
+
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for key in &gone {
+            delete_session(&tx, *key)?;
+        }
+        report.removed = gone.len();
+        for path in gone_failures {
+            tx.execute("DELETE FROM failures WHERE path = ?1", [path])?;
+        }
+        let total = jobs.len();
+        let mut read = 0;
+        let mut write_error = None;
+        run_jobs(jobs, |done| {
+            if write_error.is_some() {
+                return;
+            }
+            if let Err(err) = write(&tx, &done, &mut report) {
+                write_error = Some(err);
+            }
+            read += 1;
+            progress(Progress { done: read, total });
+        });
+        if let Some(err) = write_error {
+            return Err(err);
+        }
+        tx.commit()?;
+        report.problems.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(report)
+    }
+
+    fn known(&self) -> Result<HashMap<String, Known>> {
+        let mut statement = self.conn.prepare(
+            "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id FROM sessions",
+        )?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                Known {
+                    key: row.get(1)?,
+                    size: row.get(2)?,
+                    mtime_ns: row.get(3)?,
+                    indexed_bytes: row.get(4)?,
+                    head_hash: row.get(5)?,
+                    title_explicit: row.get(6)?,
+                    session_id: row.get(7)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn failures(&self) -> Result<HashMap<String, (Stat, String)>> {
+        let mut statement = self.conn.prepare("SELECT path, file_size, file_mtime_ns, reason FROM failures")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, (Stat { size: row.get(1)?, mtime_ns: row.get(2)? }, row.get(3)?)))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+/// Whether the file may have only grown: it is longer than what the catalog
+/// read, it is a plain JSONL file, and the catalog stopped at a line's end.
+fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
+    known.indexed_bytes > 0
+        && stat.size > known.size
+        && known.size >= known.indexed_bytes
+        && file.path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// The catalog's key of a path.
+fn path_key(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn stat(path: &Path) -> Option<Stat> {
+    let metadata = std::fs::metadata(path).ok()?;
+    let mtime_ns = metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+        .unwrap_or(0);
+    Some(Stat { size: i64::try_from(metadata.len()).unwrap_or(i64::MAX), mtime_ns })
+}
+
+/// Runs the jobs on a few threads, handing each result to `done` on the
+/// calling thread as it comes.
+fn run_jobs<'a>(jobs: Vec<Job<'a>>, mut done: impl FnMut(Done<'a>)) {
+    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(jobs.len()).max(1);
+    let queue = Mutex::new(jobs.into_iter());
+    let (sender, receiver) = mpsc::sync_channel::<Done<'a>>(threads * 4);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let sender = sender.clone();
+            let queue = &queue;
+            scope.spawn(move || {
+                loop {
+                    let job = match queue.lock() {
+                        Ok(mut jobs) => jobs.next(),
+                        Err(_) => None,
+                    };
+                    let Some(job) = job else { break };
+                    if sender.send(run(job)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for result in receiver {
+            done(result);
+        }
+    });
+}
+
+fn run(job: Job<'_>) -> Done<'_> {
+    match job {
+        Job::Full(file, stat, key) => {
+            let outcome = match read_full(file) {
+                Ok((full, indexed_bytes, head_hash)) => Outcome::Full { key, full, indexed_bytes, head_hash },
+                Err(reason) => Outcome::Failed { key, reason },
+            };
+            Done { file, stat, outcome }
+        }
+        Job::Tail(file, stat, known) => {
+            let outcome = match read_tail(file, known) {
+                Ok(Some((tail, indexed_bytes))) => {
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed_bytes }
+                }
+                // Not a file that grew after all.
+                Ok(None) => match read_full(file) {
+                    Ok((full, indexed_bytes, head_hash)) => {
+                        Outcome::Full { key: Some(known.key), full, indexed_bytes, head_hash }
+                    }
+                    Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+                },
+                Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+            };
+            Done { file, stat, outcome }
+        }
+    }
+}
+
+/// The whole file: what it says, where its last complete line ends (`-1`:
+/// read it whole next time), and the hash of its first bytes.
+fn read_full(file: &SourceFile) -> Result<(Full, i64, i64), String> {
+    let bytes = std::fs::read(&file.path).map_err(|e| e.to_string())?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let full = extract::full(file.source, &file.path, &bytes[..complete])?;
+    // A Codex rollout is read by its loader, which may see more than these
+    // bytes; a compressed one is never read in part.
+    let indexed = if file.source == SourceKind::Codex {
+        let unchanged = std::fs::metadata(&file.path).is_ok_and(|m| m.len() == bytes.len() as u64);
+        if unchanged && complete == bytes.len() { complete } else { 0 }
+    } else {
+        complete
+    };
+    Ok((full, i64::try_from(indexed).unwrap_or(0), head_hash(&bytes[..complete.min(HEAD_BYTES)])))
+}
+
+/// The lines after what the catalog read, when the file starts as it did;
+/// `None` when it does not.
+fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, i64)>, String> {
+    let mut handle = File::open(&file.path).map_err(|e| e.to_string())?;
+    let head_len = usize::try_from(known.indexed_bytes).unwrap_or(0).min(HEAD_BYTES);
+    let mut head = vec![0; head_len];
+    handle.read_exact(&mut head).map_err(|e| e.to_string())?;
+    if head_hash(&head) != known.head_hash {
+        return Ok(None);
+    }
+    let from = u64::try_from(known.indexed_bytes).unwrap_or(0);
+    handle.seek(SeekFrom::Start(from - 1)).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    handle.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    // The catalog stopped after a newline; anything else means a rewrite.
+    if bytes.first() != Some(&b'\n') {
+        return Ok(None);
+    }
+    let new = &bytes[1..];
+    let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let tail = extract::tail(file.source, &known.session_id, &new[..complete]);
+    Ok(Some((tail, known.indexed_bytes + i64::try_from(complete).unwrap_or(0))))
+}
+
+/// FNV-1a of `bytes`, as SQLite stores it.
+fn head_hash(bytes: &[u8]) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    i64::from_ne_bytes(hash.to_ne_bytes())
+}
+
+fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> Result<()> {
+    let Done { file, stat, outcome } = done;
+    let path = path_key(&file.path);
+    match outcome {
+        Outcome::Full { key, full, indexed_bytes, head_hash } => {
+            let key = if let Some(key) = key {
+                tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
+                report.reread += 1;
+                *key
+            } else {
+                report.added += 1;
+                tx.execute(
+                    "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
+                     file_size, file_mtime_ns, indexed_bytes, head_hash) VALUES (?1, ?2, '', 0, 0, 0, 0, 0, 0, 0)",
+                    params![file.source.as_str(), path],
+                )?;
+                tx.last_insert_rowid()
+            };
+            tx.execute(
+                "UPDATE sessions SET session_id = ?2, title = ?3, title_explicit = ?4, cwd = ?5, created = ?6,
+                 modified_ms = ?7, message_count = ?8, first_message = ?9, file_size = ?10, file_mtime_ns = ?11,
+                 indexed_bytes = ?12, head_hash = ?13 WHERE id = ?1",
+                params![
+                    key,
+                    full.session_id,
+                    full.title,
+                    full.title_explicit,
+                    full.cwd,
+                    full.created,
+                    stat.mtime_ns / 1_000_000,
+                    stored_count(full.message_count),
+                    full.first_message,
+                    stat.size,
+                    stat.mtime_ns,
+                    indexed_bytes,
+                    head_hash
+                ],
+            )?;
+            tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
+            if full.title_explicit
+                && let Some(title) = &full.title
+            {
+                insert_doc(tx, key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
+            }
+            insert_docs(tx, key, &full.docs, report)?;
+        }
+        Outcome::Tail { key, title_explicit, tail, indexed_bytes } => {
+            report.grown += 1;
+            tx.execute(
+                "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
+                 file_mtime_ns = ?5, indexed_bytes = ?6 WHERE id = ?1",
+                params![
+                    key,
+                    stat.mtime_ns / 1_000_000,
+                    stored_count(tail.message_count),
+                    stat.size,
+                    stat.mtime_ns,
+                    indexed_bytes
+                ],
+            )?;
+            if let Some(title) = &tail.title {
+                tx.execute("UPDATE sessions SET title = ?2, title_explicit = 1 WHERE id = ?1", params![key, title])?;
+                if *title_explicit {
+                    tx.execute("DELETE FROM docs WHERE session = ?1 AND role = 'title'", [key])?;
+                }
+                insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
+            }
+            insert_docs(tx, *key, &tail.docs, report)?;
+        }
+        Outcome::Failed { key, reason } => {
+            if let Some(key) = key {
+                delete_session(tx, *key)?;
+            }
+            tx.execute(
+                "INSERT OR REPLACE INTO failures (path, source, file_size, file_mtime_ns, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![path, file.source.as_str(), stat.size, stat.mtime_ns, reason],
+            )?;
+            report.problems.push(Problem { path: file.path.clone(), reason: reason.clone() });
+        }
+    }
+    Ok(())
+}
+
+fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
+    for doc in docs {
+        insert_doc(tx, key, doc)?;
+    }
+    report.messages += docs.len();
+    Ok(())
+}
+
+fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
+    let mut statement =
+        tx.prepare_cached("INSERT INTO docs (session, entry_id, role, body) VALUES (?1, ?2, ?3, ?4)")?;
+    statement.execute(params![key, doc.entry_id, doc.role, doc.body])?;
+    Ok(())
+}
+
+fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
+    tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
+    tx.execute("DELETE FROM sessions WHERE id = ?1", [key])?;
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! The catalog's tables, versioned by SQLite's `user_version`.
+//!
+//! - `sessions`: one row per session file, with what a listing shows and what
+//!   the next refresh needs to tell an unchanged file (`file_size`,
+//!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`).
+//! - `docs`: the searchable text, one row per message (and one `title` row per
+//!   session with a title of its own), with the entry it came from.
+//! - `docs_fts`: the FTS5 index over `docs.body`, kept in step by triggers.
+//! - `failures`: files that could not be read, so that they are reported and
+//!   not read again until they change.
+
+use rusqlite::Connection;
+
+/// The schema version this build writes.
+pub(crate) const VERSION: i64 = 1;
+
+const V1: &str = "
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    source TEXT NOT NULL,
+    path TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL,
+    title TEXT,
+    title_explicit INTEGER NOT NULL,
+    cwd TEXT,
+    created TEXT,
+    modified_ms INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    first_message TEXT,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL,
+    indexed_bytes INTEGER NOT NULL,
+    head_hash INTEGER NOT NULL
+);
+CREATE INDEX sessions_cwd ON sessions (cwd);
+CREATE INDEX sessions_modified ON sessions (modified_ms DESC);
+CREATE TABLE docs (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (id),
+    entry_id TEXT,
+    role TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX docs_session ON docs (session);
+CREATE VIRTUAL TABLE docs_fts USING fts5 (
+    body, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER docs_insert AFTER INSERT ON docs BEGIN
+    INSERT INTO docs_fts (rowid, body) VALUES (new.id, new.body);
+END;
+CREATE TRIGGER docs_delete AFTER DELETE ON docs BEGIN
+    INSERT INTO docs_fts (docs_fts, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+CREATE TABLE failures (
+    path TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL,
+    reason TEXT NOT NULL
+);
+";
+
+/// Brings the database to [`VERSION`]; returns the version it found when it is
+/// newer than this build knows.
+pub(crate) fn migrate(conn: &mut Connection) -> rusqlite::Result<Result<(), i64>> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if found > VERSION {
+        return Ok(Err(found));
+    }
+    if found < 1 {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // Another process may have created the tables while this one waited.
+        let now: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if now < 1 {
+            tx.execute_batch(V1)?;
+            tx.pragma_update(None, "user_version", VERSION)?;
+        }
+        tx.commit()?;
+    }
+    Ok(Ok(()))
+}

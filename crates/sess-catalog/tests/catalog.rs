@@ -1,0 +1,259 @@
+//! The catalog against real files: every source, incremental refresh,
+//! deletions, growing and rewritten files, unreadable files, and ranking.
+#![allow(clippy::unwrap_used, reason = "tests")]
+
+use std::fs::{self, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use sess_catalog::{Catalog, Hit, ListParams, SearchParams, SourceFile};
+use sess_sources::SourceKind;
+use tempfile::TempDir;
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
+
+struct Setup {
+    dir: TempDir,
+    catalog: Catalog,
+    files: Vec<SourceFile>,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = Catalog::open(dir.path().join("cache/catalog.sqlite")).unwrap();
+        Self { dir, catalog, files: Vec::new() }
+    }
+
+    /// Adds a file with `text` as `name`.
+    fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        fs::write(&path, text).unwrap();
+        self.files.push(SourceFile { source, path: path.clone() });
+        path
+    }
+
+    fn copy(&mut self, source: SourceKind, fixture: &str, name: &str) -> PathBuf {
+        let text = fs::read_to_string(Path::new(FIXTURES).join(fixture)).unwrap();
+        self.add(source, name, &text)
+    }
+
+    fn refresh(&mut self) -> sess_catalog::RefreshReport {
+        self.catalog.refresh(&self.files, &mut |_| {}).unwrap()
+    }
+
+    fn search(&self, query: &str) -> Vec<Hit> {
+        self.catalog.search(&SearchParams::new(query)).unwrap()
+    }
+
+    fn ids(&self, query: &str) -> Vec<String> {
+        self.search(query).into_iter().map(|h| h.session.id).collect()
+    }
+}
+
+fn claude_line(uuid: &str, role: &str, text: &str) -> String {
+    format!(
+        r#"{{"type":"{role}","uuid":"{uuid}","sessionId":"s","cwd":"/work/app","timestamp":"2026-01-02T03:04:05.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}]}}}}"#
+    ) + "\n"
+}
+
+fn pi_session(id: &str, cwd: &str, messages: &[(&str, &str)]) -> String {
+    let mut out =
+        format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}}"#)
+            + "\n";
+    let mut parent = "null".to_owned();
+    for (i, (role, text)) in messages.iter().enumerate() {
+        let entry = format!("e{i}");
+        out += &format!(
+            r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-01-01T00:00:0{i}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
+        );
+        out.push('\n');
+        parent = format!("\"{entry}\"");
+    }
+    out
+}
+
+fn append(path: &Path, text: &str) {
+    OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn every_source_is_indexed_and_searched() {
+    let mut s = Setup::new();
+    s.copy(SourceKind::Pi, "pi-family/pi-mono-0.73.1-main.jsonl", "pi.jsonl");
+    s.copy(SourceKind::Claude, "claude-code/claude-basic-toolcall.jsonl", "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl");
+    s.copy(
+        SourceKind::Codex,
+        "codex/codex-basic-rollout.jsonl",
+        "rollout-2026-01-01T00-00-00-0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
+    );
+    let report = s.refresh();
+    assert_eq!((report.files, report.added, report.problems.len()), (3, 3, 0));
+    assert_eq!(s.catalog.len().unwrap(), 3);
+
+    // A pi message on an abandoned branch is found, with its entry id.
+    let hits = s.search("\"alternative question\"");
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].session.source, hits[0].role.as_str()), (SourceKind::Pi, "user"));
+    assert!(hits[0].entry_id.is_some());
+    assert!(hits[0].snippet.iter().any(|p| p.hit && p.text == "alternative question"));
+
+    let hits = s.search("uptime");
+    assert!(hits.iter().any(|h| h.session.source == SourceKind::Claude), "{hits:?}");
+    let hits = s.search("test_parse_dates");
+    assert_eq!(hits.iter().map(|h| h.session.source).collect::<Vec<_>>(), [SourceKind::Codex]);
+    // Codex's injected harness text is not the user's.
+    assert!(s.search("sandboxing").is_empty());
+}
+
+#[test]
+fn tool_names_and_commands_are_searchable_but_not_their_output() {
+    let mut s = Setup::new();
+    s.copy(SourceKind::Claude, "claude-code/claude-basic-toolcall.jsonl", "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl");
+    s.refresh();
+    let text = fs::read_to_string(Path::new(FIXTURES).join("claude-code/claude-basic-toolcall.jsonl")).unwrap();
+    assert!(text.contains("\"name\":\"Bash\""), "the fixture calls Bash");
+    assert!(!s.search("Bash").is_empty());
+}
+
+#[test]
+fn unchanged_files_are_not_read_again_and_deleted_files_drop_out() {
+    let mut s = Setup::new();
+    let a = s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha words")]));
+    s.add(SourceKind::Pi, "b.jsonl", &pi_session("b", "/p", &[("user", "beta words")]));
+    assert_eq!(s.refresh().added, 2);
+    let again = s.refresh();
+    assert_eq!((again.unchanged, again.added, again.reread, again.grown), (2, 0, 0, 0));
+
+    fs::remove_file(&a).unwrap();
+    s.files.retain(|f| f.path != a);
+    let report = s.refresh();
+    assert_eq!((report.removed, report.unchanged), (1, 1));
+    assert!(s.search("alpha").is_empty());
+    assert_eq!(s.ids("words"), ["b"]);
+}
+
+#[test]
+fn a_grown_file_is_read_from_where_the_catalog_stopped() {
+    let mut s = Setup::new();
+    // Past the first 4 KiB, so that a change there is not seen as a rewrite.
+    let filler: String = (0..40).map(|i| claude_line(&format!("f{i}"), "user", &"filler ".repeat(20))).collect();
+    let path = s.add(
+        SourceKind::Claude,
+        "5f0c1a2b-aaaa-4000-8000-000000000002.jsonl",
+        &(filler + &claude_line("u1", "user", "alpha prompt")),
+    );
+    s.refresh();
+    assert_eq!(s.catalog.sessions(&ListParams::default()).unwrap()[0].message_count, 41);
+
+    // Rewrite an indexed line in place (same length), then append.
+    let text = fs::read_to_string(&path).unwrap().replace("alpha prompt", "omega prompt");
+    fs::write(&path, text).unwrap();
+    append(&path, &claude_line("u2", "assistant", "gamma reply"));
+    append(&path, r#"{"type":"custom-title","customTitle":"Login form fix","sessionId":"s"}"#);
+    append(&path, "\n");
+    let report = s.refresh();
+    assert_eq!((report.grown, report.reread, report.messages), (1, 0, 1));
+    // The new lines are in; the old ones were not read again.
+    assert_eq!(s.search("gamma")[0].entry_id.as_deref(), Some("u2"));
+    assert_eq!(s.search("alpha").len(), 1);
+    assert!(s.search("omega").is_empty());
+    let row = &s.catalog.sessions(&ListParams::default()).unwrap()[0];
+    assert_eq!((row.message_count, row.title.as_deref()), (42, Some("Login form fix")));
+    assert_eq!(s.search("\"login form\"")[0].role, "title");
+}
+
+#[test]
+fn a_line_still_being_written_waits_for_its_end() {
+    let mut s = Setup::new();
+    let path =
+        s.add(SourceKind::Claude, "5f0c1a2b-aaaa-4000-8000-000000000003.jsonl", &claude_line("u1", "user", "first"));
+    s.refresh();
+    let line = claude_line("u2", "user", "second half");
+    append(&path, &line[..20]);
+    assert_eq!(s.refresh().grown, 1);
+    assert!(s.search("second").is_empty());
+    append(&path, &line[20..]);
+    assert_eq!(s.refresh().grown, 1);
+    assert_eq!(s.search("second")[0].entry_id.as_deref(), Some("u2"));
+}
+
+#[test]
+fn a_rewritten_file_is_read_again_whole() {
+    let mut s = Setup::new();
+    let path = s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha"), ("assistant", "beta")]));
+    s.refresh();
+    fs::write(&path, pi_session("a", "/p", &[("user", "delta")])).unwrap();
+    let report = s.refresh();
+    assert_eq!((report.reread, report.grown), (1, 0));
+    assert!(s.search("alpha").is_empty());
+    assert_eq!(s.ids("delta"), ["a"]);
+}
+
+#[test]
+fn an_unreadable_file_is_reported_skipped_and_read_once_it_changes() {
+    let mut s = Setup::new();
+    s.add(SourceKind::Pi, "good.jsonl", &pi_session("good", "/p", &[("user", "fine words")]));
+    let bad = s.add(SourceKind::Pi, "bad.jsonl", "this is not json\n{\"type\":\"message\"}\n");
+    let report = s.refresh();
+    assert_eq!((report.added, report.problems.len()), (1, 1));
+    assert_eq!(report.problems[0].path, bad);
+    assert!(report.problems[0].reason.contains("not a pi-family session"), "{}", report.problems[0].reason);
+    // Still reported, not read again.
+    let again = s.refresh();
+    assert_eq!((again.unchanged, again.added, again.problems.len()), (1, 0, 1));
+    // Fixed: it is read.
+    fs::write(&bad, pi_session("bad", "/p", &[("user", "repaired words")])).unwrap();
+    let fixed = s.refresh();
+    assert_eq!((fixed.added, fixed.problems.len()), (1, 0));
+    assert_eq!(s.ids("repaired"), ["bad"]);
+    // And the catalog never wrote to the agents' files.
+    assert_eq!(fs::read_to_string(&bad).unwrap(), pi_session("bad", "/p", &[("user", "repaired words")]));
+}
+
+#[test]
+fn titles_rank_above_passing_mentions_and_phrases_keep_their_order() {
+    let mut s = Setup::new();
+    let mention = "we looked at many things today and one of them was the login page and later the form";
+    s.add(SourceKind::Pi, "m.jsonl", &pi_session("mention", "/p", &[("user", mention)]));
+    let titled = pi_session("titled", "/p", &[("user", "help me please")])
+        + r#"{"type":"session_info","id":"i1","parentId":"e0","timestamp":"2026-01-01T00:00:09.000Z","name":"Login form"}"#
+        + "\n";
+    s.add(SourceKind::Pi, "t.jsonl", &titled);
+    s.add(SourceKind::Pi, "r.jsonl", &pi_session("reversed", "/p", &[("user", "the form for login")]));
+    s.refresh();
+    assert_eq!(s.ids("login form")[0], "titled");
+    let mut phrase = s.ids("\"login form\"");
+    phrase.sort();
+    assert_eq!(phrase, ["titled"]);
+    let mut prefix = s.ids("log*");
+    prefix.sort();
+    assert_eq!(prefix, ["mention", "reversed", "titled"]);
+    assert_eq!(s.ids("login NOT page").len(), 2);
+    assert!(matches!(s.catalog.search(&SearchParams::new("  ** ")), Err(sess_catalog::Error::EmptyQuery { .. })));
+}
+
+#[test]
+fn filters_by_source_and_directory() {
+    let mut s = Setup::new();
+    s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/one", &[("user", "shared words")]));
+    s.add(SourceKind::Pi, "b.jsonl", &pi_session("b", "/two", &[("user", "shared words")]));
+    s.add(SourceKind::Claude, "5f0c1a2b-aaaa-4000-8000-000000000004.jsonl", &claude_line("u1", "user", "shared words"));
+    s.refresh();
+    let search = |source, cwd: Option<&str>| {
+        let params = SearchParams { source, cwd: cwd.map(str::to_owned), ..SearchParams::new("shared") };
+        let mut ids: Vec<String> = s.catalog.search(&params).unwrap().into_iter().map(|h| h.session.id).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(search(None, None).len(), 3);
+    assert_eq!(search(Some(SourceKind::Claude), None), ["5f0c1a2b-aaaa-4000-8000-000000000004"]);
+    assert_eq!(search(None, Some("/two")), ["b"]);
+    let projects = s.catalog.projects().unwrap();
+    assert_eq!(projects.len(), 3);
+    let listed = s.catalog.sessions(&ListParams { text: Some("/ONE".into()), ..ListParams::default() }).unwrap();
+    assert_eq!(listed.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a"]);
+    let key = listed[0].key;
+    assert_eq!(s.catalog.session(key).unwrap().unwrap().id, "a");
+}
