@@ -49,6 +49,10 @@ pub(crate) enum Command {
     /// Copy every session of FROM into TO, keeping ids, parents, order and the
     /// bytes of every entry.
     Copy(CopyArgs),
+    /// Build or refresh the search catalog of every agent's sessions.
+    Index(IndexArgs),
+    /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
+    Search(SearchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +190,14 @@ pub(crate) enum Source {
 }
 
 impl Source {
+    /// The one source this choice names; `None` for every agent.
+    pub(crate) fn single(self) -> Option<sess_sources::SourceKind> {
+        match self.kinds() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
     /// The sources this choice covers.
     pub(crate) fn kinds(self) -> &'static [sess_sources::SourceKind] {
         use sess_sources::SourceKind;
@@ -220,4 +232,45 @@ pub(crate) struct CopyArgs {
     pub(crate) from: String,
     /// A store URL.
     pub(crate) to: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IndexArgs {
+    /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) catalog: Option<PathBuf>,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// What to search for: words (all must match), "a phrase", a prefix*,
+    /// `OR` and `NOT` between terms.
+    pub(crate) query: String,
+    /// Which agents' sessions.
+    #[arg(long, value_enum, default_value_t = Source::All)]
+    pub(crate) source: Source,
+    /// Sessions of this project directory (default: the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Sessions of every project.
+    #[arg(long)]
+    pub(crate) all_projects: bool,
+    /// At most this many hits (one per session).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub(crate) limit: usize,
+    /// Print JSON: `source`, `id`, `path`, `title`, `cwd`, `modified`,
+    /// `entryId`, `role`, `snippet`, `matches` (byte ranges in the snippet),
+    /// `score`.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Search the catalog as it is, without looking for new or changed
+    /// sessions first.
+    #[arg(long)]
+    pub(crate) no_refresh: bool,
+    /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) catalog: Option<PathBuf>,
 }

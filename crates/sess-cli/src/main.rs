@@ -1,5 +1,6 @@
 //! The `sess` command.
 
+mod catalog;
 mod cli;
 mod commands;
 mod env;
@@ -43,6 +44,8 @@ fn main() -> ExitCode {
         Command::List(args) => commands::list::run(&args, store),
         Command::Show(args) => commands::show::run(&args, store),
         Command::Copy(args) => commands::copy::run(&args),
+        Command::Index(args) => commands::index::run(&args),
+        Command::Search(args) => commands::search::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! Writing to the terminal: stdout for results, stderr for warnings and errors.
 
 use std::fmt::Display;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal as _, Write};
 use std::path::Path;
 
 use serde::Serialize;
@@ -70,3 +70,42 @@ impl Display for Hint {
 }
 
 impl std::error::Error for Hint {}
+
+/// A progress bar on stderr when it is a terminal; nothing otherwise.
+pub(crate) struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    /// A bar for `total` things called `unit`.
+    pub(crate) fn new(total: u64, unit: &str) -> Self {
+        if !io::stderr().is_terminal() {
+            return Self(None);
+        }
+        let bar = indicatif::ProgressBar::new(total);
+        let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} {{elapsed_precise}}");
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+            bar.set_style(style);
+        }
+        Self(Some(bar))
+    }
+
+    /// Moves the bar on by `n`.
+    pub(crate) fn add(&self, n: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc(n);
+        }
+    }
+
+    /// Sets where the bar is.
+    pub(crate) fn set(&self, done: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(done);
+        }
+    }
+
+    /// Removes the bar.
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -6,84 +6,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 mod common;
-use common::{fixture, json_out, sess_at, stderr, stdout};
-
-const CLAUDE_BASIC: &str = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01";
-const CLAUDE_COMPACT: &str = "8d4e1f20-3c5b-4a69-b7e8-0f1a2b3c4d55";
-const CODEX_BASIC: &str = "0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81";
-const CODEX_FORK: &str = "0199c4f0-11aa-7b22-8c33-d44e55f66a77";
-const PI_MAIN: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";
-
-/// Copies `from` to `to` and sets its modification time to `age` before now.
-fn place(from: &Path, to: &Path, age_minutes: u64) {
-    fs::create_dir_all(to.parent().unwrap()).unwrap();
-    fs::copy(from, to).unwrap();
-    let file = fs::File::options().write(true).open(to).unwrap();
-    file.set_modified(SystemTime::now() - Duration::from_secs(age_minutes * 60)).unwrap();
-}
-
-/// A home where pi-mono, Claude Code and Codex each keep sessions.
-struct Home {
-    dir: tempfile::TempDir,
-}
-
-impl Home {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path();
-        place(
-            &fixture("pi-family/pi-mono-0.73.1-main.jsonl"),
-            &home.join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl"),
-            50,
-        );
-        place(
-            &fixture("claude-code/claude-basic-toolcall.jsonl"),
-            &home.join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")),
-            40,
-        );
-        place(
-            &fixture("claude-code/claude-compact-branch.jsonl"),
-            &home.join(format!(".claude/projects/-Users-bob-work-app-v2-1/{CLAUDE_COMPACT}.jsonl")),
-            10,
-        );
-        // A subagent transcript beside the sessions is not a session.
-        place(
-            &fixture("claude-code/claude-basic-toolcall.jsonl"),
-            &home.join(".claude/projects/-home-alice-src-todo-api/agent-a1b2c3.jsonl"),
-            5,
-        );
-        place(
-            &fixture("codex/codex-basic-rollout.jsonl"),
-            &home.join(format!(".codex/sessions/2026/08/20/rollout-2026-08-20T10-02-11-{CODEX_BASIC}.jsonl")),
-            30,
-        );
-        place(
-            &fixture("codex/codex-fork-rollback-compact.jsonl"),
-            &home.join(format!(".codex/sessions/2026/08/22/rollout-2026-08-22T08-30-00-{CODEX_FORK}.jsonl")),
-            20,
-        );
-        place(&fixture("codex/codex-session_index.jsonl"), &home.join(".codex/session_index.jsonl"), 20);
-        Self { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn run(&self, args: &[&str]) -> std::process::Output {
-        sess_at(self.path(), args, "")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        json_out(&self.run(args))
-    }
-}
+use common::{
+    CLAUDE_BASIC, CLAUDE_COMPACT, CODEX_BASIC, CODEX_FORK, Home, PI_MAIN, fixture, json_out, sess_at, stderr, stdout,
+};
 
 fn ids(items: &Value) -> Vec<(&str, &str)> {
     items.as_array().unwrap().iter().map(|i| (i["source"].as_str().unwrap(), i["id"].as_str().unwrap())).collect()

@@ -1,6 +1,6 @@
 //! `sess copy FROM TO`: every session of FROM into TO, losslessly.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -9,7 +9,7 @@ use sess_store::Backend;
 
 use crate::Outcome;
 use crate::cli::CopyArgs;
-use crate::output::{stdout, warn};
+use crate::output::{Progress, stdout, warn};
 
 /// One session to copy.
 struct Source {
@@ -22,7 +22,7 @@ pub(crate) fn run(args: &CopyArgs) -> anyhow::Result<Outcome> {
     let to = crate::store::open(&args.to)?;
     let sources = read_sources(&args.from)?;
     let total: u64 = sources.iter().map(|s| s.entries.len() as u64).sum();
-    let progress = Progress::new(total);
+    let progress = Progress::new(total, "entries");
     let (mut copied, mut present, mut entries) = (0, 0, 0u64);
     for source in sources {
         let id = source.header.id().to_owned();
@@ -73,32 +73,4 @@ fn read_store(backend: &dyn Backend) -> anyhow::Result<Vec<Source>> {
         sources.push(Source { header: stored.header, title_line: stored.title_line, entries });
     }
     Ok(sources)
-}
-
-/// A progress bar on a terminal; nothing otherwise.
-struct Progress(Option<indicatif::ProgressBar>);
-
-impl Progress {
-    fn new(total: u64) -> Self {
-        if !std::io::stderr().is_terminal() {
-            return Self(None);
-        }
-        let bar = indicatif::ProgressBar::new(total);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} entries {elapsed_precise}") {
-            bar.set_style(style);
-        }
-        Self(Some(bar))
-    }
-
-    fn add(&self, n: u64) {
-        if let Some(bar) = &self.0 {
-            bar.inc(n);
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.0 {
-            bar.finish_and_clear();
-        }
-    }
 }

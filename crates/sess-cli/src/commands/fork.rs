@@ -14,12 +14,7 @@ pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcom
     let at = branch_point(&mut manager, &args.session, &args.at)?;
     let mut out = stdout();
     if args.new_session {
-        let Some(at) = at else { bail!("turn 0 of `{}` has no entries to copy into a new session", args.session) };
-        let path = manager
-            .create_branched_session_in(&at, args.dir.as_deref())
-            .with_context(|| format!("cannot fork `{}` at `{}`", args.session, args.at))?;
-        manager.close()?;
-        match path {
+        match branch_into_new_session(&mut manager, &args.session, at.as_deref(), args.dir.as_deref())? {
             Some(path) => writeln!(out, "{}", path.display())?,
             None => writeln!(out, "{}", manager.session_id())?,
         }
@@ -35,6 +30,33 @@ pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcom
     }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// Writes a new session holding the path from the root to `entry` of the
+/// pi-family session file at `path`, beside it: `sess fork --new-session`, for
+/// the web page. Returns the new file.
+pub(crate) fn new_session_file(path: &std::path::Path, entry: &str) -> anyhow::Result<std::path::PathBuf> {
+    let name = path.display().to_string();
+    let mut manager = session::open(&name, None)?;
+    if manager.entry(entry).is_none() {
+        bail!("`{name}` has no entry `{entry}`");
+    }
+    branch_into_new_session(&mut manager, &name, Some(entry), None)?
+        .with_context(|| format!("forking `{name}` wrote no file"))
+}
+
+/// The new session of `--new-session`: its file, or `None` in a store.
+fn branch_into_new_session(
+    manager: &mut sess_store::SessionManager,
+    session: &str,
+    at: Option<&str>,
+    dir: Option<&std::path::Path>,
+) -> anyhow::Result<Option<std::path::PathBuf>> {
+    let Some(at) = at else { bail!("turn 0 of `{session}` has no entries to copy into a new session") };
+    let path =
+        manager.create_branched_session_in(at, dir).with_context(|| format!("cannot fork `{session}` at `{at}`"))?;
+    manager.close()?;
+    Ok(path)
 }
 
 /// The entry `at` names (`None`: before the first entry), from an id or `turn:N`.

@@ -1,0 +1,99 @@
+//! The search catalog of every agent's sessions on this machine: where it is,
+//! which files it covers, and refreshing it.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use sess_catalog::{Catalog, RefreshReport, SourceFile};
+use sess_sources::SourceKind;
+use sess_store::FileStorage;
+use sess_store::discovery;
+
+use crate::env::{claude_config_dirs, codex_home, environment};
+use crate::output::Progress;
+
+/// Refreshes that read fewer files than this show no progress bar.
+const PROGRESS_FROM: usize = 50;
+
+/// The catalog file: `--catalog`, else `$XDG_DATA_HOME/sess/catalog.sqlite`,
+/// else `~/.local/share/sess/catalog.sqlite`.
+pub(crate) fn path(arg: Option<&Path>) -> PathBuf {
+    if let Some(path) = arg {
+        return path.to_owned();
+    }
+    let env = environment();
+    env.xdg_data_home.unwrap_or_else(|| env.home.join(".local/share")).join("sess").join("catalog.sqlite")
+}
+
+/// Opens the catalog at `path`.
+pub(crate) fn open(path: &Path) -> anyhow::Result<Catalog> {
+    Catalog::open(path).with_context(|| format!("cannot open the catalog `{}`", path.display()))
+}
+
+/// A refresh and how long it took.
+pub(crate) struct Refreshed {
+    pub(crate) report: RefreshReport,
+    pub(crate) took: Duration,
+}
+
+/// Brings `catalog` up to date with every session file on this machine, with
+/// a progress bar when there are many files to read.
+pub(crate) fn refresh(catalog: &mut Catalog) -> anyhow::Result<Refreshed> {
+    let started = Instant::now();
+    let files = session_files();
+    let mut bar: Option<Progress> = None;
+    let report = catalog.refresh(&files, &mut |progress| {
+        if progress.total >= PROGRESS_FROM {
+            let bar = bar.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
+            bar.set(progress.done as u64);
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    let report = report.with_context(|| format!("cannot refresh the catalog `{}`", catalog.path().display()))?;
+    Ok(Refreshed { report, took: started.elapsed() })
+}
+
+/// Every session file of every agent on this machine, found without reading
+/// any: pi-family session folders (`**/*.jsonl`), Claude Code projects and
+/// Codex rollouts.
+pub(crate) fn session_files() -> Vec<SourceFile> {
+    let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (_, root) in discovery::all_session_roots(&environment(), &FileStorage) {
+        for path in jsonl_under(&root) {
+            if seen.insert(path.clone()) {
+                files.push(SourceFile { source: SourceKind::Pi, path });
+            }
+        }
+    }
+    for (_, path) in sess_sources::claude::session_files(&claude_config_dirs()) {
+        files.push(SourceFile { source: SourceKind::Claude, path });
+    }
+    for (_, path) in sess_sources::codex::session_files(&codex_home()) {
+        files.push(SourceFile { source: SourceKind::Codex, path });
+    }
+    files
+}
+
+/// `*.jsonl` files at any depth under `root`, not following links to folders.
+fn jsonl_under(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = entry.path();
+            if kind.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}

@@ -1,0 +1,154 @@
+//! `sess search QUERY`: ranked hits from the catalog, across every agent.
+
+use std::io::{IsTerminal as _, Write};
+use std::path::PathBuf;
+
+use console::Style;
+use serde::Serialize;
+use sess_catalog::{Hit, SearchParams};
+use sess_core::format_iso_millis;
+
+use crate::Outcome;
+use crate::catalog;
+use crate::cli::SearchArgs;
+use crate::output::{print_json, stdout, warn};
+use crate::summary::one_line;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Item<'a> {
+    source: &'static str,
+    id: &'a str,
+    path: &'a std::path::Path,
+    title: Option<&'a str>,
+    cwd: Option<&'a str>,
+    modified: String,
+    entry_id: Option<&'a str>,
+    role: &'a str,
+    /// The text around the match.
+    snippet: String,
+    /// Where the matched words are in `snippet`, as `[start, end)` byte ranges.
+    matches: Vec<[usize; 2]>,
+    score: f64,
+}
+
+pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<Outcome> {
+    let path = catalog::path(args.catalog.as_deref());
+    let mut catalog = catalog::open(&path)?;
+    if !args.no_refresh {
+        let refreshed = catalog::refresh(&mut catalog)?;
+        if !refreshed.report.problems.is_empty() {
+            warn(format_args!(
+                "{} session files could not be read (`sess index` lists them)",
+                refreshed.report.problems.len()
+            ));
+        }
+    }
+    let cwd = match (&args.cwd, args.all_projects) {
+        (_, true) => None,
+        (Some(dir), false) => Some(std::path::absolute(dir)?),
+        (None, false) => Some(std::env::current_dir()?),
+    };
+    let params = SearchParams {
+        query: args.query.clone(),
+        source: args.source.single(),
+        cwd: cwd.as_ref().map(|d| d.display().to_string()),
+        limit: args.limit,
+    };
+    let hits = catalog.search(&params)?;
+    if args.json {
+        let items: Vec<Item<'_>> = hits.iter().map(item).collect();
+        print_json(&items, false)?;
+        return Ok(Outcome::Clean);
+    }
+    let mut out = stdout();
+    if hits.is_empty() {
+        writeln!(out, "no hits for `{}`{}", args.query, scope_note(cwd.as_ref()))?;
+        if cwd.is_some() && args.cwd.is_none() {
+            let everywhere = catalog.search(&SearchParams { cwd: None, ..params.clone() })?;
+            if !everywhere.is_empty() {
+                writeln!(
+                    out,
+                    "{} sessions in other projects match: `sess search --all-projects {}`",
+                    everywhere.len(),
+                    shell_word(&args.query)
+                )?;
+            }
+        }
+        out.flush()?;
+        return Ok(Outcome::Clean);
+    }
+    let colour = std::io::stdout().is_terminal();
+    let bold = Style::new().bold().force_styling(colour);
+    let dim = Style::new().dim().force_styling(colour);
+    let mark = Style::new().yellow().bold().force_styling(colour);
+    for hit in &hits {
+        let s = &hit.session;
+        let when = format_iso_millis(s.modified_ms);
+        let when = when.get(..16).unwrap_or(&when).replace('T', " ");
+        let title = one_line(s.title.as_deref().unwrap_or("(untitled)"), 70);
+        writeln!(out, "{}  {:<6} {}  {}", dim.apply_to(when), s.source, short(&s.id), bold.apply_to(title))?;
+        if cwd.is_none()
+            && let Some(dir) = &s.cwd
+        {
+            writeln!(out, "    {}", dim.apply_to(dir))?;
+        }
+        let mut line = String::from("    ");
+        for part in &hit.snippet {
+            let text = part.text.replace(['\n', '\r', '\t'], " ");
+            if part.hit {
+                line.push_str(&mark.apply_to(text).to_string());
+            } else {
+                line.push_str(&text);
+            }
+        }
+        writeln!(out, "{line}")?;
+        let at = hit.entry_id.as_deref().map(|e| format!(" --leaf {e}")).filter(|_| s.source.as_str() == "pi");
+        writeln!(out, "    {}", dim.apply_to(format!("sess show {}{}", s.id, at.unwrap_or_default())))?;
+    }
+    out.flush()?;
+    Ok(Outcome::Clean)
+}
+
+fn item(hit: &Hit) -> Item<'_> {
+    let s = &hit.session;
+    let mut snippet = String::new();
+    let mut matches = Vec::new();
+    for part in &hit.snippet {
+        if part.hit {
+            matches.push([snippet.len(), snippet.len() + part.text.len()]);
+        }
+        snippet.push_str(&part.text);
+    }
+    Item {
+        source: s.source.as_str(),
+        id: &s.id,
+        path: &s.path,
+        title: s.title.as_deref(),
+        cwd: s.cwd.as_deref(),
+        modified: format_iso_millis(s.modified_ms),
+        entry_id: hit.entry_id.as_deref(),
+        role: &hit.role,
+        snippet,
+        matches,
+        score: hit.score,
+    }
+}
+
+fn scope_note(cwd: Option<&PathBuf>) -> String {
+    cwd.map(|d| format!(" in `{}`", d.display())).unwrap_or_default()
+}
+
+/// The first 8 characters of an id.
+fn short(id: &str) -> String {
+    id.chars().take(8).collect()
+}
+
+/// `text` as one shell word.
+fn shell_word(text: &str) -> String {
+    if text.chars().all(|c| c.is_alphanumeric() || "-_./*".contains(c)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
