@@ -55,6 +55,16 @@ fn search(bencher: Bencher, query: &str) {
     bencher.bench_local(|| catalog.search(&params).unwrap());
 }
 
+/// `Catalog::search` in one project's sessions (a hundredth of them), as
+/// `sess search` does by default.
+#[divan::bench(args = ["error", "pars*"])]
+fn search_in_project(bencher: Bencher, query: &str) {
+    let catalog = INPUTS.catalog.lock().unwrap();
+    let cwd = catalog.projects().unwrap()[0].cwd.clone();
+    let params = SearchParams { cwd: Some(cwd), ..SearchParams::new(query) };
+    bencher.bench_local(|| catalog.search(&params).unwrap());
+}
+
 /// `Catalog::refresh` when no file changed: one `stat` per file.
 #[divan::bench]
 fn refresh_unchanged(bencher: Bencher) {

@@ -431,8 +431,10 @@ fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut Refres
 
 fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
     let mut statement =
-        tx.prepare_cached("INSERT INTO docs (session, entry_id, role, body) VALUES (?1, ?2, ?3, ?4)")?;
-    statement.execute(params![key, doc.entry_id, doc.role, doc.body])?;
+        tx.prepare_cached("INSERT INTO docs (session, entry_id, role, body, title) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    // A title is searched in its own column, which ranks double.
+    let (body, title) = if doc.role == "title" { ("", doc.body.as_str()) } else { (doc.body.as_str(), "") };
+    statement.execute(params![key, doc.entry_id, doc.role, body, title])?;
     Ok(())
 }
 

@@ -3,9 +3,10 @@
 //! - `sessions`: one row per session file, with what a listing shows and what
 //!   the next refresh needs to tell an unchanged file (`file_size`,
 //!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`).
-//! - `docs`: the searchable text, one row per message (and one `title` row per
-//!   session with a title of its own), with the entry it came from.
-//! - `docs_fts`: the FTS5 index over `docs.body`, kept in step by triggers.
+//! - `docs`: the searchable text, one row per message (`body`) and one per
+//!   session with a title of its own (`title`), with the entry it came from.
+//! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title`, kept in step
+//!   by triggers; its rank is BM25 with titles weighing double.
 //! - `failures`: files that could not be read, so that they are reported and
 //!   not read again until they change.
 
@@ -39,17 +40,21 @@ CREATE TABLE docs (
     session INTEGER NOT NULL REFERENCES sessions (id),
     entry_id TEXT,
     role TEXT NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    title TEXT NOT NULL
 );
 CREATE INDEX docs_session ON docs (session);
 CREATE VIRTUAL TABLE docs_fts USING fts5 (
-    body, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+    body, title, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2',
+    prefix = '2 3 4'
 );
+-- A word in a title counts double.
+INSERT INTO docs_fts (docs_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)');
 CREATE TRIGGER docs_insert AFTER INSERT ON docs BEGIN
-    INSERT INTO docs_fts (rowid, body) VALUES (new.id, new.body);
+    INSERT INTO docs_fts (rowid, body, title) VALUES (new.id, new.body, new.title);
 END;
 CREATE TRIGGER docs_delete AFTER DELETE ON docs BEGIN
-    INSERT INTO docs_fts (docs_fts, rowid, body) VALUES ('delete', old.id, old.body);
+    INSERT INTO docs_fts (docs_fts, rowid, body, title) VALUES ('delete', old.id, old.body, old.title);
 END;
 CREATE TABLE failures (
     path TEXT PRIMARY KEY,

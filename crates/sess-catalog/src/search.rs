@@ -1,8 +1,8 @@
 //! Full-text search over the catalog.
 //!
-//! Hits are messages (and session titles) ranked by FTS5's BM25, a title
-//! counting double; each session appears once, at its best hit. Snippets are
-//! computed only for the hits returned.
+//! Hits are messages (and session titles) ranked by FTS5's BM25, a word in a
+//! title counting double; each session appears once, at its best hit.
+//! Snippets are computed only for the hits returned.
 
 use std::collections::HashSet;
 
@@ -10,7 +10,7 @@ use rusqlite::params;
 use serde::Serialize;
 use sess_sources::SourceKind;
 
-use crate::catalog::{Catalog, SESSION_COLUMNS, SessionRow, session_row, stored_count};
+use crate::catalog::{Catalog, SESSION_COLUMNS, SessionRow, session_row};
 use crate::error::{Error, Result};
 use crate::query::to_fts;
 
@@ -79,30 +79,40 @@ impl Catalog {
         let Some(fts) = to_fts(&params.query) else {
             return Err(Error::EmptyQuery { query: params.query.clone() });
         };
-        let mut ranked = self.conn.prepare_cached(
-            "SELECT docs_fts.rowid, d.session, d.entry_id, d.role,
-                    bm25(docs_fts) * (CASE d.role WHEN 'title' THEN 2.0 ELSE 1.0 END) AS score
-             FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid JOIN sessions s ON s.id = d.session
-             WHERE docs_fts MATCH ?1 AND (?2 IS NULL OR s.source = ?2) AND (?3 IS NULL OR s.cwd = ?3)
-             ORDER BY score, s.modified_ms DESC LIMIT ?4",
-        )?;
-        let candidates = ranked.query_map(
-            params![
-                fts,
-                params.source.map(SourceKind::as_str),
-                params.cwd,
-                stored_count(params.limit.saturating_mul(CANDIDATES_PER_HIT))
-            ],
-            |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, Option<String>>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, f64>(4)?,
-                ))
-            },
-        )?;
+        let candidates = params.limit.saturating_mul(CANDIDATES_PER_HIT);
+        let source = params.source.map(SourceKind::as_str);
+        // FTS5 ranks every match on its own, faster than it can once each is
+        // joined to its session: filters apply to the ranked matches, as a
+        // set of the documents they allow.
+        let allowed: Option<HashSet<i64>> = if source.is_none() && params.cwd.is_none() {
+            None
+        } else {
+            let mut statement = self.conn.prepare_cached(
+                "SELECT d.id FROM docs d JOIN sessions s ON s.id = d.session
+                 WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)",
+            )?;
+            let rows = statement.query_map(params![source, params.cwd], |row| row.get(0))?;
+            Some(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        let mut statement =
+            self.conn.prepare_cached("SELECT rowid, rank FROM docs_fts WHERE docs_fts MATCH ?1 ORDER BY rank")?;
+        let mut rows = statement.query([&fts])?;
+        let mut ranked: Vec<(i64, f64)> = Vec::new();
+        while ranked.len() < candidates
+            && let Some(row) = rows.next()?
+        {
+            let id: i64 = row.get(0)?;
+            if allowed.as_ref().is_none_or(|allowed| allowed.contains(&id)) {
+                ranked.push((id, row.get(1)?));
+            }
+        }
+        drop(rows);
+        let mut doc = self.conn.prepare_cached("SELECT session, entry_id, role FROM docs WHERE id = ?1")?;
+        let candidates = ranked.into_iter().map(|(id, score)| {
+            doc.query_row([id], |row| {
+                Ok((id, row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?, row.get::<_, String>(2)?, score))
+            })
+        });
         let mut seen = HashSet::new();
         let mut best = Vec::new();
         for candidate in candidates {
@@ -115,7 +125,7 @@ impl Catalog {
             }
         }
         let mut snippet = self.conn.prepare_cached(
-            "SELECT snippet(docs_fts, 0, char(2), char(3), '…', ?3) FROM docs_fts WHERE docs_fts MATCH ?1 AND rowid = ?2",
+            "SELECT snippet(docs_fts, -1, char(2), char(3), '…', ?3) FROM docs_fts WHERE docs_fts MATCH ?1 AND rowid = ?2",
         )?;
         let session_sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
         let mut session = self.conn.prepare_cached(&session_sql)?;
