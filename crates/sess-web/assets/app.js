@@ -13,7 +13,7 @@
 //   project-list, project-row (data-cwd; data-selected), project-all
 //   source-filter (select: "", pi, claude, codex), text-filter (input)
 //   session-list, session-row (data-id, data-source), session-count
-//   session-view, session-title, session-meta, truncated-note
+//   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
 //   message-role, message-time, text-block, thinking (details)
 //   tool-call (details; data-status), tool-name, tool-status, tool-duration,
@@ -322,6 +322,7 @@
     app.append(el('p', { class: 'empty' }, 'Loading…'));
     const page = await api(`/api/sessions/${encodeURIComponent(id)}${query({ leaf })}`);
     if (stale()) return;
+    const started = performance.now();
     const { session, transcript, tree } = page;
     document.title = `${oneLine(sessionTitle(session), 60)} · sess`;
 
@@ -352,6 +353,9 @@
       app.append(view);
     }
     focusEntry(view, entry, q);
+    // How long building and laying out the transcript took, for performance tests.
+    void view.offsetHeight;
+    view.dataset.renderMs = (performance.now() - started).toFixed(1);
   }
 
   function renderMessage(message, session, forkable) {
