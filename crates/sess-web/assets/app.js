@@ -419,7 +419,7 @@
       el('span', { class: `status status-${status}`, testid: 'tool-status', title: status },
         `${STATUS_MARK[status] || '?'} ${status}`),
       el('span', { class: 'tool-name', testid: 'tool-name' }, String(call.name)),
-      took ? el('span', { class: 'muted', testid: 'tool-duration' }, took) : null,
+      took ? el('span', { class: 'muted tool-duration', testid: 'tool-duration' }, took) : null,
       preview ? el('code', { class: 'tool-preview', testid: 'tool-input-preview' }, preview) : null);
     const body = el('div', { class: 'tool-body' },
       el('div', { class: 'label muted' }, 'Input'),

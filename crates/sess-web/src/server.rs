@@ -100,3 +100,38 @@ pub fn serve(listener: TcpListener, library: Arc<dyn Library>, config: ServeConf
         axum::serve(listener, router(library, &config)).await.map_err(Error::Io)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Forked, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams};
+
+    struct Nothing;
+
+    impl Library for Nothing {
+        fn projects(&self) -> Result<Vec<ProjectCard>> {
+            Ok(Vec::new())
+        }
+        fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
+            Ok(Vec::new())
+        }
+        fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
+            Err(Error::NotFound { what: id.into() })
+        }
+        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+            Ok(Vec::new())
+        }
+        fn fork(&self, id: &str, _: &str) -> Result<Forked> {
+            Err(Error::NotFound { what: id.into() })
+        }
+    }
+
+    #[test]
+    fn serve_refuses_a_config_for_another_port() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let config = ServeConfig::new(port.wrapping_add(1).max(1));
+        let error = serve(listener, Arc::new(Nothing), config).unwrap_err();
+        assert!(matches!(error, Error::Invalid { .. }), "{error}");
+    }
+}
