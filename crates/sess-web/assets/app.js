@@ -459,10 +459,37 @@
     if (!target) return;
     target.classList.add('highlight');
     target.dataset.highlighted = 'true';
-    for (const details of target.querySelectorAll('details')) {
-      if (q && details.textContent.toLowerCase().includes(q.toLowerCase())) details.open = true;
+    if (q) {
+      for (const details of target.querySelectorAll('details')) {
+        if (details.textContent.toLowerCase().includes(q.toLowerCase())) details.open = true;
+      }
+      markText(target, q);
     }
     target.scrollIntoView({ block: 'center' });
+  }
+
+  /// Wraps each occurrence of `q` in the text under `root` in <mark>, splitting text nodes (no HTML parsing).
+  function markText(root, q) {
+    const needle = q.toLowerCase();
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeValue.toLowerCase().includes(needle)) nodes.push(node);
+    }
+    for (const node of nodes) {
+      const text = node.nodeValue;
+      const lower = text.toLowerCase();
+      if (lower.length !== text.length) continue; // case folding moved the offsets
+      const pieces = document.createDocumentFragment();
+      let from = 0;
+      for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
+        pieces.append(document.createTextNode(text.slice(from, at)),
+          el('mark', null, text.slice(at, at + needle.length)));
+        from = at + needle.length;
+      }
+      pieces.append(document.createTextNode(text.slice(from)));
+      node.replaceWith(pieces);
+    }
   }
 
   // ---- Tree --------------------------------------------------------------
