@@ -1,0 +1,630 @@
+// sess: the local history browser. Hand-written, no framework, nothing loaded
+// from the network. Every piece of session text reaches the DOM through
+// textContent or createTextNode (the `el` helper below), never innerHTML.
+//
+// Routes (location.hash):
+//   #/?source=&project=&q=            home: projects and sessions
+//   #/s/{id}?leaf=&entry=&q=          one session (at a leaf; scrolled to an entry)
+//   #/search?q=&source=               search hits
+//
+// data-testid attributes, for end-to-end tests:
+//   app, home-link, search-form, search-input   the frame (index.html)
+//   error                                        an error banner
+//   project-list, project-row (data-cwd; data-selected), project-all
+//   source-filter (select: "", pi, claude, codex), text-filter (input)
+//   session-list, session-row (data-id, data-source), session-count
+//   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note
+//   message (data-role, data-entry-id; data-highlighted when scrolled to)
+//   message-role, message-time, text-block, thinking (details)
+//   tool-call (details; data-status), tool-name, tool-status, tool-duration,
+//   tool-input-preview, tool-input, tool-result
+//   error-block, context-block (details), summary-block, image, image-link
+//   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
+//   tree-panel, tree-node (data-id, data-on-branch, data-leaf), tree-label
+//   search-view, search-hit (a link; data-id, data-entry-id), search-snippet, search-count
+'use strict';
+
+(() => {
+  const TOKEN = document.querySelector('meta[name="sess-token"]')?.content ?? '';
+  const SOURCES = ['pi', 'claude', 'codex'];
+  const app = document.getElementById('app');
+  const searchForm = document.querySelector('[data-testid="search-form"]');
+  const searchInput = document.querySelector('[data-testid="search-input"]');
+
+  // ---- DOM helpers -------------------------------------------------------
+
+  /// Builds an element. `props`: `class`, `testid`, `text`, `dataset` (object),
+  /// `on` (object of listeners), any other key as an attribute. Children:
+  /// nodes, or strings (as text nodes), null/false skipped.
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    if (props) {
+      for (const [key, value] of Object.entries(props)) {
+        if (value === undefined || value === null || value === false) continue;
+        if (key === 'class') node.className = value;
+        else if (key === 'testid') node.dataset.testid = value;
+        else if (key === 'text') node.textContent = value;
+        else if (key === 'dataset') Object.assign(node.dataset, value);
+        else if (key === 'on') for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+        else node.setAttribute(key, value === true ? '' : String(value));
+      }
+    }
+    append(node, children);
+    return node;
+  }
+
+  function append(node, children) {
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) append(node, child);
+      else node.append(typeof child === 'string' ? document.createTextNode(child) : child);
+    }
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function errorBanner(message) {
+    return el('div', { class: 'banner error', testid: 'error', role: 'alert' }, message);
+  }
+
+  // ---- API ---------------------------------------------------------------
+
+  async function api(path, options) {
+    const response = await fetch(path, options);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (!response.ok) {
+      const message = body && typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
+      throw new Error(message);
+    }
+    return body;
+  }
+
+  function query(params) {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(params)) {
+      if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+    }
+    const text = search.toString();
+    return text ? `?${text}` : '';
+  }
+
+  // ---- Formatting --------------------------------------------------------
+
+  const pad = (n) => String(n).padStart(2, '0');
+
+  /// `2026-08-21 14:05` in local time, or the text as given when it is not a date.
+  function formatTime(iso) {
+    if (!iso) return '';
+    const date = new Date(iso);
+    if (Number.isNaN(date.getTime())) return String(iso);
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  }
+
+  function relativeTime(ms) {
+    if (!ms) return '';
+    const seconds = Math.round((Date.now() - ms) / 1000);
+    if (seconds < 60) return 'just now';
+    const minutes = Math.round(seconds / 60);
+    if (minutes < 60) return `${minutes} min ago`;
+    const hours = Math.round(minutes / 60);
+    if (hours < 24) return `${hours} h ago`;
+    const days = Math.round(hours / 24);
+    if (days < 30) return `${days} d ago`;
+    return formatTime(new Date(ms).toISOString());
+  }
+
+  function duration(startedAt, endedAt) {
+    if (!startedAt || !endedAt) return '';
+    const ms = Date.parse(endedAt) - Date.parse(startedAt);
+    if (!Number.isFinite(ms) || ms < 0) return '';
+    if (ms < 1000) return `${ms} ms`;
+    if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+    const minutes = Math.floor(ms / 60000);
+    return `${minutes}m ${pad(Math.round((ms % 60000) / 1000))}s`;
+  }
+
+  function oneLine(text, max) {
+    const line = String(text).replace(/\s+/g, ' ').trim();
+    return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  }
+
+  /// The argument that says what a call does (a command, a path, a query), or its input as JSON.
+  function inputPreview(input) {
+    if (input && typeof input === 'object' && !Array.isArray(input)) {
+      for (const key of ['command', 'cmd', 'file_path', 'path', 'pattern', 'url', 'query', 'description', 'prompt']) {
+        const value = input[key];
+        if (typeof value === 'string') return value;
+        if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' ');
+      }
+      if (Object.keys(input).length === 0) return '';
+    }
+    if (input === null || input === undefined) return '';
+    return typeof input === 'string' ? input : JSON.stringify(input);
+  }
+
+  function basename(path) {
+    const parts = String(path).split(/[\\/]/).filter(Boolean);
+    return parts.length ? parts[parts.length - 1] : String(path);
+  }
+
+  function sessionTitle(card) {
+    return card.title && card.title.trim() ? card.title : '(untitled)';
+  }
+
+  function sourceBadge(source) {
+    return el('span', { class: `badge source-${SOURCES.includes(source) ? source : 'other'}` }, String(source));
+  }
+
+  // ---- Routing -----------------------------------------------------------
+
+  function parseHash() {
+    const hash = location.hash.replace(/^#/, '') || '/';
+    const at = hash.indexOf('?');
+    const path = at < 0 ? hash : hash.slice(0, at);
+    const params = new URLSearchParams(at < 0 ? '' : hash.slice(at + 1));
+    return { path, params };
+  }
+
+  function sessionHref(id, params) {
+    return `#/s/${encodeURIComponent(id)}${query(params || {})}`;
+  }
+
+  let generation = 0; // a newer route makes older responses stale
+
+  async function route() {
+    const current = ++generation;
+    const { path, params } = parseHash();
+    const stale = () => current !== generation;
+    try {
+      if (path.startsWith('/s/')) {
+        await showSession(decodeURIComponent(path.slice(3)), params, stale);
+      } else if (path === '/search') {
+        await showSearch(params, stale);
+      } else {
+        await showHome(params, stale);
+      }
+    } catch (error) {
+      if (stale()) return;
+      clear(app);
+      app.append(errorBanner(error.message), el('p', null, el('a', { href: '#/' }, 'Back to the sessions')));
+    }
+  }
+
+  searchForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const q = searchInput.value.trim();
+    if (q) location.hash = `#/search${query({ q })}`;
+  });
+
+  window.addEventListener('hashchange', route);
+
+  // ---- Home --------------------------------------------------------------
+
+  async function showHome(params, stale) {
+    const state = { source: params.get('source') || '', project: params.get('project') || '', q: params.get('q') || '' };
+    const projects = await api('/api/projects');
+    if (stale()) return;
+    document.title = 'sess';
+
+    const projectList = el('nav', { class: 'pane side', testid: 'project-list', 'aria-label': 'Projects' });
+    const sessionList = el('ol', { class: 'session-list', testid: 'session-list' });
+    const count = el('span', { class: 'muted', testid: 'session-count' });
+    const sourceFilter = el(
+      'select',
+      { testid: 'source-filter', 'aria-label': 'Agent' },
+      el('option', { value: '' }, 'All agents'),
+      SOURCES.map((s) => el('option', { value: s }, s)),
+    );
+    sourceFilter.value = state.source;
+    const textFilter = el('input', {
+      type: 'search', placeholder: 'Filter by title or folder', testid: 'text-filter', 'aria-label': 'Filter sessions',
+    });
+    textFilter.value = state.q;
+
+    function renderProjects() {
+      clear(projectList);
+      projectList.append(el('h2', null, 'Projects'));
+      const all = el('button', {
+        class: `project-row${state.project ? '' : ' selected'}`, type: 'button', testid: 'project-all',
+        on: { click: () => { state.project = ''; changed(); } },
+      }, el('span', { class: 'project-name' }, 'All projects'));
+      projectList.append(all);
+      const list = document.createDocumentFragment();
+      for (const project of projects) {
+        const selected = project.cwd === state.project;
+        list.append(el('button', {
+          class: `project-row${selected ? ' selected' : ''}`, type: 'button', testid: 'project-row',
+          title: project.cwd, dataset: { cwd: project.cwd, selected: selected ? 'true' : 'false' },
+          on: { click: () => { state.project = project.cwd; changed(); } },
+        },
+        el('span', { class: 'project-name' }, basename(project.cwd)),
+        el('span', { class: 'project-path muted' }, project.cwd),
+        el('span', { class: 'project-meta muted' },
+          `${project.sessions} session${project.sessions === 1 ? '' : 's'} · ${relativeTime(project.lastModifiedMs)} `,
+          project.sources.map(sourceBadge))));
+      }
+      if (!projects.length) list.append(el('p', { class: 'empty' }, 'No projects yet.'));
+      projectList.append(list);
+    }
+
+    let loads = 0;
+    async function loadSessions() {
+      const mine = ++loads;
+      const url = `/api/sessions${query({ source: state.source, project: state.project, q: state.q })}`;
+      let cards;
+      try {
+        cards = await api(url);
+      } catch (error) {
+        if (mine !== loads || stale()) return;
+        clear(sessionList);
+        sessionList.append(el('li', null, errorBanner(error.message)));
+        return;
+      }
+      if (mine !== loads || stale()) return;
+      const rows = document.createDocumentFragment();
+      for (const card of cards) {
+        rows.append(el('li', null, el('a', {
+          class: 'session-row', href: sessionHref(card.id), testid: 'session-row',
+          dataset: { id: card.id, source: card.source },
+        },
+        el('span', { class: 'session-row-title' }, oneLine(sessionTitle(card), 160)),
+        el('span', { class: 'session-row-meta muted' },
+          sourceBadge(card.source),
+          card.cwd ? el('span', { class: 'path', title: card.cwd }, card.cwd) : null,
+          el('span', null, `${card.messageCount} message${card.messageCount === 1 ? '' : 's'}`),
+          el('time', { title: card.created ? formatTime(card.created) : '' }, relativeTime(card.modifiedMs))))));
+      }
+      clear(sessionList);
+      if (!cards.length) sessionList.append(el('li', { class: 'empty' }, 'No sessions match.'));
+      sessionList.append(rows);
+      count.textContent = `${cards.length} session${cards.length === 1 ? '' : 's'}`;
+    }
+
+    // Filters live in the hash (so back and reload keep them) without a re-render.
+    function changed() {
+      history.replaceState(null, '', `#/${query(state)}`);
+      renderProjects();
+      loadSessions();
+    }
+
+    sourceFilter.addEventListener('change', () => { state.source = sourceFilter.value; changed(); });
+    let timer = 0;
+    textFilter.addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { state.q = textFilter.value.trim(); changed(); }, 200);
+    });
+
+    renderProjects();
+    const main = el('section', { class: 'pane main' },
+      el('div', { class: 'toolbar' }, el('h2', null, 'Sessions'), sourceFilter, textFilter, count),
+      sessionList);
+    clear(app);
+    app.className = 'layout';
+    app.append(projectList, main);
+    await loadSessions();
+  }
+
+  // ---- Session -----------------------------------------------------------
+
+  async function showSession(id, params, stale) {
+    const leaf = params.get('leaf') || '';
+    const entry = params.get('entry') || '';
+    const q = params.get('q') || '';
+    clear(app);
+    app.className = 'layout';
+    app.append(el('p', { class: 'empty' }, 'Loading…'));
+    const page = await api(`/api/sessions/${encodeURIComponent(id)}${query({ leaf })}`);
+    if (stale()) return;
+    const started = performance.now();
+    const { session, transcript, tree } = page;
+    document.title = `${oneLine(sessionTitle(session), 60)} · sess`;
+
+    const view = el('section', { class: 'pane main transcript', testid: 'session-view' });
+    const meta = el('p', { class: 'muted session-meta', testid: 'session-meta' },
+      sourceBadge(session.source), ' ',
+      session.cwd ? el('span', { class: 'path' }, session.cwd) : null,
+      session.created ? el('span', null, ` · started ${formatTime(session.created)}`) : null,
+      el('span', null, ` · ${session.sessionId}`));
+    view.append(el('h1', { testid: 'session-title' }, sessionTitle(session)), meta);
+    if (transcript.truncated > 0) {
+      const n = transcript.truncated;
+      view.append(el('p', { class: 'banner note', testid: 'truncated-note' },
+        `${n} older message${n === 1 ? '' : 's'} not shown`));
+    }
+    const forkable = Boolean(session.forkable);
+    const messages = document.createDocumentFragment();
+    for (const message of transcript.messages) messages.append(renderMessage(message, session, forkable));
+    if (!transcript.messages.length) messages.append(el('p', { class: 'empty' }, '(no messages)'));
+    view.append(messages);
+
+    clear(app);
+    if (tree && tree.length) {
+      app.className = 'layout';
+      app.append(renderTree(tree, session, page.leaf), view);
+    } else {
+      app.className = 'layout single';
+      app.append(view);
+    }
+    focusEntry(view, entry, q);
+    // How long building and laying out the transcript took, for performance tests.
+    void view.offsetHeight;
+    view.dataset.renderMs = (performance.now() - started).toFixed(1);
+  }
+
+  function renderMessage(message, session, forkable) {
+    const role = String(message.role);
+    const header = el('header', { class: 'message-head' },
+      el('span', { class: `role role-${role}`, testid: 'message-role' }, role),
+      message.timestamp
+        ? el('time', { class: 'muted', datetime: message.timestamp, title: message.timestamp, testid: 'message-time' },
+          formatTime(message.timestamp))
+        : null);
+    if (forkable && message.id) {
+      header.append(el('button', {
+        class: 'fork-button', type: 'button', testid: 'fork-button',
+        title: 'Write a new session that branches here',
+        on: { click: (event) => fork(session, message.id, event.currentTarget) },
+      }, 'Fork from here'));
+    }
+    const node = el('article', {
+      class: `message message-${role}`, testid: 'message',
+      dataset: { role, entryId: message.id || '' },
+    }, header);
+    for (const block of message.blocks || []) node.append(renderBlock(block));
+    return node;
+  }
+
+  function renderBlock(block) {
+    switch (block.type) {
+      case 'text':
+        return el('div', { class: 'text', testid: 'text-block' }, block.text);
+      case 'thinking':
+        return el('details', { class: 'thinking', testid: 'thinking' },
+          el('summary', null, 'Thinking ', el('span', { class: 'muted' }, oneLine(block.text, 100))),
+          el('div', { class: 'text' }, block.text));
+      case 'tool_call':
+        return renderToolCall(block);
+      case 'error':
+        return el('div', { class: 'error-block', testid: 'error-block', role: 'note' },
+          el('strong', null, 'Error: '), block.text);
+      case 'context':
+        return el('details', { class: 'context', testid: 'context-block' },
+          el('summary', null, block.title || 'Context'),
+          el('pre', null, block.text));
+      case 'summary':
+        return el('div', { class: 'summary', testid: 'summary-block' },
+          el('div', { class: 'summary-title muted' }, 'Summary of the earlier conversation'),
+          el('div', { class: 'text' }, block.text));
+      case 'image':
+        return renderImage(block);
+      default:
+        return el('pre', { class: 'unknown muted' }, JSON.stringify(block, null, 2));
+    }
+  }
+
+  const STATUS_MARK = { succeeded: '✓', failed: '✗', running: '…', pending: '?' };
+
+  function renderToolCall(call) {
+    const status = String(call.status || 'pending');
+    const took = duration(call.startedAt, call.endedAt);
+    const preview = oneLine(inputPreview(call.input), 160);
+    const summary = el('summary', null,
+      el('span', { class: `status status-${status}`, testid: 'tool-status', title: status },
+        `${STATUS_MARK[status] || '?'} ${status}`),
+      el('span', { class: 'tool-name', testid: 'tool-name' }, String(call.name)),
+      took ? el('span', { class: 'muted tool-duration', testid: 'tool-duration' }, took) : null,
+      preview ? el('code', { class: 'tool-preview', testid: 'tool-input-preview' }, preview) : null);
+    const body = el('div', { class: 'tool-body' },
+      el('div', { class: 'label muted' }, 'Input'),
+      el('pre', { testid: 'tool-input' }, JSON.stringify(call.input, null, 2) ?? 'null'));
+    if (call.result !== undefined && call.result !== null) {
+      body.append(el('div', { class: 'label muted' }, 'Result'),
+        el('pre', { class: status === 'failed' ? 'failed' : '', testid: 'tool-result' }, call.result));
+    } else if (status === 'pending') {
+      body.append(el('p', { class: 'muted' }, 'No result: the session ended before it came.'));
+    }
+    return el('details', { class: `tool-call tool-${status}`, testid: 'tool-call', dataset: { status } }, summary, body);
+  }
+
+  function renderImage(image) {
+    const type = /^image\/[a-z0-9.+-]+$/i.test(image.mediaType || '') ? image.mediaType : 'image/png';
+    if (image.data && /^[A-Za-z0-9+/=\s]+$/.test(image.data)) {
+      const img = el('img', { class: 'image', testid: 'image', alt: `${type} image`, loading: 'lazy' });
+      img.src = `data:${type};base64,${image.data.replace(/\s+/g, '')}`;
+      return img;
+    }
+    if (image.url) {
+      // Never loaded: a URL in a session could point anywhere.
+      return el('div', { class: 'image-link muted', testid: 'image-link' }, `[image: ${image.url}]`);
+    }
+    return el('div', { class: 'image-link muted', testid: 'image-link' }, `[${type}]`);
+  }
+
+  /// Scrolls to the message whose id is `entry`, else to the first one containing `q`.
+  function focusEntry(view, entry, q) {
+    const messages = view.querySelectorAll('[data-testid="message"]');
+    let target = null;
+    if (entry) target = Array.from(messages).find((m) => m.dataset.entryId === entry) || null;
+    if (!target && q) {
+      const needle = q.toLowerCase();
+      target = Array.from(messages).find((m) => m.textContent.toLowerCase().includes(needle)) || null;
+    }
+    if (!target) return;
+    target.classList.add('highlight');
+    target.dataset.highlighted = 'true';
+    if (q) {
+      for (const details of target.querySelectorAll('details')) {
+        if (details.textContent.toLowerCase().includes(q.toLowerCase())) details.open = true;
+      }
+      markText(target, q);
+    }
+    target.scrollIntoView({ block: 'center' });
+  }
+
+  /// Wraps each occurrence of `q` in the text under `root` in <mark>, splitting text nodes (no HTML parsing).
+  function markText(root, q) {
+    const needle = q.toLowerCase();
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeValue.toLowerCase().includes(needle)) nodes.push(node);
+    }
+    for (const node of nodes) {
+      const text = node.nodeValue;
+      const lower = text.toLowerCase();
+      if (lower.length !== text.length) continue; // case folding moved the offsets
+      const pieces = document.createDocumentFragment();
+      let from = 0;
+      for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + needle.length)) {
+        pieces.append(document.createTextNode(text.slice(from, at)),
+          el('mark', null, text.slice(at, at + needle.length)));
+        from = at + needle.length;
+      }
+      pieces.append(document.createTextNode(text.slice(from)));
+      node.replaceWith(pieces);
+    }
+  }
+
+  // ---- Tree --------------------------------------------------------------
+
+  /// The entry tree, indented only where it branches (a long chain stays flat).
+  function renderTree(tree, session, leaf) {
+    const byId = new Map(tree.map((n) => [n.id, n]));
+    const children = new Map();
+    const roots = [];
+    for (const node of tree) {
+      if (node.parentId && byId.has(node.parentId)) {
+        if (!children.has(node.parentId)) children.set(node.parentId, []);
+        children.get(node.parentId).push(node);
+      } else {
+        roots.push(node);
+      }
+    }
+    const panel = el('nav', { class: 'pane side tree', testid: 'tree-panel', 'aria-label': 'Branches' },
+      el('h2', null, 'Tree'));
+    const list = document.createDocumentFragment();
+    // Depth-first without recursion: sessions can be thousands of entries deep.
+    const stack = roots.slice().reverse().map((node) => ({ node, depth: roots.length > 1 ? 1 : 0 }));
+    while (stack.length) {
+      const { node, depth } = stack.pop();
+      const kids = children.get(node.id) || [];
+      const isLeaf = node.id === leaf;
+      const row = el('a', {
+        class: `tree-node${node.onBranch ? ' on-branch' : ''}${isLeaf ? ' leaf' : ''}`,
+        href: sessionHref(session.id, { leaf: node.id }),
+        testid: 'tree-node',
+        title: node.timestamp ? formatTime(node.timestamp) : null,
+        'aria-current': isLeaf ? 'true' : null,
+        dataset: { id: node.id, onBranch: node.onBranch ? 'true' : 'false', leaf: isLeaf ? 'true' : 'false' },
+      },
+      el('span', { class: `tree-kind role-${node.role || node.kind}` }, node.role || node.kind),
+      node.label ? el('span', { class: 'tree-label', testid: 'tree-label' }, node.label) : null,
+      el('span', { class: 'tree-preview' }, oneLine(node.preview || '', 90)));
+      row.style.setProperty('--depth', String(Math.min(depth, 12)));
+      list.append(row);
+      const childDepth = kids.length > 1 ? depth + 1 : depth;
+      for (let i = kids.length - 1; i >= 0; i -= 1) stack.push({ node: kids[i], depth: childDepth });
+    }
+    panel.append(list);
+    return panel;
+  }
+
+  // ---- Fork --------------------------------------------------------------
+
+  async function fork(session, entryId, button) {
+    button.disabled = true;
+    document.querySelector('[data-testid="fork-result"]')?.remove();
+    let box;
+    try {
+      const forked = await api(`/api/sessions/${encodeURIComponent(session.id)}/fork`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Sess-Token': TOKEN },
+        body: JSON.stringify({ entryId }),
+      });
+      const command = el('code', { testid: 'fork-command' }, forked.resumeCommand);
+      const copy = el('button', {
+        type: 'button',
+        on: {
+          click: () => navigator.clipboard?.writeText(forked.resumeCommand).then(() => { copy.textContent = 'Copied'; }),
+        },
+      }, 'Copy');
+      box = el('div', { class: 'fork-result', testid: 'fork-result', role: 'dialog', 'aria-label': 'Forked session' },
+        el('h2', null, 'Forked'),
+        el('p', null, 'Resume it with:'),
+        el('div', { class: 'command' }, command, copy),
+        el('dl', null,
+          el('dt', null, 'Session'), el('dd', { testid: 'fork-session-id' }, forked.sessionId),
+          el('dt', null, 'File'), el('dd', { testid: 'fork-path' }, forked.path)));
+    } catch (error) {
+      box = el('div', { class: 'fork-result', testid: 'fork-result', role: 'dialog', 'aria-label': 'Fork failed' },
+        el('h2', null, 'Fork failed'), errorBanner(error.message));
+    } finally {
+      button.disabled = false;
+    }
+    box.append(el('button', { type: 'button', testid: 'fork-close', on: { click: () => box.remove() } }, 'Close'));
+    document.body.append(box);
+  }
+
+  // ---- Search ------------------------------------------------------------
+
+  async function showSearch(params, stale) {
+    const q = params.get('q') || '';
+    const source = params.get('source') || '';
+    searchInput.value = q;
+    const view = el('section', { class: 'pane main', testid: 'search-view' });
+    const sourceFilter = el(
+      'select',
+      { testid: 'source-filter', 'aria-label': 'Agent' },
+      el('option', { value: '' }, 'All agents'),
+      SOURCES.map((s) => el('option', { value: s }, s)),
+    );
+    sourceFilter.value = source;
+    sourceFilter.addEventListener('change', () => {
+      location.hash = `#/search${query({ q, source: sourceFilter.value })}`;
+    });
+    view.append(el('div', { class: 'toolbar' }, el('h2', null, 'Search'), sourceFilter));
+    clear(app);
+    app.className = 'layout single';
+    app.append(view);
+    document.title = `${oneLine(q, 40)} · sess`;
+    if (!q.trim()) {
+      view.append(el('p', { class: 'empty' }, 'Type words to find in the search box above.'));
+      return;
+    }
+    const hits = await api(`/api/search${query({ q, source })}`);
+    if (stale()) return;
+    view.append(el('p', { class: 'muted', testid: 'search-count' }, `${hits.length} hit${hits.length === 1 ? '' : 's'}`));
+    const list = el('ol', { class: 'hit-list' });
+    const rows = document.createDocumentFragment();
+    for (const hit of hits) {
+      const snippet = el('p', { class: 'snippet', testid: 'search-snippet' });
+      for (const part of hit.snippet || []) {
+        snippet.append(part.hit ? el('mark', null, part.text) : document.createTextNode(part.text));
+      }
+      rows.append(el('li', null, el('a', {
+        class: 'search-hit', testid: 'search-hit',
+        href: sessionHref(hit.session.id, { entry: hit.entryId, q }),
+        dataset: { id: hit.session.id, entryId: hit.entryId || '' },
+      },
+      el('span', { class: 'session-row-title' }, oneLine(sessionTitle(hit.session), 160)),
+      el('span', { class: 'session-row-meta muted' },
+        sourceBadge(hit.session.source),
+        hit.role ? el('span', { class: `role role-${hit.role}` }, hit.role) : null,
+        hit.session.cwd ? el('span', { class: 'path' }, hit.session.cwd) : null,
+        el('time', null, relativeTime(hit.session.modifiedMs))),
+      snippet)));
+    }
+    if (!hits.length) rows.append(el('li', { class: 'empty' }, 'Nothing found.'));
+    list.append(rows);
+    view.append(list);
+  }
+
+  route();
+})();

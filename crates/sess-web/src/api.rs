@@ -1,0 +1,189 @@
+//! The JSON API under `/api`: thin handlers that check their input, call the
+//! [`Library`] off the async threads and turn its answer or error into JSON.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use sess_sources::SourceKind;
+
+use crate::error::error_response;
+use crate::guard::token_matches;
+use crate::server::AppState;
+use crate::{
+    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams,
+};
+
+/// The most a `limit` parameter can ask for.
+const MAX_LIMIT: usize = 5000;
+
+/// Runs `call` on the blocking pool: library calls may wait on disk.
+async fn blocking<T: Send + 'static>(
+    library: &Arc<dyn Library>,
+    call: impl FnOnce(&dyn Library) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let library = Arc::clone(library);
+    tokio::task::spawn_blocking(move || call(library.as_ref())).await.map_err(|e| Error::Failed(Box::new(e)))?
+}
+
+/// `pi`, `claude` or `codex`; empty or absent means every source.
+fn source(name: Option<&str>) -> Result<Option<SourceKind>> {
+    match name.filter(|n| !n.is_empty()) {
+        None => Ok(None),
+        Some(name) => SourceKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == name)
+            .map(Some)
+            .ok_or_else(|| Error::invalid(format!("unknown source `{name}`: expected one of pi, claude, codex"))),
+    }
+}
+
+/// `None` for an absent or empty parameter.
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.is_empty())
+}
+
+fn limit(value: Option<usize>, default: usize) -> usize {
+    value.unwrap_or(default).clamp(1, MAX_LIMIT)
+}
+
+fn query<T>(raw: Result<Query<T>, QueryRejection>) -> Result<T> {
+    raw.map(|Query(q)| q).map_err(|e| Error::invalid(e.body_text()))
+}
+
+fn path(raw: Result<Path<String>, PathRejection>) -> Result<String> {
+    raw.map(|Path(p)| p).map_err(|e| Error::invalid(e.body_text()))
+}
+
+/// `GET /api/projects`.
+pub(crate) async fn projects(State(state): State<AppState>) -> Result<Json<Vec<ProjectCard>>> {
+    blocking(&state.library, Library::projects).await.map(Json)
+}
+
+/// The query of `GET /api/sessions`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SessionsQuery {
+    source: Option<String>,
+    project: Option<String>,
+    q: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/sessions?source=&project=&q=&limit=`.
+pub(crate) async fn sessions(
+    State(state): State<AppState>,
+    raw: Result<Query<SessionsQuery>, QueryRejection>,
+) -> Result<Json<Vec<SessionCard>>> {
+    let raw = query(raw)?;
+    let params = SessionsParams {
+        source: source(raw.source.as_deref())?,
+        project: non_empty(raw.project),
+        text: non_empty(raw.q),
+        limit: limit(raw.limit, SessionsParams::default().limit),
+    };
+    blocking(&state.library, move |l| l.sessions(&params)).await.map(Json)
+}
+
+/// The query of `GET /api/sessions/{id}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SessionQuery {
+    leaf: Option<String>,
+}
+
+/// `GET /api/sessions/{id}?leaf=`.
+pub(crate) async fn session(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    raw: Result<Query<SessionQuery>, QueryRejection>,
+) -> Result<Json<SessionPage>> {
+    let id = path(id)?;
+    let leaf = non_empty(query(raw)?.leaf);
+    blocking(&state.library, move |l| l.session(&id, leaf.as_deref())).await.map(Json)
+}
+
+/// The query of `GET /api/search`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct SearchQuery {
+    q: Option<String>,
+    source: Option<String>,
+    project: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /api/search?q=&source=&project=&limit=`.
+pub(crate) async fn search(
+    State(state): State<AppState>,
+    raw: Result<Query<SearchQuery>, QueryRejection>,
+) -> Result<Json<Vec<SearchHit>>> {
+    let raw = query(raw)?;
+    let text = raw.q.unwrap_or_default();
+    if text.trim().is_empty() {
+        return Err(Error::invalid("the search query `q` is empty"));
+    }
+    let params = SearchParams {
+        query: text,
+        source: source(raw.source.as_deref())?,
+        project: non_empty(raw.project),
+        limit: limit(raw.limit, SearchParams::default().limit),
+    };
+    blocking(&state.library, move |l| l.search(&params)).await.map(Json)
+}
+
+/// The body of `POST /api/sessions/{id}/fork`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ForkBody {
+    entry_id: String,
+}
+
+/// `POST /api/sessions/{id}/fork` with `{"entryId": …}` and the page's token
+/// in `X-Sess-Token`.
+pub(crate) async fn fork(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Json<ForkBody>, JsonRejection>,
+) -> Response {
+    if !token_matches(&headers, &state.token) {
+        return error_response(StatusCode::FORBIDDEN, "missing or wrong X-Sess-Token: reload the page");
+    }
+    let forked: Result<Forked> = async {
+        let id = path(id)?;
+        let Json(body) = body.map_err(|e| Error::invalid(e.body_text()))?;
+        if body.entry_id.is_empty() {
+            return Err(Error::invalid("`entryId` is empty"));
+        }
+        blocking(&state.library, move |l| l.fork(&id, &body.entry_id)).await
+    }
+    .await;
+    forked.map(Json).into_response()
+}
+
+/// Any other path.
+pub(crate) async fn not_found() -> Response {
+    error_response(StatusCode::NOT_FOUND, "no such page")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_by_name() {
+        assert_eq!(source(None).unwrap(), None);
+        assert_eq!(source(Some("")).unwrap(), None);
+        assert_eq!(source(Some("claude")).unwrap(), Some(SourceKind::Claude));
+        assert!(matches!(source(Some("Claude")), Err(Error::Invalid { .. })));
+    }
+
+    #[test]
+    fn limits_are_clamped() {
+        assert_eq!(limit(None, 200), 200);
+        assert_eq!(limit(Some(0), 200), 1);
+        assert_eq!(limit(Some(usize::MAX), 200), MAX_LIMIT);
+    }
+}

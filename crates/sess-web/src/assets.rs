@@ -1,0 +1,56 @@
+//! The page and its script and style, built into the binary: nothing is
+//! fetched from the network at run time.
+
+use axum::body::Bytes;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::IntoResponse;
+
+const INDEX: &str = include_str!("../assets/index.html");
+const SCRIPT: &str = include_str!("../assets/app.js");
+const STYLE: &str = include_str!("../assets/app.css");
+
+/// Where the token goes in `index.html`.
+const TOKEN_SLOT: &str = "{{TOKEN}}";
+
+/// `index.html` with `token` in its `sess-token` meta tag.
+pub(crate) fn page(token: &str) -> Bytes {
+    Bytes::from(INDEX.replace(TOKEN_SLOT, &attribute_escape(token)))
+}
+
+/// `GET /assets/app.js`.
+pub(crate) async fn script() -> impl IntoResponse {
+    ([(CONTENT_TYPE, "text/javascript; charset=utf-8")], SCRIPT)
+}
+
+/// `GET /assets/app.css`.
+pub(crate) async fn style() -> impl IntoResponse {
+    ([(CONTENT_TYPE, "text/css; charset=utf-8")], STYLE)
+}
+
+/// `text` safe inside a double-quoted HTML attribute.
+fn attribute_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_escaped_into_the_page() {
+        let page = page("a\"<b>&");
+        let page = std::str::from_utf8(&page).unwrap();
+        assert!(page.contains(r#"<meta name="sess-token" content="a&quot;&lt;b&gt;&amp;">"#));
+        assert!(!page.contains(TOKEN_SLOT));
+    }
+}

@@ -1,0 +1,70 @@
+//! A local web history browser over the sessions of coding agents.
+//!
+//! [`router`] answers a JSON API and a page (vanilla script and style built
+//! into the binary) over a [`Library`]: the projects, the sessions of each
+//! agent, one session's [`Transcript`](sess_sources::Transcript) with its
+//! branch tree, ranked search hits, and forking a session at one of its
+//! entries. [`serve`] runs it on a listener the caller bound on a loopback
+//! address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
+//! its port, refuses writes from other origins and wants the page's token
+//! ([`ServeConfig::token`]) on every write; see [`router`] for the routes.
+//!
+//! The library trait is synchronous, like the rest of the workspace: the
+//! handlers call it on tokio's blocking pool, so it may read files.
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use sess_web::{
+//!     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard,
+//!     SessionPage, SessionsParams,
+//! };
+//!
+//! /// A library with no sessions.
+//! struct Empty;
+//!
+//! impl Library for Empty {
+//!     fn projects(&self) -> Result<Vec<ProjectCard>> {
+//!         Ok(Vec::new())
+//!     }
+//!     fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
+//!         Ok(Vec::new())
+//!     }
+//!     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
+//!         Err(Error::NotFound { what: format!("session `{id}`") })
+//!     }
+//!     fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+//!         Ok(Vec::new())
+//!     }
+//!     fn fork(&self, id: &str, _: &str) -> Result<Forked> {
+//!         Err(Error::NotFound { what: format!("session `{id}`") })
+//!     }
+//! }
+//!
+//! let config = ServeConfig::new(8765);
+//! let app: axum::Router = sess_web::router(Arc::new(Empty), &config);
+//! # drop(app);
+//!
+//! // `sess serve` binds a loopback port and serves until it is stopped:
+//! # fn run() -> sess_web::Result<()> {
+//! let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(Error::Io)?;
+//! let config = ServeConfig::new(listener.local_addr().map_err(Error::Io)?.port());
+//! sess_web::serve(listener, Arc::new(Empty), config)?;
+//! # Ok(())
+//! # }
+//! # Ok::<(), sess_web::Error>(())
+//! ```
+
+mod api;
+mod assets;
+mod error;
+mod guard;
+mod library;
+mod server;
+
+pub use error::{Error, Result};
+pub use library::{
+    Forked, Library, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams, SnippetPart,
+    TreeNode,
+};
+pub use server::{ServeConfig, router, serve};

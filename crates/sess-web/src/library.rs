@@ -1,0 +1,187 @@
+//! What the browser shows and where it comes from: the [`Library`] trait and
+//! the cards, pages and hits it returns.
+
+use serde::Serialize;
+use sess_sources::{SourceKind, Transcript};
+
+use crate::Result;
+
+/// The sessions the browser shows. `sess serve` implements it over its search
+/// catalog; tests implement it over a few values in memory.
+///
+/// Every method is synchronous and may block on disk: the server calls them
+/// from [`tokio::task::spawn_blocking`]. Ids are the catalog's opaque ids
+/// ([`SessionCard::id`]), never paths. A method that cannot find what it is
+/// asked for returns [`Error::NotFound`](crate::Error::NotFound); a request it
+/// cannot make sense of (a leaf that is not in the session) returns
+/// [`Error::Invalid`](crate::Error::Invalid).
+pub trait Library: Send + Sync + 'static {
+    /// Projects (working directories) that have sessions, most recently active first.
+    fn projects(&self) -> Result<Vec<ProjectCard>>;
+
+    /// Sessions, newest first, filtered by `params`.
+    fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>>;
+
+    /// One session's transcript at `leaf` (pi-family and store sessions; None: the default leaf), with its tree.
+    fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage>;
+
+    /// Ranked search hits.
+    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>>;
+
+    /// Writes a new session branched at `entry_id` of session `id`.
+    ///
+    /// Sessions that are not [`SessionCard::forkable`] return
+    /// [`Error::Unsupported`](crate::Error::Unsupported).
+    fn fork(&self, id: &str, entry_id: &str) -> Result<Forked>;
+}
+
+/// Which sessions to list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsParams {
+    /// Only this agent's sessions.
+    pub source: Option<SourceKind>,
+    /// Only sessions in this working directory.
+    pub project: Option<String>,
+    /// Only sessions whose title, first prompt or directory contains this text.
+    pub text: Option<String>,
+    /// At most this many.
+    pub limit: usize,
+}
+
+impl Default for SessionsParams {
+    fn default() -> Self {
+        Self { source: None, project: None, text: None, limit: 200 }
+    }
+}
+
+/// A search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchParams {
+    /// The words to find.
+    pub query: String,
+    /// Only this agent's sessions.
+    pub source: Option<SourceKind>,
+    /// Only sessions in this working directory.
+    pub project: Option<String>,
+    /// At most this many hits.
+    pub limit: usize,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        Self { query: String::new(), source: None, project: None, limit: 50 }
+    }
+}
+
+/// A working directory that has sessions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectCard {
+    /// The directory.
+    pub cwd: String,
+    /// How many sessions ran there.
+    pub sessions: usize,
+    /// When the newest of them last changed, in milliseconds since the Unix epoch.
+    pub last_modified_ms: i64,
+    /// The agents that ran there.
+    pub sources: Vec<SourceKind>,
+}
+
+/// A session in a listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCard {
+    /// The catalog id: opaque, never a path. It is what the API's
+    /// `/api/sessions/{id}` takes.
+    pub id: String,
+    /// The agent that wrote it.
+    pub source: SourceKind,
+    /// The agent's own session id.
+    pub session_id: String,
+    /// The title, when the session has one.
+    pub title: Option<String>,
+    /// The directory the agent worked in.
+    pub cwd: Option<String>,
+    /// When it started, as written in the session (ISO 8601).
+    pub created: Option<String>,
+    /// When its file last changed, in milliseconds since the Unix epoch.
+    pub modified_ms: i64,
+    /// How many messages it has.
+    pub message_count: usize,
+    /// Whether [`Library::fork`] can branch it.
+    pub forkable: bool,
+}
+
+/// One session, ready to show.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionPage {
+    /// The session.
+    pub session: SessionCard,
+    /// Its messages on the branch that ends at `leaf`.
+    pub transcript: Transcript,
+    /// Its entry tree; empty when the source has no tree.
+    pub tree: Vec<TreeNode>,
+    /// The leaf the transcript was read at, when the source has a tree.
+    pub leaf: Option<String>,
+}
+
+/// An entry of a session's tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeNode {
+    /// The entry id.
+    pub id: String,
+    /// The entry it follows; `None` for a root.
+    pub parent_id: Option<String>,
+    /// What it is: `message`, `compaction`, …
+    pub kind: String,
+    /// Who speaks, for a message: `user`, `assistant`, …
+    pub role: Option<String>,
+    /// The start of its text, on one line.
+    pub preview: String,
+    /// The label the user gave it.
+    pub label: Option<String>,
+    /// When it was written (ISO 8601).
+    pub timestamp: Option<String>,
+    /// Whether it is on the branch the transcript shows.
+    pub on_branch: bool,
+}
+
+/// A search result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The session it is in.
+    pub session: SessionCard,
+    /// The entry or message it is in, to scroll to.
+    pub entry_id: Option<String>,
+    /// Who wrote the text: `user`, `assistant`, …
+    pub role: Option<String>,
+    /// The text around the match, in pieces.
+    pub snippet: Vec<SnippetPart>,
+}
+
+/// A piece of a snippet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnippetPart {
+    /// The text.
+    pub text: String,
+    /// Whether it matched the query.
+    pub hit: bool,
+}
+
+/// A session written by [`Library::fork`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forked {
+    /// The new session's id.
+    pub session_id: String,
+    /// Its file.
+    pub path: String,
+    /// The command that resumes it in its agent.
+    pub resume_command: String,
+}

@@ -1,0 +1,137 @@
+//! The router over a [`Library`], its configuration, and serving it.
+
+use std::fmt;
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::middleware::from_fn_with_state;
+use axum::response::Html;
+use axum::routing::{get, post};
+
+use crate::guard::{self, Guard};
+use crate::{Error, Library, Result, api, assets};
+
+/// How the server is reached and guarded.
+#[derive(Clone)]
+pub struct ServeConfig {
+    /// The port the page is served on. Requests must name it in `Host`
+    /// (`127.0.0.1:PORT`, `localhost:PORT` or `[::1]:PORT`).
+    pub port: u16,
+    /// The secret the page sends back with requests that change something
+    /// (`X-Sess-Token`). It is written into the page, which only this server's
+    /// own origin can read.
+    pub token: String,
+}
+
+impl ServeConfig {
+    /// A configuration for `port` with a fresh random token.
+    pub fn new(port: u16) -> Self {
+        Self { port, token: uuid::Uuid::new_v4().simple().to_string() }
+    }
+}
+
+impl fmt::Debug for ServeConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServeConfig").field("port", &self.port).field("token", &"…").finish()
+    }
+}
+
+/// What the handlers share.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) library: Arc<dyn Library>,
+    pub(crate) token: Arc<str>,
+    /// `index.html` with the token in it.
+    page: Bytes,
+}
+
+async fn index(State(state): State<AppState>) -> Html<Bytes> {
+    Html(state.page)
+}
+
+/// The whole application: the page, its assets and the JSON API, behind the
+/// `Host`/`Origin` checks and with the security headers on every response.
+///
+/// | route | answer |
+/// |---|---|
+/// | `GET /` | the page |
+/// | `GET /assets/app.js`, `GET /assets/app.css` | its script and style |
+/// | `GET /api/projects` | `[ProjectCard]` |
+/// | `GET /api/sessions?source=&project=&q=&limit=` | `[SessionCard]` |
+/// | `GET /api/sessions/{id}?leaf=` | `SessionPage` |
+/// | `GET /api/search?q=&source=&project=&limit=` | `[SearchHit]` |
+/// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
+///
+/// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
+/// source), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
+/// ([`Error::NotFound`]), 422 ([`Error::Unsupported`]) or 500.
+pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
+    let state = AppState { library, token: Arc::from(config.token.as_str()), page: assets::page(&config.token) };
+    Router::new()
+        .route("/", get(index))
+        .route("/assets/app.js", get(assets::script))
+        .route("/assets/app.css", get(assets::style))
+        .route("/api/projects", get(api::projects))
+        .route("/api/sessions", get(api::sessions))
+        .route("/api/sessions/{id}", get(api::session))
+        .route("/api/sessions/{id}/fork", post(api::fork))
+        .route("/api/search", get(api::search))
+        .fallback(api::not_found)
+        .with_state(state)
+        .layer(from_fn_with_state(Arc::new(Guard::new(config.port)), guard::check))
+}
+
+/// Serves until the process ends; builds its own tokio runtime (the caller is sync code).
+///
+/// `listener` must be bound to `config.port` (bind port 0, then build the
+/// config from the port the system chose), else [`Error::Invalid`].
+pub fn serve(listener: TcpListener, library: Arc<dyn Library>, config: ServeConfig) -> Result<()> {
+    let port = listener.local_addr().map_err(Error::Io)?.port();
+    if port != config.port {
+        return Err(Error::invalid(format!("the listener is on port {port} but the config says {}", config.port)));
+    }
+    listener.set_nonblocking(true).map_err(Error::Io)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(Error::Io)?;
+        axum::serve(listener, router(library, &config)).await.map_err(Error::Io)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Forked, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams};
+
+    struct Nothing;
+
+    impl Library for Nothing {
+        fn projects(&self) -> Result<Vec<ProjectCard>> {
+            Ok(Vec::new())
+        }
+        fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
+            Ok(Vec::new())
+        }
+        fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
+            Err(Error::NotFound { what: id.into() })
+        }
+        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+            Ok(Vec::new())
+        }
+        fn fork(&self, id: &str, _: &str) -> Result<Forked> {
+            Err(Error::NotFound { what: id.into() })
+        }
+    }
+
+    #[test]
+    fn serve_refuses_a_config_for_another_port() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let config = ServeConfig::new(port.wrapping_add(1).max(1));
+        let error = serve(listener, Arc::new(Nothing), config).unwrap_err();
+        assert!(matches!(error, Error::Invalid { .. }), "{error}");
+    }
+}

@@ -1,0 +1,447 @@
+//! The router over a fake library, called without a socket
+//! (`router(..).oneshot(request)`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::http::{Request, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use sess_sources::{Block, Message, Role, SourceKind, Transcript};
+use sess_web::{
+    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
+    SessionsParams, SnippetPart, TreeNode, router,
+};
+use tower::ServiceExt;
+
+const PORT: u16 = 4321;
+const TOKEN: &str = "test-token";
+const HOST: &str = "127.0.0.1:4321";
+
+/// What the fake was asked.
+#[derive(Debug, PartialEq)]
+enum Call {
+    Sessions(SessionsParams),
+    Session(String, Option<String>),
+    Search(SearchParams),
+    Fork(String, String),
+}
+
+#[derive(Default)]
+struct Fake {
+    calls: Mutex<Vec<Call>>,
+}
+
+fn card(id: &str, forkable: bool) -> SessionCard {
+    SessionCard {
+        id: id.into(),
+        source: SourceKind::Pi,
+        session_id: format!("{id}-session"),
+        title: Some("Fix the <script>alert(1)</script> bug".into()),
+        cwd: Some("/home/u/proj".into()),
+        created: Some("2026-01-01T00:00:00.000Z".into()),
+        modified_ms: 1_767_225_600_000,
+        message_count: 2,
+        forkable,
+    }
+}
+
+impl Library for Fake {
+    fn projects(&self) -> Result<Vec<ProjectCard>> {
+        Ok(vec![ProjectCard {
+            cwd: "/home/u/proj".into(),
+            sessions: 3,
+            last_modified_ms: 1_767_225_600_000,
+            sources: vec![SourceKind::Pi, SourceKind::Claude],
+        }])
+    }
+
+    fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>> {
+        self.calls.lock().unwrap().push(Call::Sessions(params.clone()));
+        Ok(vec![card("s1", true)])
+    }
+
+    fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
+        self.calls.lock().unwrap().push(Call::Session(id.into(), leaf.map(Into::into)));
+        if id != "s1" {
+            return Err(Error::NotFound { what: format!("session `{id}`") });
+        }
+        if leaf == Some("nowhere") {
+            return Err(Error::Invalid { reason: "`nowhere` is not an entry of this session".into() });
+        }
+        let mut transcript = Transcript::new(SourceKind::Pi, "s1-session");
+        transcript.messages.push(
+            Message::new(Role::User)
+                .at(Some("e1".into()), Some("2026-01-01T00:00:00.000Z".into()))
+                .with(Block::text("hello")),
+        );
+        let node = |id: &str, parent: Option<&str>| TreeNode {
+            id: id.into(),
+            parent_id: parent.map(Into::into),
+            kind: "message".into(),
+            role: Some("user".into()),
+            preview: "hello".into(),
+            label: None,
+            timestamp: None,
+            on_branch: true,
+        };
+        Ok(SessionPage {
+            session: card("s1", true),
+            transcript,
+            tree: vec![node("e1", None), node("e2", Some("e1"))],
+            leaf: Some(leaf.unwrap_or("e2").into()),
+        })
+    }
+
+    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>> {
+        self.calls.lock().unwrap().push(Call::Search(params.clone()));
+        Ok(vec![SearchHit {
+            session: card("s1", true),
+            entry_id: Some("e1".into()),
+            role: Some("user".into()),
+            snippet: vec![
+                SnippetPart { text: "say ".into(), hit: false },
+                SnippetPart { text: "hello".into(), hit: true },
+            ],
+        }])
+    }
+
+    fn fork(&self, id: &str, entry_id: &str) -> Result<Forked> {
+        self.calls.lock().unwrap().push(Call::Fork(id.into(), entry_id.into()));
+        if id == "claude1" {
+            return Err(Error::Unsupported { operation: "forking a Claude Code session".into() });
+        }
+        Ok(Forked {
+            session_id: "new".into(),
+            path: "/home/u/.pi/sessions/new.jsonl".into(),
+            resume_command: "pi --session new".into(),
+        })
+    }
+}
+
+struct App {
+    fake: Arc<Fake>,
+    router: axum::Router,
+}
+
+fn app() -> App {
+    let fake = Arc::new(Fake::default());
+    let config = ServeConfig { port: PORT, token: TOKEN.into() };
+    let router = router(Arc::clone(&fake) as Arc<dyn Library>, &config);
+    App { fake, router }
+}
+
+impl App {
+    async fn send(&self, request: Request<Body>) -> Response<Body> {
+        self.router.clone().oneshot(request).await.unwrap()
+    }
+
+    async fn get(&self, uri: &str) -> Response<Body> {
+        self.send(Request::get(uri).header(header::HOST, HOST).body(Body::empty()).unwrap()).await
+    }
+
+    fn calls(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.fake.calls.lock().unwrap())
+    }
+}
+
+async fn text(response: Response<Body>) -> String {
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+async fn json_body(response: Response<Body>) -> Value {
+    let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+    assert_eq!(content_type.as_ref().and_then(|v| v.to_str().ok()), Some("application/json"));
+    serde_json::from_str(&text(response).await).unwrap()
+}
+
+fn fork_request(id: &str, token: Option<&str>, body: &str) -> Request<Body> {
+    let mut request = Request::post(format!("/api/sessions/{id}/fork"))
+        .header(header::HOST, HOST)
+        .header(header::CONTENT_TYPE, "application/json");
+    if let Some(token) = token {
+        request = request.header("X-Sess-Token", token);
+    }
+    request.body(Body::from(body.to_owned())).unwrap()
+}
+
+#[tokio::test]
+async fn the_page_is_served_with_the_token() {
+    let app = app();
+    let response = app.get("/").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[header::CONTENT_TYPE], "text/html; charset=utf-8");
+    let page = text(response).await;
+    assert!(page.contains(r#"<meta name="sess-token" content="test-token">"#), "{page}");
+    assert!(page.contains(r#"src="/assets/app.js""#));
+    assert!(page.contains(r#"href="/assets/app.css""#));
+}
+
+#[test]
+fn a_fresh_config_has_a_random_token() {
+    let (a, b) = (ServeConfig::new(1), ServeConfig::new(1));
+    assert_eq!(a.token.len(), 32);
+    assert_ne!(a.token, b.token);
+    assert!(!format!("{a:?}").contains(&a.token));
+}
+
+#[tokio::test]
+async fn assets_have_their_content_types() {
+    let app = app();
+    let script = app.get("/assets/app.js").await;
+    assert_eq!(script.status(), StatusCode::OK);
+    assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8");
+    let script = text(script).await;
+    assert!(script.contains("data-testid"));
+    for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval("] {
+        assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink}");
+    }
+    let style = app.get("/assets/app.css").await;
+    assert_eq!(style.status(), StatusCode::OK);
+    assert_eq!(style.headers()[header::CONTENT_TYPE], "text/css; charset=utf-8");
+    assert!(text(style).await.contains("prefers-color-scheme"));
+}
+
+#[tokio::test]
+async fn security_headers_are_on_every_response() {
+    let app = app();
+    for uri in ["/", "/assets/app.js", "/api/projects", "/api/sessions/missing", "/nowhere"] {
+        let response = app.get(uri).await;
+        let headers = response.headers();
+        assert_eq!(
+            headers[header::CONTENT_SECURITY_POLICY],
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+            "{uri}"
+        );
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff", "{uri}");
+        assert_eq!(headers[header::REFERRER_POLICY], "no-referrer", "{uri}");
+        assert_eq!(headers[header::CACHE_CONTROL], "no-store", "{uri}");
+    }
+    let refused = app.send(Request::get("/").header(header::HOST, "evil.example:4321").body(Body::empty()).unwrap());
+    assert_eq!(refused.await.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+}
+
+#[tokio::test]
+async fn only_this_servers_hosts_are_answered() {
+    let app = app();
+    for host in ["127.0.0.1:4321", "localhost:4321", "[::1]:4321"] {
+        let response = app.send(Request::get("/api/projects").header(header::HOST, host).body(Body::empty()).unwrap());
+        assert_eq!(response.await.status(), StatusCode::OK, "{host}");
+    }
+    for host in ["evil.example:4321", "127.0.0.1:1234", "localhost", "127.0.0.1", "evil.example"] {
+        let response = app.send(Request::get("/").header(header::HOST, host).body(Body::empty()).unwrap()).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{host}");
+        assert!(json_body(response).await["error"].is_string());
+    }
+    let no_host = app.send(Request::get("/api/projects").body(Body::empty()).unwrap()).await;
+    assert_eq!(no_host.status(), StatusCode::FORBIDDEN);
+    let absolute = Request::get("http://evil.example:4321/api/projects").header(header::HOST, HOST);
+    assert_eq!(app.send(absolute.body(Body::empty()).unwrap()).await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.calls(), []);
+}
+
+#[tokio::test]
+async fn projects() {
+    let app = app();
+    let response = app.get("/api/projects").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        json_body(response).await,
+        json!([{"cwd": "/home/u/proj", "sessions": 3, "lastModifiedMs": 1_767_225_600_000_i64, "sources": ["pi", "claude"]}])
+    );
+}
+
+fn card_json(id: &str) -> Value {
+    json!({
+        "id": id, "source": "pi", "sessionId": format!("{id}-session"),
+        "title": "Fix the <script>alert(1)</script> bug", "cwd": "/home/u/proj",
+        "created": "2026-01-01T00:00:00.000Z", "modifiedMs": 1_767_225_600_000_i64,
+        "messageCount": 2, "forkable": true
+    })
+}
+
+#[tokio::test]
+async fn sessions_with_and_without_filters() {
+    let app = app();
+    let response = app.get("/api/sessions").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(json_body(response).await, json!([card_json("s1")]));
+    let response = app.get("/api/sessions?source=claude&project=%2Fhome%2Fu%2Fproj&q=fix%20it&limit=7").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let response = app.get("/api/sessions?source=&project=&q=").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Sessions(SessionsParams::default()),
+            Call::Sessions(SessionsParams {
+                source: Some(SourceKind::Claude),
+                project: Some("/home/u/proj".into()),
+                text: Some("fix it".into()),
+                limit: 7,
+            }),
+            Call::Sessions(SessionsParams::default()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn bad_parameters_are_400() {
+    let app = app();
+    for uri in [
+        "/api/sessions?source=gemini",
+        "/api/search?q=x&source=PI",
+        "/api/sessions?limit=lots",
+        "/api/search?q=",
+        "/api/search",
+    ] {
+        let response = app.get(uri).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+        assert!(json_body(response).await["error"].is_string(), "{uri}");
+    }
+    let response = app.get("/api/sessions?source=gemini").await;
+    assert_eq!(
+        json_body(response).await,
+        json!({"error": "unknown source `gemini`: expected one of pi, claude, codex"})
+    );
+    assert_eq!(app.calls(), []);
+}
+
+#[tokio::test]
+async fn one_session() {
+    let app = app();
+    let response = app.get("/api/sessions/s1").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let node = |id: &str, parent: Value| {
+        json!({"id": id, "parentId": parent, "kind": "message", "role": "user", "preview": "hello",
+               "label": null, "timestamp": null, "onBranch": true})
+    };
+    assert_eq!(
+        json_body(response).await,
+        json!({
+            "session": card_json("s1"),
+            "transcript": {
+                "source": "pi", "id": "s1-session", "title": null, "cwd": null, "truncated": 0,
+                "messages": [{"role": "user", "id": "e1", "timestamp": "2026-01-01T00:00:00.000Z",
+                              "blocks": [{"type": "text", "text": "hello"}]}]
+            },
+            "tree": [node("e1", Value::Null), node("e2", json!("e1"))],
+            "leaf": "e2"
+        })
+    );
+    let at_leaf = app.get("/api/sessions/s1?leaf=e1").await;
+    assert_eq!(json_body(at_leaf).await["leaf"], "e1");
+    assert_eq!(app.get("/api/sessions/s1?leaf=").await.status(), StatusCode::OK);
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Session("s1".into(), None),
+            Call::Session("s1".into(), Some("e1".into())),
+            Call::Session("s1".into(), None)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn session_ids_are_percent_decoded() {
+    let app = app();
+    let response = app.get("/api/sessions/a%2Fb%20c").await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(app.calls(), [Call::Session("a/b c".into(), None)]);
+}
+
+#[tokio::test]
+async fn an_unknown_session_is_404() {
+    let app = app();
+    let response = app.get("/api/sessions/nope").await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(json_body(response).await, json!({"error": "session `nope` not found"}));
+    let response = app.get("/api/sessions/s1?leaf=nowhere").await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let response = app.get("/api/nothing-here").await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert!(json_body(response).await["error"].is_string());
+}
+
+#[tokio::test]
+async fn search() {
+    let app = app();
+    let response = app.get("/api/search?q=hello%20world&source=pi&project=%2Fp&limit=3").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        json_body(response).await,
+        json!([{
+            "session": card_json("s1"), "entryId": "e1", "role": "user",
+            "snippet": [{"text": "say ", "hit": false}, {"text": "hello", "hit": true}]
+        }])
+    );
+    app.get("/api/search?q=x").await;
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Search(SearchParams {
+                query: "hello world".into(),
+                source: Some(SourceKind::Pi),
+                project: Some("/p".into()),
+                limit: 3
+            }),
+            Call::Search(SearchParams { query: "x".into(), ..SearchParams::default() }),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn fork_needs_the_token() {
+    let app = app();
+    for token in [None, Some("wrong"), Some("")] {
+        let response = app.send(fork_request("s1", token, r#"{"entryId": "e1"}"#)).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{token:?}");
+        assert!(json_body(response).await["error"].is_string());
+    }
+    assert_eq!(app.calls(), []);
+    let response = app.send(fork_request("s1", Some(TOKEN), r#"{"entryId": "e1"}"#)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        json_body(response).await,
+        json!({"sessionId": "new", "path": "/home/u/.pi/sessions/new.jsonl", "resumeCommand": "pi --session new"})
+    );
+    assert_eq!(app.calls(), [Call::Fork("s1".into(), "e1".into())]);
+}
+
+#[tokio::test]
+async fn fork_errors() {
+    let app = app();
+    for body in ["", "{}", r#"{"entryId": ""}"#, "not json"] {
+        let response = app.send(fork_request("s1", Some(TOKEN), body)).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+        assert!(json_body(response).await["error"].is_string());
+    }
+    let response = app.send(fork_request("claude1", Some(TOKEN), r#"{"entryId": "e1"}"#)).await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(json_body(response).await, json!({"error": "forking a Claude Code session is not supported"}));
+    let get = app.get("/api/sessions/s1/fork").await;
+    assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(app.calls(), [Call::Fork("claude1".into(), "e1".into())]);
+}
+
+#[tokio::test]
+async fn a_post_from_another_origin_is_refused() {
+    let app = app();
+    for origin in ["http://evil.example", "http://127.0.0.1:1234", "https://127.0.0.1:4321", "null"] {
+        let mut request = fork_request("s1", Some(TOKEN), r#"{"entryId": "e1"}"#);
+        request.headers_mut().insert(header::ORIGIN, origin.parse().unwrap());
+        let response = app.send(request).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{origin}");
+    }
+    assert_eq!(app.calls(), []);
+    for origin in ["http://127.0.0.1:4321", "http://localhost:4321", "http://[::1]:4321"] {
+        let mut request = fork_request("s1", Some(TOKEN), r#"{"entryId": "e1"}"#);
+        request.headers_mut().insert(header::ORIGIN, origin.parse().unwrap());
+        assert_eq!(app.send(request).await.status(), StatusCode::OK, "{origin}");
+    }
+    assert_eq!(app.calls().len(), 3);
+}
