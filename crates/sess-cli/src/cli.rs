@@ -53,6 +53,9 @@ pub(crate) enum Command {
     Index(IndexArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
+    /// Browse, search and fork every agent's sessions in a web page served on
+    /// this machine (127.0.0.1 only).
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -270,6 +273,19 @@ pub(crate) struct SearchArgs {
     /// sessions first.
     #[arg(long)]
     pub(crate) no_refresh: bool,
+    /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) catalog: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// The port on 127.0.0.1 (0: any free port).
+    #[arg(long, value_name = "N", default_value_t = 8765)]
+    pub(crate) port: u16,
+    /// Open the page in the desktop's browser.
+    #[arg(long)]
+    pub(crate) open: bool,
     /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
     #[arg(long, value_name = "PATH")]
     pub(crate) catalog: Option<PathBuf>,

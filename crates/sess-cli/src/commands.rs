@@ -11,6 +11,7 @@ pub(crate) mod migrate;
 pub(crate) mod rename;
 pub(crate) mod search;
 pub(crate) mod segments;
+pub(crate) mod serve;
 pub(crate) mod show;
 pub(crate) mod tree;
 pub(crate) mod verify;

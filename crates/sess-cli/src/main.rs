@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Command::Copy(args) => commands::copy::run(&args),
         Command::Index(args) => commands::index::run(&args),
         Command::Search(args) => commands::search::run(&args),
+        Command::Serve(args) => commands::serve::run(&args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -1,0 +1,297 @@
+//! `sess serve`: the web history browser over the catalog.
+
+use std::io::Write as _;
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use sess_catalog::{Catalog, ListParams, SessionRow};
+use sess_core::{EntryIndex, EntryKind};
+use sess_sources::SourceKind;
+use sess_store::FileStorage;
+use sess_store::discovery::{self, PiAgent};
+use sess_web::{
+    Forked, Library, ProjectCard, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage, SessionsParams,
+    SnippetPart, TreeNode,
+};
+
+use crate::Outcome;
+use crate::catalog;
+use crate::cli::ServeArgs;
+use crate::env::environment;
+use crate::output::{stdout, warn};
+use crate::sources::Located;
+use crate::summary::describe;
+
+/// How long a refreshed catalog counts as fresh: pages that load several API
+/// routes at once refresh once.
+const FRESH_FOR: Duration = Duration::from_secs(2);
+
+pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
+    let path = catalog::path(args.catalog.as_deref());
+    let mut opened = catalog::open(&path)?;
+    let refreshed = catalog::refresh(&mut opened)?;
+    for problem in &refreshed.report.problems {
+        warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
+    }
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
+        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
+    let port = listener.local_addr()?.port();
+    let url = format!("http://127.0.0.1:{port}/");
+    let mut out = stdout();
+    writeln!(out, "{} sessions; serving {url} (Ctrl-C stops)", opened.len()?)?;
+    out.flush()?;
+    drop(out);
+    if args.open {
+        open_browser(&url);
+    }
+    let library = CatalogLibrary { catalog: Mutex::new(opened), refreshed: Mutex::new(Instant::now()) };
+    sess_web::serve(listener, Arc::new(library), ServeConfig::new(port))?;
+    Ok(Outcome::Clean)
+}
+
+/// Opens `url` in the desktop's browser, if there is one.
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if spawned.is_err() {
+        warn(format_args!("cannot start `{opener}`; open {url} in a browser"));
+    }
+}
+
+/// The catalog as the web page sees it.
+struct CatalogLibrary {
+    catalog: Mutex<Catalog>,
+    refreshed: Mutex<Instant>,
+}
+
+impl CatalogLibrary {
+    /// The catalog, refreshed unless it was a moment ago.
+    fn catalog(&self) -> sess_web::Result<std::sync::MutexGuard<'_, Catalog>> {
+        let mut catalog = self.catalog.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
+        let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
+        if refreshed.elapsed() > FRESH_FOR {
+            let files = catalog::session_files();
+            catalog.refresh(&files, &mut |_| {}).map_err(boxed)?;
+            *refreshed = Instant::now();
+        }
+        Ok(catalog)
+    }
+
+    fn row(&self, id: &str) -> sess_web::Result<SessionRow> {
+        let key: i64 = id.parse().map_err(|_| sess_web::Error::NotFound { what: format!("session {id}") })?;
+        self.catalog()?
+            .session(key)
+            .map_err(boxed)?
+            .ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })
+    }
+}
+
+impl Library for CatalogLibrary {
+    fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+        let projects = self.catalog()?.projects().map_err(boxed)?;
+        Ok(projects
+            .into_iter()
+            .map(|p| ProjectCard {
+                cwd: p.cwd,
+                sessions: p.sessions,
+                last_modified_ms: p.last_modified_ms,
+                sources: p.sources,
+            })
+            .collect())
+    }
+
+    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+        let list = ListParams {
+            source: params.source,
+            cwd: params.project.clone(),
+            text: params.text.clone(),
+            limit: params.limit,
+        };
+        Ok(self.catalog()?.sessions(&list).map_err(boxed)?.iter().map(card).collect())
+    }
+
+    fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+        let row = self.row(id)?;
+        let found = Located { kind: row.source, path: row.path.clone() };
+        let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
+        let (transcript, tree, leaf) = if row.source == SourceKind::Pi {
+            let outcome = crate::load::load_path(&row.path).map_err(anyhow_boxed)?;
+            let entries = outcome.file.entries();
+            if let Some(leaf) = leaf
+                && !entries.iter().any(|e| e.id().as_str() == leaf)
+            {
+                return Err(not_an_entry(leaf));
+            }
+            let name = row.path.display().to_string();
+            let transcript = crate::sources::pi_transcript(&outcome.file, leaf, &name).map_err(anyhow_boxed)?;
+            let leaf = leaf.map(str::to_owned).or_else(|| entries.last().map(|e| e.id().to_string()));
+            (transcript, tree_nodes(entries, leaf.as_deref()), leaf)
+        } else {
+            if leaf.is_some() {
+                return Err(sess_web::Error::Unsupported {
+                    operation: format!("reading a {} session at a leaf", row.source),
+                });
+            }
+            (crate::sources::transcript(&found, None).map_err(anyhow_boxed)?, Vec::new(), None)
+        };
+        let mut transcript = transcript;
+        transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        Ok(SessionPage { session: card(&row), transcript, tree, leaf })
+    }
+
+    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+        let search = sess_catalog::SearchParams {
+            query: params.query.clone(),
+            source: params.source,
+            cwd: params.project.clone(),
+            limit: params.limit,
+        };
+        let hits = self.catalog()?.search(&search).map_err(|err| match err {
+            sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
+            other => boxed(other),
+        })?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| SearchHit {
+                session: card(&hit.session),
+                entry_id: hit.entry_id,
+                role: Some(hit.role),
+                snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+            })
+            .collect())
+    }
+
+    fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
+        let row = self.row(id)?;
+        if row.source != SourceKind::Pi {
+            return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
+        }
+        let path = crate::commands::fork::new_session_file(&row.path, entry_id).map_err(anyhow_boxed)?;
+        let session_id = sess_store::read_session_file(&path, &mut sess_store::RandomIds::new())
+            .ok()
+            .and_then(|o| o.file.header().map(|h| h.id().to_owned()))
+            .unwrap_or_default();
+        Ok(Forked {
+            session_id,
+            resume_command: resume_command(&path, row.cwd.as_deref()),
+            path: path.display().to_string(),
+        })
+    }
+}
+
+/// The command that goes on with a pi-family session in its agent.
+fn resume_command(path: &Path, cwd: Option<&str>) -> String {
+    let env = environment();
+    let agent = discovery::all_session_roots(&env, &FileStorage)
+        .into_iter()
+        .find(|(_, root)| path.starts_with(root))
+        .map_or(PiAgent::PiMono, |(agent, _)| agent);
+    let program = match agent {
+        PiAgent::PiMono => "pi",
+        PiAgent::OhMyPi => "omp",
+        PiAgent::Xcsh => "xcsh",
+    };
+    let command = format!("{program} --session {}", quote(&path.display().to_string()));
+    match cwd {
+        Some(dir) => format!("cd {} && {command}", quote(dir)),
+        None => command,
+    }
+}
+
+/// `text` as one POSIX shell word.
+fn quote(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+fn card(row: &SessionRow) -> SessionCard {
+    SessionCard {
+        id: row.key.to_string(),
+        source: row.source,
+        session_id: row.id.clone(),
+        title: row.title.clone(),
+        cwd: row.cwd.clone(),
+        created: row.created.clone(),
+        modified_ms: row.modified_ms,
+        message_count: row.message_count,
+        forkable: row.source == SourceKind::Pi,
+    }
+}
+
+/// The entries a reader picks a leaf from: messages, compactions, branch
+/// summaries and custom messages, each under its nearest shown ancestor.
+fn tree_nodes(entries: &[sess_core::Entry], leaf: Option<&str>) -> Vec<TreeNode> {
+    let index = EntryIndex::new(entries);
+    let on_branch: std::collections::HashSet<usize> = leaf
+        .and_then(|l| index.position(l))
+        .map(|l| index.path(entries, l).entries.into_iter().collect())
+        .unwrap_or_default();
+    let shown = |e: &sess_core::Entry| {
+        matches!(
+            e.kind(),
+            EntryKind::Message(_)
+                | EntryKind::Compaction(_)
+                | EntryKind::BranchSummary(_)
+                | EntryKind::CustomMessage(_)
+        )
+    };
+    let mut nodes = Vec::new();
+    for (position, entry) in entries.iter().enumerate() {
+        if !shown(entry) {
+            continue;
+        }
+        // The nearest shown ancestor, walking at most the whole file (a loop
+        // stops there).
+        let mut parent = index.parent_of(entry);
+        let mut steps = 0;
+        while let Some(p) = parent {
+            if shown(&entries[p]) || steps > entries.len() {
+                break;
+            }
+            parent = index.parent_of(&entries[p]);
+            steps += 1;
+        }
+        let role = match entry.kind() {
+            EntryKind::Message(m) => m
+                .message
+                .as_ref()
+                .and_then(|m| m.decode::<serde_json::Value>().ok())
+                .and_then(|m| m.get("role").and_then(|r| r.as_str()).map(str::to_owned)),
+            _ => None,
+        };
+        nodes.push(TreeNode {
+            id: entry.id().to_string(),
+            parent_id: parent.filter(|p| shown(&entries[*p])).map(|p| entries[p].id().to_string()),
+            kind: entry.type_name().to_owned(),
+            role,
+            preview: describe(entry),
+            label: index.label(entry.id().as_str()).map(str::to_owned),
+            timestamp: entry.timestamp().map(str::to_owned),
+            on_branch: on_branch.contains(&position),
+        });
+    }
+    nodes
+}
+
+fn failed(message: &str) -> sess_web::Error {
+    sess_web::Error::Failed(message.to_owned().into())
+}
+
+fn boxed(err: sess_catalog::Error) -> sess_web::Error {
+    sess_web::Error::Failed(Box::new(err))
+}
+
+fn anyhow_boxed(err: anyhow::Error) -> sess_web::Error {
+    sess_web::Error::Failed(err.into())
+}
