@@ -1,7 +1,9 @@
 //! The catalog against real files: every source, incremental refresh,
 //! deletions, growing and rewritten files, unreadable files, and ranking.
 #![allow(clippy::unwrap_used, reason = "tests")]
+#![allow(clippy::disallowed_methods, reason = "tests write the agents' files directly")]
 
+use std::fmt::Write as _;
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,10 +67,11 @@ fn pi_session(id: &str, cwd: &str, messages: &[(&str, &str)]) -> String {
     let mut parent = "null".to_owned();
     for (i, (role, text)) in messages.iter().enumerate() {
         let entry = format!("e{i}");
-        out += &format!(
+        writeln!(
+            out,
             r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-01-01T00:00:0{i}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
-        );
-        out.push('\n');
+        )
+        .unwrap();
         parent = format!("\"{entry}\"");
     }
     out
