@@ -104,3 +104,64 @@ fn a_query_with_no_words_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("has no words to search for"), "{}", stderr(&out));
 }
+
+/// One HTTP/1.1 GET with this `Host`: the status code and the body.
+fn get(port: u16, host: &str, path: &str) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// Kills the server when the test ends, passed or not.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_answers_on_loopback_with_the_catalog_and_refuses_other_hosts() {
+    use std::io::BufRead as _;
+    let home = Home::new();
+    let catalog = home.path().join("catalog.sqlite");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(["serve", "--port", "0", "--catalog", catalog.to_str().unwrap()])
+        .env("HOME", home.path())
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(line.starts_with("5 sessions; serving http://127.0.0.1:"), "{line}");
+    let port: u16 = line.rsplit(':').next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit()).parse().unwrap();
+    let host = format!("127.0.0.1:{port}");
+
+    let (status, body) = get(port, &host, "/api/sessions");
+    assert_eq!(status, 200, "{body}");
+    let sessions: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(sessions.as_array().unwrap().len(), 5);
+    let (status, body) = get(port, &format!("localhost:{port}"), "/api/search?q=uptime");
+    assert_eq!(status, 200, "{body}");
+    let found: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(found[0]["session"]["sessionId"], CLAUDE_BASIC);
+    // A page from another site that resolves its own name to 127.0.0.1 gets nothing.
+    assert_eq!(get(port, &format!("attacker.example:{port}"), "/api/sessions").0, 403);
+    // Sessions are named by catalog ids, never by paths.
+    assert_eq!(get(port, &host, "/api/sessions/%2Fetc%2Fpasswd").0, 404);
+    drop(server);
+}
