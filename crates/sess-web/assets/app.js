@@ -547,6 +547,11 @@
       const { node, depth } = stack.pop();
       const kids = children.get(node.id) || [];
       const isLeaf = node.id === leaf;
+      const kind = String(node.role || node.kind);
+      // The preview starts with the kind (`user: hello`), which the row shows already.
+      const said = `${kind.replace(/_/g, ' ')}: `;
+      let preview = String(node.preview || '');
+      if (preview.startsWith(said)) preview = preview.slice(said.length);
       const row = el('a', {
         class: `tree-node${node.onBranch ? ' on-branch' : ''}${isLeaf ? ' leaf' : ''}`,
         href: sessionHref(session.id, { leaf: node.id }),
@@ -555,9 +560,9 @@
         'aria-current': isLeaf ? 'true' : null,
         dataset: { id: node.id, onBranch: node.onBranch ? 'true' : 'false', leaf: isLeaf ? 'true' : 'false' },
       },
-      el('span', { class: `tree-kind role-${node.role || node.kind}` }, node.role || node.kind),
+      el('span', { class: `tree-kind role-${kind}` }, kind.replace(/_/g, ' ')),
       node.label ? el('span', { class: 'tree-label', testid: 'tree-label' }, node.label) : null,
-      el('span', { class: 'tree-preview' }, oneLine(node.preview || '', 90)));
+      el('span', { class: 'tree-preview' }, oneLine(preview, 90)));
       row.style.setProperty('--depth', String(Math.min(depth, 12)));
       list.append(row);
       const childDepth = kids.length > 1 ? depth + 1 : depth;
