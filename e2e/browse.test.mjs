@@ -299,7 +299,10 @@ describe('sess serve in a browser', () => {
 
   test('HTML in a session is shown as text', async () => {
     await open('#/?source=pi', tid('session-row'));
-    await page.locator(`${tid('session-row')}[data-source="pi"]`, { hasText: 'onerror' }).click();
+    const row = page.locator(`${tid('session-row')}[data-source="pi"]`, { hasText: 'onerror' });
+    assert.equal((await row.locator('.session-row-title').textContent()), XSS_TEXT);
+    assert.equal(await page.locator('img').count(), 0);
+    await row.click();
     const message = page.locator(`${tid('message')}[data-role="user"]`).first();
     await message.waitFor();
     assert.equal((await message.locator(tid('text-block')).textContent()).trim(), XSS_TEXT);
