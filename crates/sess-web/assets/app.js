@@ -322,6 +322,15 @@
     app.append(el('p', { class: 'empty' }, 'Loading…'));
     const page = await api(`/api/sessions/${encodeURIComponent(id)}${query({ leaf })}`);
     if (stale()) return;
+    // An entry on another branch (a search hit on an abandoned one): show the branch that ends at it.
+    if (entry && leaf !== entry && !page.transcript.messages.some((m) => m.id === entry)
+        && (page.tree || []).some((n) => n.id === entry)) {
+      const atEntry = new URLSearchParams(params);
+      atEntry.set('leaf', entry);
+      history.replaceState(null, '', sessionHref(id, Object.fromEntries(atEntry)));
+      await showSession(id, atEntry, stale);
+      return;
+    }
     const started = performance.now();
     const { session, transcript, tree } = page;
     document.title = `${oneLine(sessionTitle(session), 60)} · sess`;
@@ -447,23 +456,45 @@
     return el('div', { class: 'image-link muted', testid: 'image-link' }, `[${type}]`);
   }
 
-  /// Scrolls to the message whose id is `entry`, else to the first one containing `q`.
+  /// The words and phrases of a search query as they appear in the text: no
+  /// quotes, no `OR` / `NOT` nor the term after `NOT`, no trailing `*`.
+  function searchTerms(q) {
+    const terms = [];
+    let negated = false;
+    for (const match of String(q).matchAll(/"([^"]*)"?|[^\s"]+/g)) {
+      const quoted = match[1] !== undefined;
+      const word = quoted ? match[1] : match[0];
+      if (!quoted && (word === 'OR' || word === 'NOT')) {
+        negated = word === 'NOT';
+        continue;
+      }
+      const term = (quoted ? word : word.replace(/\*+$/, '')).replace(/\s+/g, ' ').trim();
+      if (term && !negated) terms.push(term);
+      negated = false;
+    }
+    return terms;
+  }
+
+  /// Scrolls to the message whose id is `entry`, else to the first one containing a term of `q`.
   function focusEntry(view, entry, q) {
     const messages = view.querySelectorAll('[data-testid="message"]');
+    const terms = searchTerms(q).map((t) => t.toLowerCase());
     let target = null;
     if (entry) target = Array.from(messages).find((m) => m.dataset.entryId === entry) || null;
-    if (!target && q) {
-      const needle = q.toLowerCase();
-      target = Array.from(messages).find((m) => m.textContent.toLowerCase().includes(needle)) || null;
+    if (!target && terms.length) {
+      target = Array.from(messages).find((m) => {
+        const text = m.textContent.toLowerCase();
+        return terms.some((t) => text.includes(t));
+      }) || null;
     }
     if (!target) return;
     target.classList.add('highlight');
     target.dataset.highlighted = 'true';
-    if (q) {
+    for (const term of terms) {
       for (const details of target.querySelectorAll('details')) {
-        if (details.textContent.toLowerCase().includes(q.toLowerCase())) details.open = true;
+        if (details.textContent.toLowerCase().includes(term)) details.open = true;
       }
-      markText(target, q);
+      markText(target, term);
     }
     target.scrollIntoView({ block: 'center' });
   }
@@ -516,6 +547,11 @@
       const { node, depth } = stack.pop();
       const kids = children.get(node.id) || [];
       const isLeaf = node.id === leaf;
+      const kind = String(node.role || node.kind);
+      // The preview starts with the kind (`user: hello`), which the row shows already.
+      const said = `${kind.replace(/_/g, ' ')}: `;
+      let preview = String(node.preview || '');
+      if (preview.startsWith(said)) preview = preview.slice(said.length);
       const row = el('a', {
         class: `tree-node${node.onBranch ? ' on-branch' : ''}${isLeaf ? ' leaf' : ''}`,
         href: sessionHref(session.id, { leaf: node.id }),
@@ -524,9 +560,9 @@
         'aria-current': isLeaf ? 'true' : null,
         dataset: { id: node.id, onBranch: node.onBranch ? 'true' : 'false', leaf: isLeaf ? 'true' : 'false' },
       },
-      el('span', { class: `tree-kind role-${node.role || node.kind}` }, node.role || node.kind),
+      el('span', { class: `tree-kind role-${kind}` }, kind.replace(/_/g, ' ')),
       node.label ? el('span', { class: 'tree-label', testid: 'tree-label' }, node.label) : null,
-      el('span', { class: 'tree-preview' }, oneLine(node.preview || '', 90)));
+      el('span', { class: 'tree-preview' }, oneLine(preview, 90)));
       row.style.setProperty('--depth', String(Math.min(depth, 12)));
       list.append(row);
       const childDepth = kids.length > 1 ? depth + 1 : depth;

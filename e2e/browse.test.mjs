@@ -1,0 +1,327 @@
+// End-to-end tests of `sess serve`: the real binary over a scratch HOME holding
+// a pi, a Claude Code and a Codex session (the repository's fixtures), driven
+// by headless Chromium the way a user would. Run by e2e/run; see README.md.
+//
+//   SESS_BIN          the sess binary (default: $CARGO_TARGET_DIR/debug/sess,
+//                     the target folder defaulting to ~/.cache/sess-target)
+//   SESS_E2E_BROWSER  the Chromium to drive (default: /usr/bin/chromium)
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.dirname(here);
+const fixtures = path.join(repo, 'fixtures');
+const screenshots = path.join(here, 'screenshots');
+const targetDir = process.env.CARGO_TARGET_DIR || path.join(os.homedir(), '.cache', 'sess-target');
+const sessBin = process.env.SESS_BIN || path.join(targetDir, 'debug', 'sess');
+const browserPath = process.env.SESS_E2E_BROWSER || '/usr/bin/chromium';
+
+const CLAUDE_BASIC = '3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01';
+const CODEX_BASIC = '0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81';
+const PI_MAIN = '01a22b45-5c27-7725-b56f-8270ebb2b80e';
+const PI_XSS = '0f3c5e7a-1b2d-4c6e-8a9b-0c1d2e3f4a5b';
+const XSS_TEXT = '<img src=x onerror=alert(1)>';
+// Entries of the pi fixture: the user message on its abandoned branch, the
+// answer ending another abandoned branch, and a message on the default one.
+const PI_ALTERNATIVE_QUESTION = 'fe0e5ec9';
+const PI_SECOND_ANSWER = '19238abe';
+const PI_THIRD_QUESTION = '6e0ceeb6';
+
+const tid = (id) => `[data-testid="${id}"]`;
+
+/// Copies a fixture into the scratch home, `age` minutes old (the order of the home page).
+function place(from, to, ageMinutes) {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.copyFileSync(from, to);
+  const when = new Date(Date.now() - ageMinutes * 60_000);
+  fs.utimesSync(to, when, when);
+}
+
+/// A scratch HOME laid out like crates/sess-cli/tests/common/mod.rs's `Home::new`,
+/// plus a pi session whose user message is HTML.
+function makeHome() {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
+  place(path.join(fixtures, 'pi-family/pi-mono-0.73.1-main.jsonl'),
+    path.join(home, '.pi/agent/sessions/--home-dev-demo-project--/main.jsonl'), 50);
+  place(path.join(fixtures, 'claude-code/claude-basic-toolcall.jsonl'),
+    path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`), 40);
+  place(path.join(fixtures, 'codex/codex-basic-rollout.jsonl'),
+    path.join(home, `.codex/sessions/2026/08/20/rollout-2026-08-20T10-02-11-${CODEX_BASIC}.jsonl`), 30);
+  const xss = [
+    { type: 'session', version: 3, id: PI_XSS, timestamp: '2026-11-30T08:00:00.000Z', cwd: '/home/dev/markup' },
+    {
+      type: 'message', id: 'aa000001', parentId: null, timestamp: '2026-11-30T08:00:01.000Z',
+      message: { role: 'user', content: [{ type: 'text', text: XSS_TEXT }], timestamp: 1796025601000 },
+    },
+    {
+      type: 'message', id: 'aa000002', parentId: 'aa000001', timestamp: '2026-11-30T08:00:02.000Z',
+      message: {
+        role: 'assistant', content: [{ type: 'text', text: `You wrote ${XSS_TEXT}; it stays text.` }],
+        api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5',
+        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        stopReason: 'stop', timestamp: 1796025602000,
+      },
+    },
+  ];
+  const xssFile = path.join(home, '.pi/agent/sessions/--home-dev-markup--/2026-11-30T08-00-00-000Z_markup.jsonl');
+  fs.mkdirSync(path.dirname(xssFile), { recursive: true });
+  fs.writeFileSync(xssFile, xss.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  const when = new Date(Date.now() - 20 * 60_000);
+  fs.utimesSync(xssFile, when, when);
+  return home;
+}
+
+/// Starts `sess serve` on a free port; resolves with the child and its URL once it listens.
+function startServer(home) {
+  const env = { ...process.env, HOME: home };
+  for (const name of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME',
+    'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'BROWSER']) delete env[name];
+  const child = spawn(sessBin, ['serve', '--port', '0', '--catalog', path.join(home, 'catalog.sqlite')], {
+    cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr += chunk; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sess serve did not start in 60 s; stdout: ${stdout}; stderr: ${stderr}`)), 60_000);
+    child.on('error', (error) => { clearTimeout(timer); reject(new Error(`cannot run ${sessBin}: ${error.message}`)); });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`sess serve exited (${code ?? signal}) before serving; stderr: ${stderr}`));
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+      const match = /(\d+) sessions; serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[2], sessions: Number(match[1]), stderr: () => stderr });
+      }
+    });
+  });
+}
+
+/// Waits until `check` returns a truthy value (retrying while it throws or is falsy).
+async function until(what, check, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+      last = new Error(`not yet: ${what}`);
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${last.message}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/// Whether the element's box is inside the window (scrolled into view).
+function inViewport(locator) {
+  return locator.evaluate((node) => {
+    const box = node.getBoundingClientRect();
+    return box.height > 0 && box.bottom > 0 && box.top < window.innerHeight;
+  });
+}
+
+describe('sess serve in a browser', () => {
+  let home;
+  let server;
+  let browser;
+  let page;
+  const dialogs = [];
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  // Even when the runner is interrupted, the server does not outlive it.
+  process.on('exit', killServer);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+      process.exit(128 + os.constants.signals[signal]);
+    });
+  }
+
+  before(async () => {
+    assert.ok(fs.existsSync(sessBin), `no sess binary at ${sessBin}: build it (cargo build -p sess-cli) or set SESS_BIN`);
+    fs.mkdirSync(screenshots, { recursive: true });
+    home = makeHome();
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /// Opens a route of the page and waits for `ready`.
+  async function open(hash, ready) {
+    await page.goto(new URL(hash, server.url).href);
+    await page.locator(ready).first().waitFor();
+  }
+
+  test('the server indexed the four sessions', () => {
+    assert.equal(server.sessions, 4, server.stderr());
+  });
+
+  test('the home page lists each session and filters by agent', async () => {
+    await open('#/', tid('session-row'));
+    const rows = page.locator(tid('session-row'));
+    await until('four session rows', async () => (await rows.count()) === 4);
+    const ids = await rows.evaluateAll((nodes) => nodes.map((n) => `${n.dataset.source}:${n.dataset.id}`));
+    assert.equal(ids.filter((id) => id.startsWith('claude:')).length, 1, ids.join(' '));
+    assert.equal(ids.filter((id) => id.startsWith('codex:')).length, 1, ids.join(' '));
+    assert.equal(ids.filter((id) => id.startsWith('pi:')).length, 2, ids.join(' '));
+    assert.equal(await page.locator(tid('session-count')).textContent(), '4 sessions');
+    assert.equal(await page.locator(tid('project-row')).count(), 4);
+    await page.screenshot({ path: path.join(screenshots, 'home.png'), fullPage: true });
+
+    await page.locator(tid('source-filter')).selectOption('claude');
+    await until('one claude row', async () => (await rows.count()) === 1
+      && (await rows.first().getAttribute('data-source')) === 'claude');
+    assert.match(page.url(), /source=claude/);
+    assert.equal(await page.locator(tid('session-count')).textContent(), '1 session');
+  });
+
+  test('a phrase search highlights the hit and opens the transcript at it, off the default branch', async () => {
+    await open('#/', tid('session-row'));
+    await page.locator(tid('search-input')).fill('"alternative question"');
+    await page.locator(tid('search-input')).press('Enter');
+    const hit = page.locator(`${tid('search-hit')}[data-entry-id="${PI_ALTERNATIVE_QUESTION}"]`);
+    await hit.waitFor();
+    const marks = await hit.locator(`${tid('search-snippet')} mark`).allTextContents();
+    assert.match(marks.join(' ').toLowerCase(), /alternative.*question/, `marks: ${JSON.stringify(marks)}`);
+    await page.screenshot({ path: path.join(screenshots, 'search.png'), fullPage: true });
+
+    await hit.click();
+    const message = page.locator(`${tid('message')}[data-entry-id="${PI_ALTERNATIVE_QUESTION}"]`);
+    await message.waitFor();
+    await until('the hit highlighted', async () => (await message.getAttribute('data-highlighted')) === 'true');
+    assert.ok(await message.isVisible());
+    assert.ok(await inViewport(message), 'the highlighted message is scrolled into view');
+    assert.match(await message.textContent(), /alternative question/);
+    // The branch shown is the one holding the hit.
+    const node = page.locator(`${tid('tree-node')}[data-id="${PI_ALTERNATIVE_QUESTION}"]`);
+    assert.equal(await node.getAttribute('data-on-branch'), 'true');
+    await page.screenshot({ path: path.join(screenshots, 'transcript.png'), fullPage: false });
+  });
+
+  test('a tool call in the Claude session expands to its input and result', async () => {
+    await open('#/?source=claude', tid('session-row'));
+    await page.locator(`${tid('session-row')}[data-source="claude"]`).click();
+    await page.locator(tid('session-view')).waitFor();
+    const call = page.locator(tid('tool-call')).filter({ has: page.locator(tid('tool-name'), { hasText: 'Bash' }) }).first();
+    await call.waitFor();
+    assert.equal(await call.evaluate((d) => d.open), false);
+    assert.equal(await call.locator(tid('tool-input')).isVisible(), false);
+    await call.locator('summary').click();
+    await until('the call open', () => call.evaluate((d) => d.open));
+    const input = call.locator(tid('tool-input'));
+    const result = call.locator(tid('tool-result'));
+    assert.ok(await input.isVisible());
+    assert.ok(await result.isVisible());
+    assert.match(await input.textContent(), /"command"/);
+    assert.ok((await result.textContent()).trim().length > 0, 'the result has text');
+  });
+
+  /// Opens the main pi session at its default leaf.
+  async function openPiMain() {
+    await open('#/?source=pi', tid('session-row'));
+    await page.locator(`${tid('session-row')}[data-source="pi"]`, { hasText: 'Demo session name' }).click();
+    await page.locator(tid('tree-panel')).waitFor();
+  }
+
+  test('the branch tree shows the label and another leaf reloads the transcript on its branch', async () => {
+    await openPiMain();
+    const label = page.locator(tid('tree-label'), { hasText: 'checkpoint' });
+    assert.ok(await label.isVisible());
+    const texts = () => page.locator(tid('message')).allTextContents();
+    assert.ok((await texts()).some((t) => t.includes('third question')));
+    assert.ok(!(await texts()).some((t) => t.includes('second answer')));
+
+    const other = page.locator(`${tid('tree-node')}[data-id="${PI_SECOND_ANSWER}"]`);
+    assert.equal(await other.getAttribute('data-on-branch'), 'false');
+    await other.click();
+    await until('the other leaf current', async () =>
+      (await page.locator(`${tid('tree-node')}[data-id="${PI_SECOND_ANSWER}"]`).getAttribute('data-leaf')) === 'true');
+    assert.match(page.url(), new RegExp(`leaf=${PI_SECOND_ANSWER}`));
+    const now = await texts();
+    assert.ok(now.some((t) => t.includes('second answer')), now.join(' | '));
+    assert.ok(!now.some((t) => t.includes('third question')), now.join(' | '));
+    assert.equal(await page.locator(`${tid('tree-node')}[data-id="${PI_SECOND_ANSWER}"]`).getAttribute('data-on-branch'), 'true');
+  });
+
+  test('"Fork from here" writes a new pi session and shows how to resume it', async () => {
+    await openPiMain();
+    const sessionsDir = path.join(home, '.pi/agent/sessions');
+    const message = page.locator(`${tid('message')}[data-entry-id="${PI_THIRD_QUESTION}"]`);
+    await message.locator(tid('fork-button')).click();
+    const box = page.locator(tid('fork-result'));
+    await box.waitFor();
+    assert.equal(await box.getAttribute('aria-label'), 'Forked session', await box.textContent());
+    const command = (await box.locator(tid('fork-command')).textContent()).trim();
+    const file = (await box.locator(tid('fork-path')).textContent()).trim();
+    const sessionId = (await box.locator(tid('fork-session-id')).textContent()).trim();
+    assert.ok(command.length > 0, 'a resume command');
+    assert.ok(command.includes(sessionId) || command.includes(file), `the command names the session: ${command}`);
+    assert.ok(path.isAbsolute(file), file);
+    assert.ok(file.startsWith(sessionsDir + path.sep), `${file} is under ${sessionsDir}`);
+    assert.ok(fs.existsSync(file), `${file} exists`);
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    assert.equal(lines[0].type, 'session');
+    const said = lines.map((l) => l.message?.content?.[0]?.text).filter(Boolean);
+    assert.ok(said.includes('third question'), `the fork holds the message: ${said.join(' | ')}`);
+    assert.ok(!said.includes('after compaction'), `and not what came after: ${said.join(' | ')}`);
+    await page.screenshot({ path: path.join(screenshots, 'fork.png'), fullPage: false });
+    await box.locator(tid('fork-close')).click();
+    await until('the box closed', async () => (await box.count()) === 0);
+  });
+
+  test('HTML in a session is shown as text', async () => {
+    await open('#/?source=pi', tid('session-row'));
+    const row = page.locator(`${tid('session-row')}[data-source="pi"]`, { hasText: 'onerror' });
+    assert.equal((await row.locator('.session-row-title').textContent()), XSS_TEXT);
+    assert.equal(await page.locator('img').count(), 0);
+    await row.click();
+    const message = page.locator(`${tid('message')}[data-role="user"]`).first();
+    await message.waitFor();
+    assert.equal((await message.locator(tid('text-block')).textContent()).trim(), XSS_TEXT);
+    assert.equal(await page.locator(tid('session-title')).textContent(), XSS_TEXT);
+    assert.equal(await page.locator('img').count(), 0);
+
+    // In search hits too.
+    await page.locator(tid('search-input')).fill('onerror');
+    await page.locator(tid('search-input')).press('Enter');
+    await page.locator(tid('search-hit')).first().waitFor();
+    assert.ok((await page.locator(tid('search-snippet')).allTextContents()).some((t) => t.includes('<img')));
+    assert.equal(await page.locator('img').count(), 0);
+    // An onerror handler would have fired by now.
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, []);
+  });
+
+  test('the page raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(dialogs, []);
+  });
+});
