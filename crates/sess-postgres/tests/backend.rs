@@ -10,21 +10,10 @@ mod pg;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use sess_core::{Entry, SessionHeader};
+use sess_core::Entry;
 use sess_postgres::{Error, PostgresBackend};
 use sess_store::{Appended, Backend, Blobs, NewSegment, parse_blob_ref};
-
-fn header(id: &str) -> SessionHeader {
-    SessionHeader::new(id, "2026-01-01T00:00:00.000Z", "/p", None)
-}
-
-fn message(id: &str, parent: Option<&str>) -> Entry {
-    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
-    Entry::parse(&format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{id}"}}}}"#
-    ))
-    .unwrap()
-}
+use sess_testkit::backends::{header, message};
 
 fn chain(prefix: &str, n: usize) -> Vec<Entry> {
     (0..n)

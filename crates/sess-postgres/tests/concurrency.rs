@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use sess_core::segment::{Origin, derive};
-use sess_core::{Entry, SessionHeader};
+use sess_core::SessionHeader;
 use sess_postgres::PostgresBackend;
 use sess_store::{Backend, NewSegment, append_or_fork};
+use sess_testkit::backends::message;
 
 const WRITERS: usize = 5;
 const APPENDS: usize = 40;
@@ -28,14 +29,6 @@ const WORKER_VAR: &str = "SESS_PG_TEST_WORKER";
 const WORKER_URL_VAR: &str = "SESS_PG_TEST_WORKER_URL";
 /// Set in a worker process: the directory of the start signal and the results.
 const WORKER_DIR_VAR: &str = "SESS_PG_TEST_WORKER_DIR";
-
-fn message(id: &str, parent: Option<&str>) -> Entry {
-    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
-    Entry::parse(&format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{id}"}}}}"#
-    ))
-    .unwrap()
-}
 
 fn wait_for(path: &Path) {
     let started = Instant::now();

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use sess_core::segment::{Origin, derive};
 use sess_postgres::PostgresBackend;
-use sess_store::{Appended, Backend, JsonlBackend, MemoryStorage, NewSegment, SessionStorage, write_atomic};
+use sess_store::{Backend, JsonlBackend, MemoryStorage, SessionStorage, write_atomic};
+use sess_testkit::backends::copy_entry_by_entry;
 
 const FIXTURES: [(&str, &str); 3] = [
     ("pi-mono-0.73.1-main", include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-main.jsonl")),
@@ -35,33 +35,6 @@ fn jsonl_with(text: &str) -> (JsonlBackend, String) {
     let backend = JsonlBackend::new(Arc::new(storage), root);
     let id = backend.list_sessions().unwrap()[0].id.clone();
     (backend, id)
-}
-
-/// Copies `session` from `from` to `to` entry by entry, placing each entry as
-/// the derivation says (the append and fork paths, not the bulk one).
-fn copy_one_by_one(from: &dyn Backend, to: &dyn Backend, session: &str) {
-    let stored = from.session(session).unwrap();
-    to.create_session(&stored.header, stored.title_line.as_deref()).unwrap();
-    let entries = from.read_session(session).unwrap();
-    let derived = derive(&entries);
-    for (entry, placement) in entries.iter().zip(&derived.placements) {
-        let segment = &derived.segments[placement.segment];
-        if placement.seq == 0 {
-            let lineage =
-                segment.parent.zip(segment.fork_at).map(|(p, at)| (derived.id(&entries, p).to_string(), at as u64));
-            let start = match (segment.origin, lineage) {
-                (Origin::New, _) => NewSegment::New,
-                (Origin::Fork, Some((parent, fork_at))) => NewSegment::Fork { parent, fork_at },
-                (Origin::Compact, Some((parent, fork_at))) => NewSegment::Compact { parent, fork_at },
-                (origin, None) => panic!("{origin} without a parent"),
-            };
-            to.create_segment(session, &start, std::slice::from_ref(entry)).unwrap();
-        } else {
-            let id = derived.id(&entries, placement.segment).as_str();
-            let appended = to.append(session, id, placement.seq as u64, std::slice::from_ref(entry)).unwrap();
-            assert_eq!(appended, Appended::Done { first_seq: placement.seq as u64 });
-        }
-    }
 }
 
 /// The session as a pi-family file: title line, header, entries.
@@ -118,7 +91,7 @@ fn fixtures_copied_entry_by_entry_read_back_byte_for_byte() {
         let (jsonl, id) = jsonl_with(fixture);
         let schema = pg::TestSchema::new(&server);
         let postgres = schema.backend();
-        copy_one_by_one(&jsonl, &postgres, &id);
+        copy_entry_by_entry(&jsonl, &postgres, &id);
         check_same(name, fixture, &jsonl, &id, &postgres);
     }
 }

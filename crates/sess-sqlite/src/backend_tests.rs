@@ -5,24 +5,14 @@ use pretty_assertions::assert_eq;
 use sess_core::segment::{Origin, derive};
 use sess_store::{JsonlBackend, MemoryStorage, SessionStorage, SteppingClock, append_or_fork, write_atomic};
 
+use sess_testkit::backends::{copy_entry_by_entry, header, message};
+
 use super::*;
 use crate::SCHEMA_VERSION;
 
 const PI_MONO: &str = include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-main.jsonl");
 const PI_MONO_BRANCHED: &str = include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-createBranchedSession.jsonl");
 const OH_MY_PI: &str = include_str!("../../../fixtures/pi-family/oh-my-pi-18.2.3-bun.jsonl");
-
-fn header(id: &str) -> SessionHeader {
-    SessionHeader::new(id, "2026-01-01T00:00:00.000Z", "/p", None)
-}
-
-fn message(id: &str, parent: Option<&str>) -> Entry {
-    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
-    Entry::parse(&format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{id}"}}}}"#
-    ))
-    .unwrap()
-}
 
 /// A session `s` whose one segment `a` holds `a`, `b`, `c`.
 fn three(backend: &SqliteBackend) {
@@ -196,33 +186,6 @@ fn nothing_is_written_when_a_check_fails() {
     assert_eq!(backend.list_sessions().unwrap()[0].message_count, 3);
 }
 
-/// Copies `session` from `from` to `to` entry by entry, placing each entry as
-/// the derivation says (what `sess copy` does).
-fn copy(from: &dyn Backend, to: &dyn Backend, session: &str) {
-    let stored = from.session(session).unwrap();
-    to.create_session(&stored.header, stored.title_line.as_deref()).unwrap();
-    let entries = from.read_session(session).unwrap();
-    let derived = derive(&entries);
-    for (entry, placement) in entries.iter().zip(&derived.placements) {
-        let segment = &derived.segments[placement.segment];
-        if placement.seq == 0 {
-            let lineage =
-                segment.parent.zip(segment.fork_at).map(|(p, at)| (derived.id(&entries, p).to_string(), at as u64));
-            let start = match (segment.origin, lineage) {
-                (Origin::New, _) => NewSegment::New,
-                (Origin::Fork, Some((parent, fork_at))) => NewSegment::Fork { parent, fork_at },
-                (Origin::Compact, Some((parent, fork_at))) => NewSegment::Compact { parent, fork_at },
-                (origin, None) => panic!("{origin} without a parent"),
-            };
-            to.create_segment(session, &start, std::slice::from_ref(entry)).unwrap();
-        } else {
-            let id = derived.id(&entries, placement.segment).as_str();
-            let appended = to.append(session, id, placement.seq as u64, std::slice::from_ref(entry)).unwrap();
-            assert_eq!(appended, Appended::Done { first_seq: placement.seq as u64 });
-        }
-    }
-}
-
 /// A JSONL backend in memory holding `text` as one session file; its id.
 fn jsonl_with(text: &str) -> (JsonlBackend, String) {
     let storage = MemoryStorage::new();
@@ -240,7 +203,7 @@ fn pi_family_files_copy_in_and_out_byte_for_byte_with_the_same_segments_and_summ
     for fixture in [PI_MONO, PI_MONO_BRANCHED, OH_MY_PI] {
         let (jsonl, id) = jsonl_with(fixture);
         let sqlite = SqliteBackend::in_memory().unwrap();
-        copy(&jsonl, &sqlite, &id);
+        copy_entry_by_entry(&jsonl, &sqlite, &id);
 
         let stored = sqlite.session(&id).unwrap();
         let mut exported = String::new();

@@ -1,7 +1,8 @@
 //! Test tools for `sess`.
 //!
 //! - [`FaultStorage`] wraps any storage and fails the Nth write, sync or rename.
-//! - [`conformance`] is the suite every storage backend runs.
+//! - [`conformance`] is the suite every storage backend runs; [`backends`] has
+//!   small sessions and a step-by-step copy for backend tests.
 //! - [`CrashStorage`] keeps what was written apart from what was synced, and can
 //!   "crash": every file and directory falls back to its last synced state.
 //! - [`workload`] generates benchmark inputs from a seed: big pi-family
@@ -19,6 +20,7 @@
 //! assert!(!storage.exists(Path::new("/s.jsonl")));
 //! ```
 
+pub mod backends;
 pub mod conformance;
 mod crash;
 mod fault;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::harness::{Dialect, Mismatches, Peer, compare_view, peer, scenarios, seed};
+use crate::harness::{Dialect, Mismatches, Peer, check_reads, compare_view, peer, scenarios, seed};
 use crate::pi_mono::write_with_manager;
 
 fn oh_my_pi() -> Option<Peer> {
@@ -12,27 +12,13 @@ fn oh_my_pi() -> Option<Peer> {
 #[test]
 fn sess_reads_what_oh_my_pi_writes() {
     let Some(peer) = oh_my_pi() else { return };
-    let seed = seed();
-    let count = scenarios(150) / 2;
-    let dir = tempfile::tempdir().unwrap();
-    let generated =
-        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
-    let mut mismatches = Mismatches::new(seed);
-    let mut files = 0;
-    for scenario in generated.as_array().unwrap() {
-        compare_view(Dialect::OhMyPi, dir.path(), &scenario["session"], &mut mismatches, true);
-        files += 1;
-        for damaged in scenario["damaged"].as_object().unwrap().values() {
-            compare_view(Dialect::OhMyPi, dir.path(), damaged, &mut mismatches, false);
-            files += 1;
-        }
-    }
-    eprintln!(
-        "interop oh-my-pi read (seed {seed}): {count} scenarios, {files} files with damaged copies, {} comparisons, \
-         {} intended differences (oh-my-pi's provider repairs; custom message attribution)",
-        mismatches.compared, mismatches.intended
+    check_reads(
+        &peer,
+        Dialect::OhMyPi,
+        scenarios(150) / 2,
+        "oh-my-pi",
+        "oh-my-pi's provider repairs; custom message attribution",
     );
-    mismatches.finish("oh-my-pi read");
 }
 
 #[test]

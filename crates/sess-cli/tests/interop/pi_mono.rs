@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sess_store::{CompactionParams, CustomMessageParams, FileStorage, SessionManager};
 
-use crate::harness::{Dialect, Mismatches, Peer, compare_view, parse, peer, scenarios, seed, sess, show};
+use crate::harness::{Dialect, Mismatches, Peer, check_reads, compare_view, parse, peer, scenarios, seed, sess, show};
 
 fn pi_mono() -> Option<Peer> {
     peer("pi-mono", "node", "driver.mjs", "@mariozechner/pi-coding-agent")
@@ -17,27 +17,13 @@ fn pi_mono() -> Option<Peer> {
 #[test]
 fn sess_reads_what_pi_mono_writes() {
     let Some(peer) = pi_mono() else { return };
-    let seed = seed();
-    let count = scenarios(150);
-    let dir = tempfile::tempdir().unwrap();
-    let generated =
-        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
-    let mut mismatches = Mismatches::new(seed);
-    let mut files = 0;
-    for scenario in generated.as_array().unwrap() {
-        compare_view(Dialect::PiMono, dir.path(), &scenario["session"], &mut mismatches, true);
-        files += 1;
-        for damaged in scenario["damaged"].as_object().unwrap().values() {
-            compare_view(Dialect::PiMono, dir.path(), damaged, &mut mismatches, false);
-            files += 1;
-        }
-    }
-    eprintln!(
-        "interop pi-mono read (seed {seed}): {count} scenarios, {files} files with damaged copies, {} comparisons, \
-         {} intended differences (an explicit model_change wins; custom message attribution)",
-        mismatches.compared, mismatches.intended
+    check_reads(
+        &peer,
+        Dialect::PiMono,
+        scenarios(150),
+        "pi-mono",
+        "an explicit model_change wins; custom message attribution",
     );
-    mismatches.finish("pi-mono read");
 }
 
 /// Positions instead of ids, so two migrations that minted different ids compare.
