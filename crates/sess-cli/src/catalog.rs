@@ -63,7 +63,9 @@ pub(crate) fn session_files() -> Vec<SourceFile> {
     let mut files = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (_, root) in discovery::all_session_roots(&environment(), &FileStorage) {
-        for path in jsonl_under(&root) {
+        let mut found = discovery::session_files_under(&FileStorage, &root);
+        found.sort();
+        for path in found {
             if seen.insert(path.clone()) {
                 files.push(SourceFile { source: SourceKind::Pi, path });
             }
@@ -75,25 +77,5 @@ pub(crate) fn session_files() -> Vec<SourceFile> {
     for (_, path) in sess_sources::codex::session_files(&codex_home()) {
         files.push(SourceFile { source: SourceKind::Codex, path });
     }
-    files
-}
-
-/// `*.jsonl` files at any depth under `root`, not following links to folders.
-fn jsonl_under(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![root.to_owned()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
-            let path = entry.path();
-            if kind.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
     files
 }

@@ -239,9 +239,8 @@ pub(crate) struct CopyArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct IndexArgs {
-    /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
     /// Print the counts as JSON.
     #[arg(long)]
     pub(crate) json: bool,
@@ -273,9 +272,8 @@ pub(crate) struct SearchArgs {
     /// sessions first.
     #[arg(long)]
     pub(crate) no_refresh: bool,
-    /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) catalog: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
 }
 
 #[derive(Debug, Args)]
@@ -286,7 +284,14 @@ pub(crate) struct ServeArgs {
     /// Open the page in the desktop's browser.
     #[arg(long)]
     pub(crate) open: bool,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
+}
+
+/// Where the search catalog is.
+#[derive(Debug, Args)]
+pub(crate) struct CatalogArg {
     /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) catalog: Option<PathBuf>,
+    #[arg(long = "catalog", value_name = "PATH")]
+    pub(crate) path: Option<PathBuf>,
 }

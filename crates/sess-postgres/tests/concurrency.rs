@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use sess_core::segment::{Origin, derive};
 use sess_core::SessionHeader;
+use sess_core::segment::{Origin, derive};
 use sess_postgres::PostgresBackend;
 use sess_store::{Backend, NewSegment, append_or_fork};
 use sess_testkit::backends::message;

@@ -21,7 +21,7 @@ struct Json<'a> {
 }
 
 pub(crate) fn run(args: &IndexArgs) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
     let refreshed = catalog::refresh(&mut catalog)?;
     let report = &refreshed.report;

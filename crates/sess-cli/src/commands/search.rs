@@ -33,7 +33,7 @@ struct Item<'a> {
 }
 
 pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
     if !args.no_refresh {
         let refreshed = catalog::refresh(&mut catalog)?;

@@ -30,7 +30,7 @@ use crate::summary::describe;
 const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref());
     let mut opened = catalog::open(&path)?;
     let refreshed = catalog::refresh(&mut opened)?;
     for problem in &refreshed.report.problems {

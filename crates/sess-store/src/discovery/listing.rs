@@ -38,6 +38,13 @@ pub fn list_all(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<Sessi
 
 /// [`list_all`], gathering the messages' text or not.
 pub fn list_all_with(storage: &dyn SessionStorage, sessions_root: &Path, text: MessageText) -> Vec<SessionSummary> {
+    summarize_sorted(storage, &session_files_under(storage, sessions_root), text)
+}
+
+/// The session files (`*.jsonl`) under `sessions_root` at any depth, found
+/// without reading any, in no particular order. Subdirectories that cannot be
+/// listed are skipped; symbolic links to directories are not followed.
+pub fn session_files_under(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut pending = vec![sessions_root.to_owned()];
     while let Some(dir) = pending.pop() {
@@ -50,7 +57,7 @@ pub fn list_all_with(storage: &dyn SessionStorage, sessions_root: &Path, text: M
             }
         }
     }
-    summarize_sorted(storage, &files, text)
+    files
 }
 
 /// Whether the file name ends with `.jsonl`.
