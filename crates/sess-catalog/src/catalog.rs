@@ -30,8 +30,10 @@ pub struct SessionRow {
     pub source: SourceKind,
     /// The session's own id.
     pub id: String,
-    /// The session file.
+    /// The session file; for a session of a store, `URL#id`.
     pub path: PathBuf,
+    /// The store URL, for a session of a store (`--store`).
+    pub store: Option<String>,
     /// Its title, or its first prompt.
     pub title: Option<String>,
     /// The directory the agent worked in.
@@ -78,7 +80,7 @@ pub struct ProjectRow {
 }
 
 pub(crate) const SESSION_COLUMNS: &str =
-    "s.id, s.source, s.session_id, s.path, s.title, s.cwd, s.created, s.modified_ms, s.message_count";
+    "s.id, s.source, s.session_id, s.path, s.title, s.cwd, s.created, s.modified_ms, s.message_count, s.store";
 
 impl Catalog {
     /// Opens the catalog at `path`, creating it (and its folder) when missing.
@@ -185,5 +187,6 @@ pub(crate) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
         created: row.get(6)?,
         modified_ms: row.get(7)?,
         message_count: count(row, 8)?,
+        store: row.get(9)?,
     })
 }

@@ -158,6 +158,11 @@ fn full_pi(bytes: &[u8]) -> Result<Full, String> {
     })
 }
 
+/// The searchable text of pi-family entries, every branch included.
+pub(crate) fn entry_docs(entries: &[Entry]) -> Vec<Doc> {
+    docs_of(&sess_sources::pi::entry_messages(entries))
+}
+
 /// The name the last `session_info` with a name gives.
 fn session_info_name(entries: &[Entry]) -> Option<String> {
     entries.iter().rev().find_map(|e| match e.kind() {

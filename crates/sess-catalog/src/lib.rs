@@ -14,6 +14,8 @@
 //!   in [`RefreshReport::problems`] and not read again until they change.
 //! - [`Catalog::search`] ranks hits ([`Hit`]) with BM25; queries take words,
 //!   `"phrases"`, `prefix*`, and `OR` / `NOT` between terms.
+//! - [`Catalog::refresh_store`] does the same for the sessions of a store
+//!   (`--store`), which the caller lists and reads.
 //! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds.
 //!
 //! ```
@@ -47,8 +49,10 @@ mod query;
 mod refresh;
 mod schema;
 mod search;
+mod stores;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
 pub use search::{Hit, SearchParams, SnippetPart};
+pub use stores::StoredSession;

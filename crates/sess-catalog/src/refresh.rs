@@ -115,7 +115,8 @@ struct Done<'a> {
 
 impl Catalog {
     /// Brings the catalog up to date with `files`, every session file there
-    /// is: sessions of files not in `files` are removed. `progress` is called
+    /// is: sessions of files not in `files` are removed (sessions of stores
+    /// are left to [`Catalog::refresh_store`]). `progress` is called
     /// as files are read.
     pub fn refresh(&mut self, files: &[SourceFile], progress: &mut dyn FnMut(Progress)) -> Result<RefreshReport> {
         let mut report = RefreshReport { files: files.len(), ..RefreshReport::default() };
@@ -176,7 +177,8 @@ impl Catalog {
 
     fn known(&self) -> Result<HashMap<String, Known>> {
         let mut statement = self.conn.prepare(
-            "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id FROM sessions",
+            "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id FROM sessions
+             WHERE store IS NULL",
         )?;
         let rows = statement.query_map([], |row| {
             Ok((
@@ -421,7 +423,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     Ok(())
 }
 
-fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
+pub(crate) fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
     for doc in docs {
         insert_doc(tx, key, doc)?;
     }
@@ -429,7 +431,7 @@ fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut Refres
     Ok(())
 }
 
-fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
+pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
     let mut statement =
         tx.prepare_cached("INSERT INTO docs (session, entry_id, role, body, title) VALUES (?1, ?2, ?3, ?4, ?5)")?;
     // A title is searched in its own column, which ranks double.
@@ -438,7 +440,7 @@ fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
     Ok(())
 }
 
-fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
+pub(crate) fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
     tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
     tx.execute("DELETE FROM sessions WHERE id = ?1", [key])?;
     Ok(())

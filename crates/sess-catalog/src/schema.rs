@@ -2,7 +2,9 @@
 //!
 //! - `sessions`: one row per session file, with what a listing shows and what
 //!   the next refresh needs to tell an unchanged file (`file_size`,
-//!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`).
+//!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`); and one
+//!   per session of a store (`store` is its URL, `path` is `URL#id`, `version`
+//!   tells a changed session).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
 //!   session with a title of its own (`title`), with the entry it came from.
 //! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title`, kept in step
@@ -31,8 +33,11 @@ CREATE TABLE sessions (
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
     indexed_bytes INTEGER NOT NULL,
-    head_hash INTEGER NOT NULL
+    head_hash INTEGER NOT NULL,
+    store TEXT,
+    version TEXT
 );
+CREATE INDEX sessions_store ON sessions (store);
 CREATE INDEX sessions_cwd ON sessions (cwd);
 CREATE INDEX sessions_modified ON sessions (modified_ms DESC);
 CREATE TABLE docs (

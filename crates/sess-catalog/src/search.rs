@@ -29,6 +29,8 @@ pub struct SearchParams {
     pub source: Option<SourceKind>,
     /// Only sessions whose agent worked in this directory.
     pub cwd: Option<String>,
+    /// Only sessions of the store with this URL.
+    pub store: Option<String>,
     /// At most this many hits (one per session).
     pub limit: usize,
 }
@@ -36,7 +38,7 @@ pub struct SearchParams {
 impl SearchParams {
     /// A search for `query` everywhere, with at most 20 hits.
     pub fn new(query: impl Into<String>) -> Self {
-        Self { query: query.into(), source: None, cwd: None, limit: 20 }
+        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20 }
     }
 }
 
@@ -84,14 +86,14 @@ impl Catalog {
         // FTS5 ranks every match on its own, faster than it can once each is
         // joined to its session: filters apply to the ranked matches, as a
         // set of the documents they allow.
-        let allowed: Option<HashSet<i64>> = if source.is_none() && params.cwd.is_none() {
+        let allowed: Option<HashSet<i64>> = if source.is_none() && params.cwd.is_none() && params.store.is_none() {
             None
         } else {
             let mut statement = self.conn.prepare_cached(
                 "SELECT d.id FROM docs d JOIN sessions s ON s.id = d.session
-                 WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)",
+                 WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2) AND (?3 IS NULL OR s.store = ?3)",
             )?;
-            let rows = statement.query_map(params![source, params.cwd], |row| row.get(0))?;
+            let rows = statement.query_map(params![source, params.cwd, params.store], |row| row.get(0))?;
             Some(rows.collect::<rusqlite::Result<_>>()?)
         };
         let mut statement =

@@ -9,7 +9,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use sess_catalog::{Catalog, Hit, ListParams, SearchParams, SourceFile};
+use sess_catalog::{Catalog, Hit, ListParams, SearchParams, SourceFile, StoredSession};
 use sess_sources::SourceKind;
 use tempfile::TempDir;
 
@@ -259,4 +259,60 @@ fn filters_by_source_and_directory() {
     assert_eq!(listed.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["a"]);
     let key = listed[0].key;
     assert_eq!(s.catalog.session(key).unwrap().unwrap().id, "a");
+}
+
+fn stored(id: &str, version: &str) -> StoredSession {
+    StoredSession {
+        id: id.to_owned(),
+        version: version.to_owned(),
+        title: Some(format!("title of {id}")),
+        title_explicit: true,
+        cwd: Some("/store/project".to_owned()),
+        created: None,
+        modified_ms: 1,
+        message_count: 1,
+    }
+}
+
+fn entries_saying(text: &str) -> Vec<sess_core::Entry> {
+    let line = format!(
+        r#"{{"type":"message","id":"m1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":"{text}"}}}}"#
+    );
+    vec![sess_core::Entry::parse(&line).unwrap()]
+}
+
+#[test]
+fn store_sessions_are_read_when_their_version_changes_and_kept_apart_from_files() {
+    let mut s = Setup::new();
+    s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "file words")]));
+    s.refresh();
+    let url = "sqlite:/tmp/agents.db";
+    let reads = std::cell::RefCell::new(Vec::new());
+    let mut read = |session: &StoredSession| -> Result<Vec<sess_core::Entry>, String> {
+        reads.borrow_mut().push(session.id.clone());
+        match session.id.as_str() {
+            "broken" => Err("no such table".to_owned()),
+            id => Ok(entries_saying(&format!("stored words of {id}"))),
+        }
+    };
+    let report = s.catalog.refresh_store(url, &[stored("s1", "1"), stored("s2", "1")], &mut read).unwrap();
+    assert_eq!((report.added, report.unchanged), (2, 0));
+    let hit = &s.search("\"stored words of s2\"")[0];
+    assert_eq!((hit.session.store.as_deref(), hit.session.id.as_str()), (Some(url), "s2"));
+    assert_eq!(hit.entry_id.as_deref(), Some("m1"));
+    assert_eq!(s.search("\"title of s1\"")[0].role, "title");
+
+    // Unchanged versions are not read; a changed one is; a dropped one goes.
+    let report = s.catalog.refresh_store(url, &[stored("s1", "1"), stored("s2", "2")], &mut read).unwrap();
+    assert_eq!((report.unchanged, report.reread, report.added), (1, 1, 0));
+    let report = s.catalog.refresh_store(url, &[stored("s2", "2"), stored("broken", "1")], &mut read).unwrap();
+    assert_eq!((report.removed, report.problems.len()), (1, 1));
+    assert_eq!(*reads.borrow(), ["s1", "s2", "s2", "broken"]);
+    assert!(s.search("s1").iter().all(|h| h.session.id != "s1"));
+
+    // Refreshing the files leaves the store's sessions alone, and back.
+    assert_eq!(s.refresh().removed, 0);
+    assert_eq!(s.ids("\"stored words\""), ["s2"]);
+    assert_eq!(s.catalog.refresh_store("dir:/elsewhere", &[], &mut read).unwrap().removed, 0);
+    assert_eq!(s.ids("\"file words\""), ["a"]);
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use sess_catalog::{Catalog, RefreshReport, SourceFile};
+use sess_catalog::{Catalog, RefreshReport, SourceFile, StoredSession};
 use sess_sources::SourceKind;
 use sess_store::FileStorage;
 use sess_store::discovery;
@@ -33,13 +33,17 @@ pub(crate) fn open(path: &Path) -> anyhow::Result<Catalog> {
 
 /// A refresh and how long it took.
 pub(crate) struct Refreshed {
+    /// The agents' session files.
     pub(crate) report: RefreshReport,
+    /// The sessions of the store given with `--store`.
+    pub(crate) store: Option<RefreshReport>,
     pub(crate) took: Duration,
 }
 
-/// Brings `catalog` up to date with every session file on this machine, with
-/// a progress bar when there are many files to read.
-pub(crate) fn refresh(catalog: &mut Catalog) -> anyhow::Result<Refreshed> {
+/// Brings `catalog` up to date with every session file on this machine (with
+/// a progress bar when there are many files to read), and with the sessions
+/// of `store`.
+pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>) -> anyhow::Result<Refreshed> {
     let started = Instant::now();
     let files = session_files();
     let mut bar: Option<Progress> = None;
@@ -53,7 +57,33 @@ pub(crate) fn refresh(catalog: &mut Catalog) -> anyhow::Result<Refreshed> {
         bar.finish();
     }
     let report = report.with_context(|| format!("cannot refresh the catalog `{}`", catalog.path().display()))?;
-    Ok(Refreshed { report, took: started.elapsed() })
+    let store = store.map(|url| refresh_store(catalog, url)).transpose()?;
+    Ok(Refreshed { report, store, took: started.elapsed() })
+}
+
+/// Brings the catalog's sessions of the store `url` up to date: each
+/// session's version is its message count, last activity and title, so a
+/// session is read again when one of them changes.
+pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<RefreshReport> {
+    let backend = crate::store::open(url)?;
+    let sessions: Vec<StoredSession> = backend
+        .list_sessions()
+        .with_context(|| format!("cannot list the sessions of `{url}`"))?
+        .into_iter()
+        .map(|s| StoredSession {
+            version: format!("{}:{}:{}", s.message_count, s.modified_ms, s.title.as_deref().unwrap_or_default()),
+            title_explicit: s.title.is_some(),
+            title: s.title.or(Some(s.first_message)),
+            cwd: Some(s.cwd).filter(|c| !c.is_empty()),
+            created: s.created,
+            modified_ms: s.modified_ms,
+            message_count: s.message_count,
+            id: s.id,
+        })
+        .collect();
+    catalog
+        .refresh_store(url, &sessions, &mut |session| backend.read_session(&session.id).map_err(|e| e.to_string()))
+        .with_context(|| format!("cannot refresh the catalog's sessions of `{url}`"))
 }
 
 /// Every session file of every agent on this machine, found without reading

@@ -44,9 +44,9 @@ fn main() -> ExitCode {
         Command::List(args) => commands::list::run(&args, store),
         Command::Show(args) => commands::show::run(&args, store),
         Command::Copy(args) => commands::copy::run(&args),
-        Command::Index(args) => commands::index::run(&args),
-        Command::Search(args) => commands::search::run(&args),
-        Command::Serve(args) => commands::serve::run(&args),
+        Command::Index(args) => commands::index::run(&args, store),
+        Command::Search(args) => commands::search::run(&args, store),
+        Command::Serve(args) => commands::serve::run(&args, store),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -165,3 +165,29 @@ fn serve_answers_on_loopback_with_the_catalog_and_refuses_other_hosts() {
     assert_eq!(get(port, &host, "/api/sessions/%2Fetc%2Fpasswd").0, 404);
     drop(server);
 }
+
+#[test]
+fn a_store_given_with_store_is_indexed_and_searched_too() {
+    let home = Home::new();
+    let db = home.path().join("agents.db");
+    let url = format!("sqlite:{}", db.display());
+    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl");
+    let copied = home.run(&["copy", pi.to_str().unwrap(), &url]);
+    assert_eq!(copied.status.code(), Some(0), "{}", stderr(&copied));
+
+    let indexed = home.json(&["--store", &url, "index", "--json"]);
+    assert_eq!(indexed["store"]["added"].as_u64(), Some(1), "{indexed}");
+    assert_eq!(indexed["sessions"].as_u64(), Some(6));
+    let again = home.json(&["--store", &url, "index", "--json"]);
+    assert_eq!(again["store"]["unchanged"].as_u64(), Some(1), "{again}");
+
+    // With --store, only the store's sessions, of every project.
+    let found = home.json(&["--store", &url, "search", "--json", "\"alternative question\""]);
+    assert_eq!(hits(&found), [("pi", PI_MAIN)]);
+    assert_eq!(found[0]["store"].as_str(), Some(url.as_str()));
+    let text = stdout(&home.run(&["--store", &url, "search", "\"alternative question\""]));
+    assert!(text.contains(&format!("sess show --store {url} {PI_MAIN} --leaf ")), "{text}");
+    // Without it, the store's sessions are in the catalog with the files'.
+    let everywhere = home.json(&["search", "--all-projects", "--json", "\"alternative question\""]);
+    assert_eq!(everywhere.as_array().unwrap().len(), 2);
+}

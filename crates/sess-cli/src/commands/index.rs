@@ -18,26 +18,30 @@ struct Json<'a> {
     millis: u128,
     #[serde(flatten)]
     report: &'a RefreshReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<&'a RefreshReport>,
 }
 
-pub(crate) fn run(args: &IndexArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
-    let refreshed = catalog::refresh(&mut catalog)?;
+    let refreshed = catalog::refresh(&mut catalog, store)?;
     let report = &refreshed.report;
     let sessions = catalog.len()?;
     if args.json {
-        print_json(&Json { catalog: &path, sessions, millis: refreshed.took.as_millis(), report }, false)?;
+        let millis = refreshed.took.as_millis();
+        print_json(&Json { catalog: &path, sessions, millis, report, store: refreshed.store.as_ref() }, false)?;
         return Ok(Outcome::Clean);
     }
-    for problem in &report.problems {
+    let problems = report.problems.iter().chain(refreshed.store.iter().flat_map(|r| &r.problems));
+    for problem in problems {
         warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
     }
     let mut out = stdout();
     writeln!(out, "{} sessions in `{}`", sessions, path.display())?;
     writeln!(
         out,
-        "{} files: {} new, {} grown, {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed in {} ms",
+        "{} files: {} new, {} grown, {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed",
         report.files,
         report.added,
         report.grown,
@@ -46,8 +50,21 @@ pub(crate) fn run(args: &IndexArgs) -> anyhow::Result<Outcome> {
         report.removed,
         report.problems.len(),
         report.messages,
-        refreshed.took.as_millis()
     )?;
+    if let (Some(url), Some(report)) = (store, &refreshed.store) {
+        writeln!(
+            out,
+            "{} sessions of `{url}`: {} new, {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed",
+            report.files,
+            report.added,
+            report.reread,
+            report.unchanged,
+            report.removed,
+            report.problems.len(),
+            report.messages,
+        )?;
+    }
+    writeln!(out, "in {} ms", refreshed.took.as_millis())?;
     out.flush()?;
     Ok(Outcome::Clean)
 }

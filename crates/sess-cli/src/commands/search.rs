@@ -20,6 +20,8 @@ struct Item<'a> {
     source: &'static str,
     id: &'a str,
     path: &'a std::path::Path,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<&'a str>,
     title: Option<&'a str>,
     cwd: Option<&'a str>,
     modified: String,
@@ -32,27 +34,28 @@ struct Item<'a> {
     score: f64,
 }
 
-pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
     if !args.no_refresh {
-        let refreshed = catalog::refresh(&mut catalog)?;
-        if !refreshed.report.problems.is_empty() {
-            warn(format_args!(
-                "{} session files could not be read (`sess index` lists them)",
-                refreshed.report.problems.len()
-            ));
+        let refreshed = catalog::refresh(&mut catalog, store)?;
+        let problems = refreshed.report.problems.len() + refreshed.store.map_or(0, |r| r.problems.len());
+        if problems > 0 {
+            warn(format_args!("{problems} sessions could not be read (`sess index` lists them)"));
         }
     }
+    // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.cwd, args.all_projects) {
         (_, true) => None,
         (Some(dir), false) => Some(std::path::absolute(dir)?),
+        (None, false) if store.is_some() => None,
         (None, false) => Some(std::env::current_dir()?),
     };
     let params = SearchParams {
         query: args.query.clone(),
         source: args.source.single(),
         cwd: cwd.as_ref().map(|d| d.display().to_string()),
+        store: store.map(str::to_owned),
         limit: args.limit,
     };
     let hits = catalog.search(&params)?;
@@ -104,7 +107,8 @@ pub(crate) fn run(args: &SearchArgs) -> anyhow::Result<Outcome> {
         }
         writeln!(out, "{line}")?;
         let at = hit.entry_id.as_deref().map(|e| format!(" --leaf {e}")).filter(|_| s.source.as_str() == "pi");
-        writeln!(out, "    {}", dim.apply_to(format!("sess show {}{}", s.id, at.unwrap_or_default())))?;
+        let from = s.store.as_deref().map(|url| format!("--store {} ", shell_word(url))).unwrap_or_default();
+        writeln!(out, "    {}", dim.apply_to(format!("sess show {from}{}{}", s.id, at.unwrap_or_default())))?;
     }
     out.flush()?;
     Ok(Outcome::Clean)
@@ -124,6 +128,7 @@ fn item(hit: &Hit) -> Item<'_> {
         source: s.source.as_str(),
         id: &s.id,
         path: &s.path,
+        store: s.store.as_deref(),
         title: s.title.as_deref(),
         cwd: s.cwd.as_deref(),
         modified: format_iso_millis(s.modified_ms),
@@ -146,7 +151,7 @@ fn short(id: &str) -> String {
 
 /// `text` as one shell word.
 fn shell_word(text: &str) -> String {
-    if text.chars().all(|c| c.is_alphanumeric() || "-_./*".contains(c)) {
+    if text.chars().all(|c| c.is_alphanumeric() || "-_./*:@".contains(c)) {
         text.to_owned()
     } else {
         format!("'{}'", text.replace('\'', r"'\''"))

@@ -29,11 +29,11 @@ use crate::summary::describe;
 /// routes at once refresh once.
 const FRESH_FOR: Duration = Duration::from_secs(2);
 
-pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let path = catalog::path(args.catalog.path.as_deref());
     let mut opened = catalog::open(&path)?;
-    let refreshed = catalog::refresh(&mut opened)?;
-    for problem in &refreshed.report.problems {
+    let refreshed = catalog::refresh(&mut opened, store)?;
+    for problem in refreshed.report.problems.iter().chain(refreshed.store.iter().flat_map(|r| &r.problems)) {
         warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
     }
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
@@ -47,7 +47,11 @@ pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Outcome> {
     if args.open {
         open_browser(&url);
     }
-    let library = CatalogLibrary { catalog: Mutex::new(opened), refreshed: Mutex::new(Instant::now()) };
+    let library = CatalogLibrary {
+        catalog: Mutex::new(opened),
+        refreshed: Mutex::new(Instant::now()),
+        store: store.map(str::to_owned),
+    };
     sess_web::serve(listener, Arc::new(library), ServeConfig::new(port))?;
     Ok(Outcome::Clean)
 }
@@ -70,6 +74,8 @@ fn open_browser(url: &str) {
 struct CatalogLibrary {
     catalog: Mutex<Catalog>,
     refreshed: Mutex<Instant>,
+    /// The store given with `--store`, whose sessions are shown too.
+    store: Option<String>,
 }
 
 impl CatalogLibrary {
@@ -80,6 +86,9 @@ impl CatalogLibrary {
         if refreshed.elapsed() > FRESH_FOR {
             let files = catalog::session_files();
             catalog.refresh(&files, &mut |_| {}).map_err(boxed)?;
+            if let Some(url) = &self.store {
+                catalog::refresh_store(&mut catalog, url).map_err(anyhow_boxed)?;
+            }
             *refreshed = Instant::now();
         }
         Ok(catalog)
@@ -123,15 +132,18 @@ impl Library for CatalogLibrary {
         let found = Located { kind: row.source, path: row.path.clone() };
         let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
         let (transcript, tree, leaf) = if row.source == SourceKind::Pi {
-            let outcome = crate::load::load_path(&row.path).map_err(anyhow_boxed)?;
-            let entries = outcome.file.entries();
+            let file = match &row.store {
+                Some(url) => crate::load::load(&row.id, Some(url)).map_err(anyhow_boxed)?.file,
+                None => crate::load::load_path(&row.path).map_err(anyhow_boxed)?.file,
+            };
+            let entries = file.entries();
             if let Some(leaf) = leaf
                 && !entries.iter().any(|e| e.id().as_str() == leaf)
             {
                 return Err(not_an_entry(leaf));
             }
             let name = row.path.display().to_string();
-            let transcript = crate::sources::pi_transcript(&outcome.file, leaf, &name).map_err(anyhow_boxed)?;
+            let transcript = crate::sources::pi_transcript(&file, leaf, &name).map_err(anyhow_boxed)?;
             let leaf = leaf.map(str::to_owned).or_else(|| entries.last().map(|e| e.id().to_string()));
             (transcript, tree_nodes(entries, leaf.as_deref()), leaf)
         } else {
@@ -152,6 +164,7 @@ impl Library for CatalogLibrary {
             query: params.query.clone(),
             source: params.source,
             cwd: params.project.clone(),
+            store: None,
             limit: params.limit,
         };
         let hits = self.catalog()?.search(&search).map_err(|err| match err {
@@ -171,8 +184,10 @@ impl Library for CatalogLibrary {
 
     fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
         let row = self.row(id)?;
-        if row.source != SourceKind::Pi {
-            return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
+        if row.source != SourceKind::Pi || row.store.is_some() {
+            let what =
+                row.store.as_ref().map_or_else(|| format!("a {} session", row.source), |_| "a stored session".into());
+            return Err(sess_web::Error::Unsupported { operation: format!("forking {what} from the page") });
         }
         let path = crate::commands::fork::new_session_file(&row.path, entry_id).map_err(anyhow_boxed)?;
         let session_id = sess_store::read_session_file(&path, &mut sess_store::RandomIds::new())
@@ -225,7 +240,7 @@ fn card(row: &SessionRow) -> SessionCard {
         created: row.created.clone(),
         modified_ms: row.modified_ms,
         message_count: row.message_count,
-        forkable: row.source == SourceKind::Pi,
+        forkable: row.source == SourceKind::Pi && row.store.is_none(),
     }
 }
 
