@@ -346,7 +346,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     match outcome {
         Outcome::Full { key, full, indexed_bytes, head_hash } => {
             let key = if let Some(key) = key {
-                tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
+                delete_docs(tx, *key, Docs::All)?;
                 report.reread += 1;
                 *key
             } else {
@@ -403,7 +403,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             if let Some(title) = &tail.title {
                 tx.execute("UPDATE sessions SET title = ?2, title_explicit = 1 WHERE id = ?1", params![key, title])?;
                 if *title_explicit {
-                    tx.execute("DELETE FROM docs WHERE session = ?1 AND role = 'title'", [key])?;
+                    delete_docs(tx, *key, Docs::Title)?;
                 }
                 insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
             }
@@ -437,11 +437,33 @@ pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()
     // A title is searched in its own column, which ranks double.
     let (body, title) = if doc.role == "title" { ("", doc.body.as_str()) } else { (doc.body.as_str(), "") };
     statement.execute(params![key, doc.entry_id, doc.role, body, title])?;
+    let id = tx.last_insert_rowid();
+    let mut index = tx.prepare_cached("INSERT INTO docs_fts (rowid, body, title) VALUES (?1, ?2, ?3)")?;
+    index.execute(params![id, body, title])?;
     Ok(())
 }
 
 pub(crate) fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
-    tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
+    delete_docs(tx, key, Docs::All)?;
     tx.execute("DELETE FROM sessions WHERE id = ?1", [key])?;
+    Ok(())
+}
+
+/// Which of a session's documents [`delete_docs`] removes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Docs {
+    All,
+    Title,
+}
+
+/// Removes a session's documents from `docs` and from the index.
+pub(crate) fn delete_docs(tx: &Transaction<'_>, key: i64, which: Docs) -> Result<()> {
+    let title_only = which == Docs::Title;
+    tx.execute(
+        "INSERT INTO docs_fts (docs_fts, rowid, body, title)
+         SELECT 'delete', id, body, title FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title')",
+        params![key, title_only],
+    )?;
+    tx.execute("DELETE FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title')", params![key, title_only])?;
     Ok(())
 }

@@ -16,7 +16,7 @@ use sess_sources::SourceKind;
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
 use crate::extract::{Doc, entry_docs};
-use crate::refresh::{Problem, RefreshReport, delete_session, insert_doc, insert_docs};
+use crate::refresh::{Docs, Problem, RefreshReport, delete_docs, delete_session, insert_doc, insert_docs};
 
 /// One session of a store, as its listing gives it.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,7 +81,7 @@ impl Catalog {
                 }
             };
             let key = if let Some((key, _)) = old {
-                tx.execute("DELETE FROM docs WHERE session = ?1", [key])?;
+                delete_docs(&tx, *key, Docs::All)?;
                 report.reread += 1;
                 *key
             } else {
