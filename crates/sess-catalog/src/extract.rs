@@ -22,7 +22,8 @@ const GIST_KEYS: &[&str] = &["command", "cmd", "file_path", "path", "pattern", "
 /// Searchable text of one message.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Doc {
-    /// The entry (pi), line `uuid` (Claude Code) that opened the message.
+    /// The entry (pi), line `uuid` (Claude Code) or line number (Codex) that
+    /// opened the message.
     pub(crate) entry_id: Option<String>,
     /// `user` or `assistant`.
     pub(crate) role: &'static str,
@@ -97,8 +98,9 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
     }
 }
 
-/// Reads complete lines added to a file of session `session_id`.
-pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8]) -> Tail {
+/// Reads complete lines added to a file of session `session_id`, after its
+/// first `lines_before` lines.
+pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_before: usize) -> Tail {
     match source {
         SourceKind::Pi => {
             let entries: Vec<Entry> = bytes
@@ -124,7 +126,13 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8]) -> Tail {
             }
         }
         SourceKind::Codex => {
-            let transcript = sess_sources::codex::parse(bytes);
+            let mut transcript = sess_sources::codex::parse(bytes);
+            // A Codex message's id is its line number in the file.
+            for message in &mut transcript.messages {
+                if let Some(line) = message.id.as_deref().and_then(|id| id.parse::<usize>().ok()) {
+                    message.id = Some((line + lines_before).to_string());
+                }
+            }
             Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
         }
     }
@@ -297,7 +305,7 @@ mod tests {
             r#"{"type":"session_info","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","name":"Login"}"#,
             "\n",
         );
-        let tail = tail(SourceKind::Pi, "s", lines.as_bytes());
+        let tail = tail(SourceKind::Pi, "s", lines.as_bytes(), 0);
         assert_eq!(tail.title.as_deref(), Some("Login"));
         assert_eq!(tail.message_count, 1);
         assert_eq!(

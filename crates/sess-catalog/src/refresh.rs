@@ -83,9 +83,18 @@ struct Known {
     size: i64,
     mtime_ns: i64,
     indexed_bytes: i64,
+    /// Lines in the first `indexed_bytes`: Codex message ids are line numbers.
+    indexed_lines: i64,
     head_hash: i64,
     title_explicit: bool,
     session_id: String,
+}
+
+/// How much of a file the catalog has read: up to the end of a line.
+#[derive(Clone, Copy)]
+struct Indexed {
+    bytes: i64,
+    lines: i64,
 }
 
 /// A file's size and modification time.
@@ -102,8 +111,8 @@ enum Job<'a> {
 }
 
 enum Outcome {
-    Full { key: Option<i64>, full: Full, indexed_bytes: i64, head_hash: i64 },
-    Tail { key: i64, title_explicit: bool, tail: Tail, indexed_bytes: i64 },
+    Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64 },
+    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed },
     Failed { key: Option<i64>, reason: String },
 }
 
@@ -177,8 +186,8 @@ impl Catalog {
 
     fn known(&self) -> Result<HashMap<String, Known>> {
         let mut statement = self.conn.prepare(
-            "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id FROM sessions
-             WHERE store IS NULL",
+            "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id,
+             indexed_lines FROM sessions WHERE store IS NULL",
         )?;
         let rows = statement.query_map([], |row| {
             Ok((
@@ -191,6 +200,7 @@ impl Catalog {
                     head_hash: row.get(5)?,
                     title_explicit: row.get(6)?,
                     session_id: row.get(7)?,
+                    indexed_lines: row.get(8)?,
                 },
             ))
         })?;
@@ -265,21 +275,19 @@ fn run(job: Job<'_>) -> Done<'_> {
     match job {
         Job::Full(file, stat, key) => {
             let outcome = match read_full(file) {
-                Ok((full, indexed_bytes, head_hash)) => Outcome::Full { key, full, indexed_bytes, head_hash },
+                Ok((full, indexed, head_hash)) => Outcome::Full { key, full, indexed, head_hash },
                 Err(reason) => Outcome::Failed { key, reason },
             };
             Done { file, stat, outcome }
         }
         Job::Tail(file, stat, known) => {
             let outcome = match read_tail(file, known) {
-                Ok(Some((tail, indexed_bytes))) => {
-                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed_bytes }
+                Ok(Some((tail, indexed))) => {
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed }
                 }
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
-                    Ok((full, indexed_bytes, head_hash)) => {
-                        Outcome::Full { key: Some(known.key), full, indexed_bytes, head_hash }
-                    }
+                    Ok((full, indexed, head_hash)) => Outcome::Full { key: Some(known.key), full, indexed, head_hash },
                     Err(reason) => Outcome::Failed { key: Some(known.key), reason },
                 },
                 Err(reason) => Outcome::Failed { key: Some(known.key), reason },
@@ -289,9 +297,9 @@ fn run(job: Job<'_>) -> Done<'_> {
     }
 }
 
-/// The whole file: what it says, where its last complete line ends (`-1`:
-/// read it whole next time), and the hash of its first bytes.
-fn read_full(file: &SourceFile) -> Result<(Full, i64, i64), String> {
+/// The whole file: what it says, how far the catalog read it (bytes `0`: read
+/// it whole next time), and the hash of its first bytes.
+fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
     let bytes = std::fs::read(&file.path).map_err(|e| e.to_string())?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let full = extract::full(file.source, &file.path, &bytes[..complete])?;
@@ -303,12 +311,21 @@ fn read_full(file: &SourceFile) -> Result<(Full, i64, i64), String> {
     } else {
         complete
     };
-    Ok((full, i64::try_from(indexed).unwrap_or(0), head_hash(&bytes[..complete.min(HEAD_BYTES)])))
+    let indexed = Indexed { bytes: to_i64(indexed), lines: to_i64(line_count(&bytes[..indexed])) };
+    Ok((full, indexed, head_hash(&bytes[..complete.min(HEAD_BYTES)])))
+}
+
+fn line_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The lines after what the catalog read, when the file starts as it did;
 /// `None` when it does not.
-fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, i64)>, String> {
+fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed)>, String> {
     let mut handle = File::open(&file.path).map_err(|e| e.to_string())?;
     let head_len = usize::try_from(known.indexed_bytes).unwrap_or(0).min(HEAD_BYTES);
     let mut head = vec![0; head_len];
@@ -326,8 +343,13 @@ fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, i64)>, St
     }
     let new = &bytes[1..];
     let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let tail = extract::tail(file.source, &known.session_id, &new[..complete]);
-    Ok(Some((tail, known.indexed_bytes + i64::try_from(complete).unwrap_or(0))))
+    let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
+    let tail = extract::tail(file.source, &known.session_id, &new[..complete], lines_before);
+    let indexed = Indexed {
+        bytes: known.indexed_bytes + to_i64(complete),
+        lines: known.indexed_lines + to_i64(line_count(&new[..complete])),
+    };
+    Ok(Some((tail, indexed)))
 }
 
 /// FNV-1a of `bytes`, as SQLite stores it.
@@ -344,7 +366,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     let Done { file, stat, outcome } = done;
     let path = path_key(&file.path);
     match outcome {
-        Outcome::Full { key, full, indexed_bytes, head_hash } => {
+        Outcome::Full { key, full, indexed, head_hash } => {
             let key = if let Some(key) = key {
                 delete_docs(tx, *key, Docs::All)?;
                 report.reread += 1;
@@ -361,7 +383,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             tx.execute(
                 "UPDATE sessions SET session_id = ?2, title = ?3, title_explicit = ?4, cwd = ?5, created = ?6,
                  modified_ms = ?7, message_count = ?8, first_message = ?9, file_size = ?10, file_mtime_ns = ?11,
-                 indexed_bytes = ?12, head_hash = ?13 WHERE id = ?1",
+                 indexed_bytes = ?12, head_hash = ?13, indexed_lines = ?14 WHERE id = ?1",
                 params![
                     key,
                     full.session_id,
@@ -374,8 +396,9 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                     full.first_message,
                     stat.size,
                     stat.mtime_ns,
-                    indexed_bytes,
-                    head_hash
+                    indexed.bytes,
+                    head_hash,
+                    indexed.lines
                 ],
             )?;
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
@@ -386,18 +409,19 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             }
             insert_docs(tx, key, &full.docs, report)?;
         }
-        Outcome::Tail { key, title_explicit, tail, indexed_bytes } => {
+        Outcome::Tail { key, title_explicit, tail, indexed } => {
             report.grown += 1;
             tx.execute(
                 "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
-                 file_mtime_ns = ?5, indexed_bytes = ?6 WHERE id = ?1",
+                 file_mtime_ns = ?5, indexed_bytes = ?6, indexed_lines = ?7 WHERE id = ?1",
                 params![
                     key,
                     stat.mtime_ns / 1_000_000,
                     stored_count(tail.message_count),
                     stat.size,
                     stat.mtime_ns,
-                    indexed_bytes
+                    indexed.bytes,
+                    indexed.lines
                 ],
             )?;
             if let Some(title) = &tail.title {

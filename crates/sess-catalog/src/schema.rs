@@ -36,6 +36,7 @@ CREATE TABLE sessions (
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
     indexed_bytes INTEGER NOT NULL,
+    indexed_lines INTEGER NOT NULL DEFAULT 0,
     head_hash INTEGER NOT NULL,
     store TEXT,
     version TEXT

@@ -48,8 +48,9 @@ impl SearchParams {
 pub struct Hit {
     /// The session.
     pub session: SessionRow,
-    /// The entry (pi) or line `uuid` (Claude Code) of the message; `None` for
-    /// a title, or a source without ids.
+    /// The message's id, as `sess show --json` gives it: the entry (pi), line
+    /// `uuid` (Claude Code) or line number (Codex) that opened it; `None` for a
+    /// title.
     pub entry_id: Option<String>,
     /// `user`, `assistant` or `title`.
     pub role: String,

@@ -316,3 +316,21 @@ fn store_sessions_are_read_when_their_version_changes_and_kept_apart_from_files(
     assert_eq!(s.catalog.refresh_store("dir:/elsewhere", &[], &mut read).unwrap().removed, 0);
     assert_eq!(s.ids("\"file words\""), ["a"]);
 }
+
+#[test]
+fn a_grown_codex_rollout_keeps_its_messages_line_numbers() {
+    let mut s = Setup::new();
+    let text = fs::read_to_string(Path::new(FIXTURES).join("codex/codex-basic-rollout.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let name = "rollout-2026-08-20T10-02-11-0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81.jsonl";
+    let path = s.add(SourceKind::Codex, name, &(lines[..7].join("\n") + "\n"));
+    s.refresh();
+    append(&path, &(lines[7..21].join("\n") + "\n"));
+    assert_eq!(s.refresh().grown, 1);
+    // The ids a whole read gives the same messages.
+    let whole = sess_sources::codex::parse(fs::read(&path).unwrap().as_slice());
+    let ids: Vec<Option<&str>> = whole.messages.iter().map(|m| m.id.as_deref()).collect();
+    assert_eq!(ids, [Some("6"), Some("8")]);
+    assert_eq!(s.search("test_parse_dates")[0].entry_id.as_deref(), Some("6"));
+    assert_eq!(s.search("month")[0].entry_id.as_deref(), Some("8"));
+}
