@@ -316,7 +316,7 @@ fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
 }
 
 fn line_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 fn to_i64(n: usize) -> i64 {
