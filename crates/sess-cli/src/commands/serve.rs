@@ -6,7 +6,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
 use sess_catalog::{Catalog, ListParams, SessionRow};
 use sess_core::{EntryIndex, EntryKind};
 use sess_sources::SourceKind;
@@ -36,8 +35,10 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
     for problem in refreshed.report.problems.iter().chain(refreshed.store.iter().flat_map(|r| &r.problems)) {
         warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
     }
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port)).map_err(|err| {
+        anyhow::Error::new(crate::output::Hint("`--port 0` picks a free port".to_owned()))
+            .context(format!("cannot listen on 127.0.0.1:{}: {err}", args.port))
+    })?;
     let port = listener.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}/");
     let mut out = stdout();
