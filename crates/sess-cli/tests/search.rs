@@ -107,9 +107,25 @@ fn a_query_with_no_words_is_an_error() {
 
 /// One HTTP/1.1 GET with this `Host`: the status code and the body.
 fn get(port: u16, host: &str, path: &str) -> (u16, String) {
+    request(port, &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"))
+}
+
+/// One HTTP/1.1 POST of JSON with the page's token.
+fn post(port: u16, path: &str, token: &str, body: &str) -> (u16, String) {
+    request(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+             X-Sess-Token: {token}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+fn request(port: u16, text: &str) -> (u16, String) {
     use std::io::{Read as _, Write as _};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    stream.write_all(text.as_bytes()).unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     let status = response.split(' ').nth(1).unwrap().parse().unwrap();
@@ -117,22 +133,13 @@ fn get(port: u16, host: &str, path: &str) -> (u16, String) {
     (status, body)
 }
 
-/// Kills the server when the test ends, passed or not.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-#[test]
-fn serve_answers_on_loopback_with_the_catalog_and_refuses_other_hosts() {
+/// Starts `sess serve --port 0` in `home` with `args` before the verb; the
+/// server, its port and its first line.
+fn serve(home: &Home, args: &[&str]) -> (Server, u16, String) {
     use std::io::BufRead as _;
-    let home = Home::new();
     let catalog = home.path().join("catalog.sqlite");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
         .args(["serve", "--port", "0", "--catalog", catalog.to_str().unwrap()])
         .env("HOME", home.path())
         .env_remove("PI_CODING_AGENT_DIR")
@@ -147,8 +154,25 @@ fn serve_answers_on_loopback_with_the_catalog_and_refuses_other_hosts() {
     let server = Server(child);
     let mut line = String::new();
     std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    let port = line.rsplit(':').next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit()).parse().unwrap();
+    (server, port, line)
+}
+
+/// Kills the server when the test ends, passed or not.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_answers_on_loopback_with_the_catalog_and_refuses_other_hosts() {
+    let home = Home::new();
+    let (server, port, line) = serve(&home, &[]);
     assert!(line.starts_with("5 sessions; serving http://127.0.0.1:"), "{line}");
-    let port: u16 = line.rsplit(':').next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit()).parse().unwrap();
     let host = format!("127.0.0.1:{port}");
 
     let (status, body) = get(port, &host, "/api/sessions");
@@ -190,4 +214,33 @@ fn a_store_given_with_store_is_indexed_and_searched_too() {
     // Without it, the store's sessions are in the catalog with the files'.
     let everywhere = home.json(&["search", "--all-projects", "--json", "\"alternative question\""]);
     assert_eq!(everywhere.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn the_page_forks_a_stored_session_into_its_store() {
+    let home = Home::new();
+    let url = format!("sqlite:{}", home.path().join("agents.db").display());
+    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl");
+    assert_eq!(home.run(&["copy", pi.to_str().unwrap(), &url]).status.code(), Some(0));
+    let (server, port, line) = serve(&home, &["--store", &url]);
+    assert!(line.starts_with("6 sessions;"), "{line}");
+    let host = format!("127.0.0.1:{port}");
+    let (_, page) = get(port, &host, "/");
+    let token = page.split("name=\"sess-token\" content=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let (_, body) = get(port, &host, "/api/search?q=%22alternative%20question%22");
+    let hits: Value = serde_json::from_str(&body).unwrap();
+    let hit = hits.as_array().unwrap().iter().find(|h| h["session"]["store"] == url.as_str());
+    let hit = hit.expect("a hit in the store's copy");
+    let id = hit["session"]["id"].as_str().unwrap();
+    let entry = hit["entryId"].as_str().unwrap();
+    let (status, body) =
+        post(port, &format!("/api/sessions/{id}/fork"), &token, &format!("{{\"entryId\":\"{entry}\"}}"));
+    assert_eq!(status, 200, "{body}");
+    let forked: Value = serde_json::from_str(&body).unwrap();
+    let new_id = forked["sessionId"].as_str().unwrap();
+    assert_eq!(forked["resumeCommand"].as_str().unwrap(), format!("sess --store {url} append {new_id}"));
+    drop(server);
+    let listed = home.json(&["--store", &url, "list", "--json"]);
+    let ids: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&new_id) && ids.contains(&PI_MAIN), "{ids:?}");
 }

@@ -71,6 +71,7 @@ fn long_session() -> (SessionCard, Transcript, Vec<TreeNode>) {
         modified_ms: 1_772_400_000_000,
         message_count: 312,
         forkable: false,
+        store: None,
     };
     (card, transcript, Vec::new())
 }
@@ -144,6 +145,7 @@ fn demo() -> Demo {
         modified_ms: 1_772_500_000_000,
         message_count: 6,
         forkable: true,
+        store: None,
     };
     let mut codex = Transcript::new(SourceKind::Codex, "x-1");
     codex.cwd = Some("/home/dev/shop".into());
@@ -158,6 +160,7 @@ fn demo() -> Demo {
         modified_ms: 1_772_300_000_000,
         message_count: 1,
         forkable: false,
+        store: None,
     };
     Demo {
         sessions: vec![(branched, transcript, tree), long_session(), (codex_card, codex, Vec::new())],

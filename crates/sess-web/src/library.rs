@@ -112,6 +112,9 @@ pub struct SessionCard {
     pub message_count: usize,
     /// Whether [`Library::fork`] can branch it.
     pub forkable: bool,
+    /// The store that holds it (`sess --store URL`), when it is not a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
 }
 
 /// One session, ready to show.

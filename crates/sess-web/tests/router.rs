@@ -46,6 +46,7 @@ fn card(id: &str, forkable: bool) -> SessionCard {
         modified_ms: 1_767_225_600_000,
         message_count: 2,
         forkable,
+        store: None,
     }
 }
 

@@ -32,17 +32,24 @@ pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcom
     Ok(Outcome::Clean)
 }
 
-/// Writes a new session holding the path from the root to `entry` of the
-/// pi-family session file at `path`, beside it: `sess fork --new-session`, for
-/// the web page. Returns the new file.
-pub(crate) fn new_session_file(path: &std::path::Path, entry: &str) -> anyhow::Result<std::path::PathBuf> {
-    let name = path.display().to_string();
-    let mut manager = session::open(&name, None)?;
+/// A session written by [`new_session`].
+pub(crate) struct NewSession {
+    /// Its id.
+    pub(crate) id: String,
+    /// Its file; `None` in a store.
+    pub(crate) path: Option<std::path::PathBuf>,
+}
+
+/// Writes a new session holding the path from the root to `entry` of
+/// `session` (a pi-family file, or an id in `store`), beside it: `sess fork
+/// --new-session`, for the web page.
+pub(crate) fn new_session(session: &str, store: Option<&str>, entry: &str) -> anyhow::Result<NewSession> {
+    let mut manager = session::open(session, store)?;
     if manager.entry(entry).is_none() {
-        bail!("`{name}` has no entry `{entry}`");
+        bail!("`{session}` has no entry `{entry}`");
     }
-    branch_into_new_session(&mut manager, &name, Some(entry), None)?
-        .with_context(|| format!("forking `{name}` wrote no file"))
+    let path = branch_into_new_session(&mut manager, session, Some(entry), None)?;
+    Ok(NewSession { id: manager.session_id().to_owned(), path })
 }
 
 /// The new session of `--new-session`: its file, or `None` in a store.

@@ -185,21 +185,23 @@ impl Library for CatalogLibrary {
 
     fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
         let row = self.row(id)?;
-        if row.source != SourceKind::Pi || row.store.is_some() {
-            let what =
-                row.store.as_ref().map_or_else(|| format!("a {} session", row.source), |_| "a stored session".into());
-            return Err(sess_web::Error::Unsupported { operation: format!("forking {what} from the page") });
+        if row.source != SourceKind::Pi {
+            return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
         }
-        let path = crate::commands::fork::new_session_file(&row.path, entry_id).map_err(anyhow_boxed)?;
-        let session_id = sess_store::read_session_file(&path, &mut sess_store::RandomIds::new())
-            .ok()
-            .and_then(|o| o.file.header().map(|h| h.id().to_owned()))
-            .unwrap_or_default();
-        Ok(Forked {
-            session_id,
-            resume_command: resume_command(&path, row.cwd.as_deref()),
-            path: path.display().to_string(),
-        })
+        let (session, store) = match &row.store {
+            Some(url) => (row.id.clone(), Some(url.as_str())),
+            None => (row.path.display().to_string(), None),
+        };
+        let forked = crate::commands::fork::new_session(&session, store, entry_id).map_err(anyhow_boxed)?;
+        let (path, resume_command) = match (&forked.path, store) {
+            (Some(path), _) => (path.display().to_string(), resume_command(path, row.cwd.as_deref())),
+            // A stored session goes on with whatever appends to it.
+            (None, Some(url)) => {
+                (format!("{url}#{}", forked.id), format!("sess --store {} append {}", quote(url), forked.id))
+            }
+            (None, None) => (String::new(), String::new()),
+        };
+        Ok(Forked { session_id: forked.id, path, resume_command })
     }
 }
 
@@ -241,7 +243,8 @@ fn card(row: &SessionRow) -> SessionCard {
         created: row.created.clone(),
         modified_ms: row.modified_ms,
         message_count: row.message_count,
-        forkable: row.source == SourceKind::Pi && row.store.is_none(),
+        forkable: row.source == SourceKind::Pi,
+        store: row.store.clone(),
     }
 }
 
