@@ -162,15 +162,8 @@ pub(crate) struct ForkArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
-    /// Which agents' sessions.
-    #[arg(long, value_enum, default_value_t = Source::All)]
-    pub(crate) source: Source,
-    /// The project directory (default: the current directory).
-    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
-    pub(crate) cwd: Option<PathBuf>,
-    /// Every project.
-    #[arg(long)]
-    pub(crate) all_projects: bool,
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
@@ -251,15 +244,8 @@ pub(crate) struct SearchArgs {
     /// What to search for: words (all must match), "a phrase", a prefix*,
     /// `OR` and `NOT` between terms.
     pub(crate) query: String,
-    /// Which agents' sessions.
-    #[arg(long, value_enum, default_value_t = Source::All)]
-    pub(crate) source: Source,
-    /// Sessions of this project directory (default: the current directory).
-    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
-    pub(crate) cwd: Option<PathBuf>,
-    /// Sessions of every project.
-    #[arg(long)]
-    pub(crate) all_projects: bool,
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
     /// At most this many hits (one per session).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub(crate) limit: usize,
@@ -294,4 +280,18 @@ pub(crate) struct CatalogArg {
     /// The catalog file (default: `$XDG_DATA_HOME/sess/catalog.sqlite`).
     #[arg(long = "catalog", value_name = "PATH")]
     pub(crate) path: Option<PathBuf>,
+}
+
+/// Whose sessions, and of which project.
+#[derive(Debug, Args)]
+pub(crate) struct ScopeArgs {
+    /// Which agents' sessions.
+    #[arg(long, value_enum, default_value_t = Source::All)]
+    pub(crate) source: Source,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Every project.
+    #[arg(long)]
+    pub(crate) all_projects: bool,
 }

@@ -39,32 +39,25 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     }
     let mut out = stdout();
     writeln!(out, "{} sessions in `{}`", sessions, path.display())?;
-    writeln!(
-        out,
-        "{} files: {} new, {} grown, {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed",
-        report.files,
-        report.added,
-        report.grown,
-        report.reread,
-        report.unchanged,
-        report.removed,
-        report.problems.len(),
-        report.messages,
-    )?;
+    writeln!(out, "{} files: {}", report.files, counts(report, true))?;
     if let (Some(url), Some(report)) = (store, &refreshed.store) {
-        writeln!(
-            out,
-            "{} sessions of `{url}`: {} new, {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed",
-            report.files,
-            report.added,
-            report.reread,
-            report.unchanged,
-            report.removed,
-            report.problems.len(),
-            report.messages,
-        )?;
+        writeln!(out, "{} sessions of `{url}`: {}", report.files, counts(report, false))?;
     }
     writeln!(out, "in {} ms", refreshed.took.as_millis())?;
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// What a refresh did, in words (`grown` only where files can grow).
+fn counts(report: &RefreshReport, grown: bool) -> String {
+    let grown = if grown { format!(" {} grown,", report.grown) } else { String::new() };
+    format!(
+        "{} new,{grown} {} read again, {} unchanged, {} removed, {} unreadable; {} messages indexed",
+        report.added,
+        report.reread,
+        report.unchanged,
+        report.removed,
+        report.problems.len(),
+        report.messages
+    )
 }

@@ -41,7 +41,7 @@ struct Row {
 }
 
 pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let cwd = match &args.cwd {
+    let cwd = match &args.scope.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
@@ -79,7 +79,8 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
     let id_width = unique_prefix_len(items.iter().map(|i| i.id), SHORT_ID);
     let mut out = stdout();
     if items.is_empty() {
-        let scope = if args.all_projects { "on this machine".to_owned() } else { format!("for `{}`", cwd.display()) };
+        let scope =
+            if args.scope.all_projects { "on this machine".to_owned() } else { format!("for `{}`", cwd.display()) };
         writeln!(out, "no sessions {scope}")?;
     }
     for item in &items {
@@ -92,7 +93,7 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
             item.message_count,
             item.agent.unwrap_or(item.source)
         )?;
-        if args.all_projects {
+        if args.scope.all_projects {
             writeln!(out, "{:>width$}{}", "", item.cwd.unwrap_or("?"), width = 24 + id_width)?;
         }
     }
@@ -118,7 +119,7 @@ fn store_rows(url: &str, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>
     let backend = crate::store::open(url)?;
     let source = backend.kind();
     let cwd_text = cwd.display().to_string();
-    let wanted = |s: &SessionSummary| args.all_projects || args.cwd.is_none() || s.cwd == cwd_text;
+    let wanted = |s: &SessionSummary| args.scope.all_projects || args.scope.cwd.is_none() || s.cwd == cwd_text;
     Ok(backend
         .list_sessions()?
         .into_iter()
@@ -129,11 +130,11 @@ fn store_rows(url: &str, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>
 
 /// The sessions the agents keep on this machine.
 fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
-    let scope = if args.all_projects { Scope::All } else { Scope::Project(cwd) };
+    let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut rows = Vec::new();
-    for &kind in args.source.kinds() {
+    for &kind in args.scope.source.kinds() {
         if kind == SourceKind::Pi {
-            let found = pi_sessions(if args.all_projects { None } else { Some(cwd) });
+            let found = pi_sessions(if args.scope.all_projects { None } else { Some(cwd) });
             rows.extend(found.into_iter().map(|(agent, s)| Row {
                 source: "pi",
                 agent: Some(agent.name()),

@@ -45,7 +45,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         }
     }
     // In a store, as `sess list --store`, every project unless one is named.
-    let cwd = match (&args.cwd, args.all_projects) {
+    let cwd = match (&args.scope.cwd, args.scope.all_projects) {
         (_, true) => None,
         (Some(dir), false) => Some(std::path::absolute(dir)?),
         (None, false) if store.is_some() => None,
@@ -53,7 +53,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     };
     let params = SearchParams {
         query: args.query.clone(),
-        source: args.source.single(),
+        source: args.scope.source.single(),
         cwd: cwd.as_ref().map(|d| d.display().to_string()),
         store: store.map(str::to_owned),
         limit: args.limit,
@@ -67,7 +67,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     let mut out = stdout();
     if hits.is_empty() {
         writeln!(out, "no hits for `{}`{}", args.query, scope_note(cwd.as_ref()))?;
-        if cwd.is_some() && args.cwd.is_none() {
+        if cwd.is_some() && args.scope.cwd.is_none() {
             let everywhere = catalog.search(&SearchParams { cwd: None, ..params.clone() })?;
             if !everywhere.is_empty() {
                 writeln!(
