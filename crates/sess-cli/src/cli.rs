@@ -249,9 +249,9 @@ pub(crate) struct SearchArgs {
     /// At most this many hits (one per session).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub(crate) limit: usize,
-    /// Print JSON: `source`, `id`, `path`, `title`, `cwd`, `modified`,
-    /// `entryId`, `role`, `snippet`, `matches` (byte ranges in the snippet),
-    /// `score`.
+    /// Print JSON: `source`, `id`, `path`, `store` (a stored session's),
+    /// `title`, `cwd`, `modified`, `entryId`, `role`, `snippet`, `matches`
+    /// (byte ranges in the snippet), `score`.
     #[arg(long)]
     pub(crate) json: bool,
     /// Search the catalog as it is, without looking for new or changed
