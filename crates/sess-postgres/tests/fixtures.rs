@@ -8,13 +8,12 @@
 #[path = "support/pg.rs"]
 mod pg;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use sess_postgres::PostgresBackend;
-use sess_store::{Backend, JsonlBackend, MemoryStorage, SessionStorage, write_atomic};
-use sess_testkit::backends::copy_entry_by_entry;
+use sess_store::{Backend, JsonlBackend};
+use sess_testkit::backends::{copy_entry_by_entry, export, jsonl_with};
 
 const FIXTURES: [(&str, &str); 3] = [
     ("pi-mono-0.73.1-main", include_str!("../../../fixtures/pi-family/pi-mono-0.73.1-main.jsonl")),
@@ -24,33 +23,6 @@ const FIXTURES: [(&str, &str); 3] = [
     ),
     ("oh-my-pi-18.2.3-bun", include_str!("../../../fixtures/pi-family/oh-my-pi-18.2.3-bun.jsonl")),
 ];
-
-/// A JSONL backend in memory holding `text` as one session file; its id.
-fn jsonl_with(text: &str) -> (JsonlBackend, String) {
-    let storage = MemoryStorage::new();
-    let root = Path::new("/agent/sessions");
-    let dir = root.join("--p--");
-    storage.create_dir_all(&dir).unwrap();
-    write_atomic(&storage, &dir.join("2026-01-01T00-00-00-000Z_s.jsonl"), text.as_bytes()).unwrap();
-    let backend = JsonlBackend::new(Arc::new(storage), root);
-    let id = backend.list_sessions().unwrap()[0].id.clone();
-    (backend, id)
-}
-
-/// The session as a pi-family file: title line, header, entries.
-fn export(backend: &dyn Backend, session: &str) -> String {
-    let stored = backend.session(session).unwrap();
-    let mut out = String::new();
-    for line in stored.title_line.iter().map(String::as_str).chain([stored.header.json()]) {
-        out.push_str(line);
-        out.push('\n');
-    }
-    for entry in backend.read_session(session).unwrap() {
-        out.push_str(entry.json());
-        out.push('\n');
-    }
-    out
-}
 
 fn check_same(name: &str, fixture: &str, jsonl: &JsonlBackend, id: &str, postgres: &PostgresBackend) {
     assert_eq!(export(postgres, id), fixture, "{name}: bytes");

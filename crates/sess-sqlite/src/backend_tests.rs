@@ -3,9 +3,9 @@ use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
 use sess_core::segment::{Origin, derive};
-use sess_store::{JsonlBackend, MemoryStorage, SessionStorage, SteppingClock, append_or_fork, write_atomic};
+use sess_store::{SteppingClock, append_or_fork};
 
-use sess_testkit::backends::{copy_entry_by_entry, header, message};
+use sess_testkit::backends::{copy_entry_by_entry, export, header, jsonl_with, message};
 
 use super::*;
 use crate::SCHEMA_VERSION;
@@ -186,18 +186,6 @@ fn nothing_is_written_when_a_check_fails() {
     assert_eq!(backend.list_sessions().unwrap()[0].message_count, 3);
 }
 
-/// A JSONL backend in memory holding `text` as one session file; its id.
-fn jsonl_with(text: &str) -> (JsonlBackend, String) {
-    let storage = MemoryStorage::new();
-    let root = Path::new("/agent/sessions");
-    let dir = root.join("--p--");
-    storage.create_dir_all(&dir).unwrap();
-    write_atomic(&storage, &dir.join("2026-01-01T00-00-00-000Z_s.jsonl"), text.as_bytes()).unwrap();
-    let backend = JsonlBackend::new(Arc::new(storage), root);
-    let id = backend.list_sessions().unwrap()[0].id.clone();
-    (backend, id)
-}
-
 #[test]
 fn pi_family_files_copy_in_and_out_byte_for_byte_with_the_same_segments_and_summary() {
     for fixture in [PI_MONO, PI_MONO_BRANCHED, OH_MY_PI] {
@@ -205,17 +193,7 @@ fn pi_family_files_copy_in_and_out_byte_for_byte_with_the_same_segments_and_summ
         let sqlite = SqliteBackend::in_memory().unwrap();
         copy_entry_by_entry(&jsonl, &sqlite, &id);
 
-        let stored = sqlite.session(&id).unwrap();
-        let mut exported = String::new();
-        for line in stored.title_line.iter().map(String::as_str).chain([stored.header.json()]) {
-            exported.push_str(line);
-            exported.push('\n');
-        }
-        for entry in sqlite.read_session(&id).unwrap() {
-            exported.push_str(entry.json());
-            exported.push('\n');
-        }
-        assert_eq!(exported, fixture);
+        assert_eq!(export(&sqlite, &id), fixture);
         assert_eq!(sqlite.segments(&id).unwrap(), jsonl.segments(&id).unwrap());
 
         let mut from_file = jsonl.list_sessions().unwrap().remove(0);

@@ -1,8 +1,12 @@
-//! Small sessions and a step-by-step copy, for backend tests.
+//! Small sessions, a JSONL backend holding one file, a step-by-step copy and
+//! an export, for backend tests.
+
+use std::path::Path;
+use std::sync::Arc;
 
 use sess_core::segment::{Origin, derive};
-use sess_core::{Entry, SessionHeader};
-use sess_store::{Appended, Backend, NewSegment};
+use sess_core::{Entry, SessionFile, SessionHeader};
+use sess_store::{Appended, Backend, JsonlBackend, MemoryStorage, NewSegment, SessionStorage, write_atomic};
 
 /// A v3 header with this id, started 2026-01-01 in `/p`.
 pub fn header(id: &str) -> SessionHeader {
@@ -51,4 +55,34 @@ pub fn copy_entry_by_entry(from: &dyn Backend, to: &dyn Backend, session: &str) 
             assert_eq!(appended, Appended::Done { first_seq: placement.seq as u64 });
         }
     }
+}
+
+/// A JSONL backend in memory holding `text` as its one session file, and that
+/// session's id.
+///
+/// # Panics
+///
+/// When `text` is not a session file: this is for tests.
+#[allow(clippy::unwrap_used, reason = "a test helper: a failed call fails the test")]
+pub fn jsonl_with(text: &str) -> (JsonlBackend, String) {
+    let storage = MemoryStorage::new();
+    let root = Path::new("/agent/sessions");
+    let dir = root.join("--p--");
+    storage.create_dir_all(&dir).unwrap();
+    write_atomic(&storage, &dir.join("2026-01-01T00-00-00-000Z_s.jsonl"), text.as_bytes()).unwrap();
+    let backend = JsonlBackend::new(Arc::new(storage), root);
+    let id = backend.list_sessions().unwrap()[0].id.clone();
+    (backend, id)
+}
+
+/// `session` of `backend` as a pi-family file: title line, header, entries.
+///
+/// # Panics
+///
+/// When a backend call fails: this is for tests.
+#[allow(clippy::unwrap_used, reason = "a test helper: a failed call fails the test")]
+pub fn export(backend: &dyn Backend, session: &str) -> String {
+    let stored = backend.session(session).unwrap();
+    let entries = backend.read_session(session).unwrap();
+    SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries).to_jsonl()
 }
