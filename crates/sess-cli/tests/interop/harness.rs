@@ -82,6 +82,12 @@ impl Peer {
         assert!(output.status.success(), "{} driver failed: {}", self.name, String::from_utf8_lossy(&output.stderr));
         parse(&output.stdout)
     }
+
+    /// `count` scenarios from `seed`, written by the peer under `dir` (also its
+    /// `$HOME`): each with its session, its damaged copies and its legacy files.
+    pub(crate) fn generate(&self, dir: &Path, seed: u64, count: u64) -> Value {
+        self.run(dir, &["generate", &seed.to_string(), &count.to_string(), dir.to_str().unwrap()])
+    }
 }
 
 /// The seed of this run: `SESS_INTEROP_SEED`, or a fresh one.
@@ -482,8 +488,7 @@ pub(crate) fn same_messages(dialect: Dialect, mine: &Value, theirs: &Value) -> O
 pub(crate) fn check_reads(peer: &Peer, dialect: Dialect, count: u64, name: &str, intended: &str) {
     let seed = seed();
     let dir = tempfile::tempdir().unwrap();
-    let generated =
-        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
+    let generated = peer.generate(dir.path(), seed, count);
     let mut mismatches = Mismatches::new(seed);
     let mut files = 0;
     for scenario in generated.as_array().unwrap() {

@@ -55,8 +55,7 @@ fn sess_migrate_agrees_with_pi_mono() {
     let seed = seed();
     let count = scenarios(150) / 3;
     let dir = tempfile::tempdir().unwrap();
-    let generated =
-        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
+    let generated = peer.generate(dir.path(), seed, count);
     let mut pairs = Vec::new();
     for scenario in generated.as_array().unwrap() {
         for original in scenario["legacy"].as_object().unwrap().values() {
@@ -226,8 +225,7 @@ fn pi_mono_sessions_round_trip_through_sqlite() {
     let seed = seed();
     let count = scenarios(150) / 3;
     let dir = tempfile::tempdir().unwrap();
-    let generated =
-        peer.run(dir.path(), &["generate", &seed.to_string(), &count.to_string(), dir.path().to_str().unwrap()]);
+    let generated = peer.generate(dir.path(), seed, count);
     let sqlite = format!("sqlite:{}", dir.path().join("store.db").display());
     let back = dir.path().join("back");
     let mut mismatches = Mismatches::new(seed);
