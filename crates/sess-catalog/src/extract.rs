@@ -54,11 +54,9 @@ pub(crate) struct Tail {
     pub(crate) docs: Vec<Doc>,
 }
 
-/// Reads the complete lines `bytes` of a whole file at `path`.
-///
-/// Codex rollouts are loaded by `sess_sources::codex::load` from the file
-/// itself (they may be compressed, and a fork continues other files);
-/// `bytes` is not used for them.
+/// Reads the complete lines `bytes` of a whole file at `path` (a Codex
+/// rollout's decompressed; its path leads to the title index and the history
+/// a fork continues).
 pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full, String> {
     match source {
         SourceKind::Pi => full_pi(bytes),
@@ -79,8 +77,7 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
             })
         }
         SourceKind::Codex => {
-            let (transcript, inherited) =
-                sess_sources::codex::load_counting_inherited(path).map_err(|e| e.to_string())?;
+            let (transcript, inherited) = sess_sources::codex::read_counting_inherited(path, bytes);
             // A fork's inherited history is searched in the sessions that wrote it.
             let own = &transcript.messages[inherited.min(transcript.messages.len())..];
             let first_message = transcript.first_prompt().map(str::to_owned);

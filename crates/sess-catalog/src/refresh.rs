@@ -297,21 +297,18 @@ fn run(job: Job<'_>) -> Done<'_> {
     }
 }
 
-/// The whole file: what it says, how far the catalog read it (bytes `0`: read
-/// it whole next time), and the hash of its first bytes.
+/// The whole file: what it says, how far the catalog read it, and the hash of
+/// its first bytes.
 fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
-    let bytes = std::fs::read(&file.path).map_err(|e| e.to_string())?;
+    // A compressed rollout is read decompressed (and never in part: only
+    // `.jsonl` files grow).
+    let bytes = match file.source {
+        SourceKind::Codex => sess_sources::codex::read_rollout(&file.path).map_err(|e| e.to_string())?,
+        SourceKind::Pi | SourceKind::Claude => std::fs::read(&file.path).map_err(|e| e.to_string())?,
+    };
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let full = extract::full(file.source, &file.path, &bytes[..complete])?;
-    // A Codex rollout is read by its loader, which may see more than these
-    // bytes; a compressed one is never read in part.
-    let indexed = if file.source == SourceKind::Codex {
-        let unchanged = std::fs::metadata(&file.path).is_ok_and(|m| m.len() == bytes.len() as u64);
-        if unchanged && complete == bytes.len() { complete } else { 0 }
-    } else {
-        complete
-    };
-    let indexed = Indexed { bytes: to_i64(indexed), lines: to_i64(line_count(&bytes[..indexed])) };
+    let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
     Ok((full, indexed, head_hash(&bytes[..complete.min(HEAD_BYTES)])))
 }
 

@@ -172,9 +172,23 @@ pub fn load(path: &Path) -> Result<Transcript> {
 /// that is not such a fork).
 pub fn load_counting_inherited(path: &Path) -> Result<(Transcript, usize)> {
     let bytes = compression::read_rollout(path)?;
+    Ok(read_counting_inherited(path, &bytes))
+}
+
+/// The (decompressed) bytes of the rollout at `path`: a `.zst` file is
+/// decompressed, and a plain path that no longer exists is read from its
+/// `.zst` twin when there is one.
+pub fn read_rollout(path: &Path) -> Result<Vec<u8>> {
+    compression::read_rollout(path)
+}
+
+/// [`load_counting_inherited`] of `bytes`, read from `path` with
+/// [`read_rollout`] (whole, or cut after a line): `path` names the Codex home
+/// for the title and the history of a fork.
+pub fn read_counting_inherited(path: &Path, bytes: &[u8]) -> (Transcript, usize) {
     let rollouts = std::cell::OnceCell::new();
     let all = || files::home_of(path).map(lineage::Rollouts::of_home).unwrap_or_default();
-    let rollout = read_thread(path, &bytes, || rollouts.get_or_init(all));
+    let rollout = read_thread(path, bytes, || rollouts.get_or_init(all));
     // Without a name in the index, a thread is titled by its own first prompt
     // (a fork by reference: not the one of the history it continues), as in
     // listings.
@@ -190,7 +204,7 @@ pub fn load_counting_inherited(path: &Path) -> Result<(Transcript, usize)> {
         transcript.title = index::Titles::read(home).get(&transcript.id).map(ToOwned::to_owned);
     }
     transcript.title = transcript.title.or(own_title);
-    Ok((transcript, inherited))
+    (transcript, inherited)
 }
 
 /// The pure part: a transcript from the (decompressed) bytes of a rollout,
