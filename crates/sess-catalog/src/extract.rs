@@ -123,13 +123,7 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
             }
         }
         SourceKind::Codex => {
-            let mut transcript = sess_sources::codex::parse(bytes);
-            // A Codex message's id is its line number in the file.
-            for message in &mut transcript.messages {
-                if let Some(line) = message.id.as_deref().and_then(|id| id.parse::<usize>().ok()) {
-                    message.id = Some((line + lines_before).to_string());
-                }
-            }
+            let transcript = sess_sources::codex::parse_after(bytes, lines_before);
             Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
         }
     }

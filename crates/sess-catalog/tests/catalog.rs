@@ -334,3 +334,33 @@ fn a_grown_codex_rollout_keeps_its_messages_line_numbers() {
     assert_eq!(s.search("test_parse_dates")[0].entry_id.as_deref(), Some("6"));
     assert_eq!(s.search("month")[0].entry_id.as_deref(), Some("8"));
 }
+
+#[test]
+fn a_grown_codex_rollout_with_ordinals_keeps_the_ids_a_whole_read_gives() {
+    // Codex 0.171 numbers its lines (`ordinal`); message ids come from them.
+    let mut s = Setup::new();
+    let name = "rollout-2026-11-30T09-46-18-01a22bd9-1dad-7982-8c13-8e5f854e52d0.jsonl";
+    let text =
+        fs::read_to_string(Path::new(FIXTURES).join("codex/real-0.171.0/codex-home/sessions/2026/11/30").join(name))
+            .unwrap();
+    assert!(text.contains("\"ordinal\""));
+    let lines: Vec<&str> = text.lines().collect();
+    let path = s.add(SourceKind::Codex, name, &(lines[..lines.len() / 2].join("\n") + "\n"));
+    s.refresh();
+    append(&path, &(lines[lines.len() / 2..].join("\n") + "\n"));
+    assert_eq!(s.refresh().grown, 1);
+    let whole = sess_sources::codex::parse(fs::read(&path).unwrap().as_slice());
+    let late = whole.messages.last().unwrap();
+    let word = late
+        .blocks
+        .iter()
+        .find_map(|b| match b {
+            sess_sources::Block::Text { text } => {
+                text.split_whitespace().find(|w| w.len() > 4 && w.chars().all(char::is_alphabetic))
+            }
+            _ => None,
+        })
+        .unwrap();
+    let hit = s.search(word).into_iter().find(|h| h.entry_id == late.id);
+    assert!(hit.is_some(), "no hit on `{word}` with the id {:?} a whole read gives", late.id);
+}

@@ -214,6 +214,13 @@ pub fn parse(bytes: &[u8]) -> Transcript {
     rollout::read(bytes).transcript
 }
 
+/// [`parse`] of lines that follow the first `lines_before` lines of a rollout
+/// (lines appended since an earlier read): message ids that are line numbers,
+/// and issues, keep the file's numbering.
+pub fn parse_after(bytes: &[u8], lines_before: usize) -> Transcript {
+    rollout::read_after(bytes, lines_before).transcript
+}
+
 /// The rollout at `path`, whose bytes are `bytes`, with the history it
 /// continues when it is a fork by reference (looked up in `rollouts`, asked
 /// for only then).

@@ -50,6 +50,12 @@ impl<'a> JsonLines<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Self { rest: bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes), number: 0 }
     }
+
+    /// Lines of `bytes`, which follow the first `lines_before` lines of a file:
+    /// the first is numbered `lines_before + 1`.
+    pub fn after(bytes: &'a [u8], lines_before: usize) -> Self {
+        Self { rest: bytes, number: lines_before }
+    }
 }
 
 impl<'a> Iterator for JsonLines<'a> {

@@ -65,10 +65,20 @@ pub(crate) fn read(bytes: &[u8]) -> Rollout {
     read_continuing(&Inherited::default(), bytes)
 }
 
+/// Reads lines of a rollout that follow its first `lines_before` lines: ids
+/// and issues keep the file's line numbers.
+pub(crate) fn read_after(bytes: &[u8], lines_before: usize) -> Rollout {
+    read_lines(&Inherited::default(), JsonLines::after(bytes, lines_before))
+}
+
 /// Reads a rollout that continues the history of `inherited`: the ancestors'
 /// lines up to each one's end (their own `session_meta` lines aside), then the
 /// rollout's own. Only the rollout's own lines report issues.
 pub(crate) fn read_continuing(inherited: &Inherited, bytes: &[u8]) -> Rollout {
+    read_lines(inherited, JsonLines::new(bytes))
+}
+
+fn read_lines(inherited: &Inherited, lines: JsonLines<'_>) -> Rollout {
     let mut reader = Reader::new();
     if let Some(id) = &inherited.missing {
         let notice = format!("Forked from rollout {id}, whose history was not found");
@@ -78,7 +88,7 @@ pub(crate) fn read_continuing(inherited: &Inherited, bytes: &[u8]) -> Rollout {
         reader.ancestor(ancestor);
     }
     reader.rollout.inherited = reader.rollout.transcript.messages.len();
-    for line in JsonLines::new(bytes) {
+    for line in lines {
         let envelope = match line.parse::<Envelope<'_>>() {
             Ok(envelope) => envelope,
             Err(issue) => {
