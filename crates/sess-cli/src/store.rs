@@ -33,10 +33,13 @@ pub(crate) fn open(url: &str) -> anyhow::Result<Arc<dyn Backend>> {
 /// The id of the session `arg` names in `backend`: an id, or an unambiguous
 /// prefix of one.
 pub(crate) fn resolve(backend: &dyn Backend, arg: &str) -> anyhow::Result<String> {
-    let sessions = backend.list_sessions()?;
-    if sessions.iter().any(|s| s.id == arg) {
-        return Ok(arg.to_owned());
+    // A whole id is found without listing the store.
+    match backend.session(arg) {
+        Ok(_) => return Ok(arg.to_owned()),
+        Err(sess_store::Error::SessionNotFound { .. }) => {}
+        Err(err) => return Err(err.into()),
     }
+    let sessions = backend.list_sessions()?;
     let lower = arg.to_lowercase();
     let matches: Vec<&str> =
         sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
