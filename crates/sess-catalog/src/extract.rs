@@ -41,7 +41,6 @@ pub(crate) struct Full {
     pub(crate) cwd: Option<String>,
     pub(crate) created: Option<String>,
     pub(crate) message_count: usize,
-    pub(crate) first_message: Option<String>,
     pub(crate) docs: Vec<Doc>,
 }
 
@@ -63,7 +62,6 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
         SourceKind::Claude => {
             let id = file_stem(path);
             let part = sess_sources::claude::parse_part(bytes, &id);
-            let first_message = part.transcript.first_prompt().map(str::to_owned);
             let transcript = part.transcript;
             Ok(Full {
                 session_id: id,
@@ -72,7 +70,6 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
                 cwd: transcript.cwd.clone(),
                 created: part.created,
                 message_count: transcript.messages.len(),
-                first_message,
                 docs: docs_of(&transcript.messages),
             })
         }
@@ -80,15 +77,13 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
             let (transcript, inherited) = sess_sources::codex::read_counting_inherited(path, bytes);
             // A fork's inherited history is searched in the sessions that wrote it.
             let own = &transcript.messages[inherited.min(transcript.messages.len())..];
-            let first_message = transcript.first_prompt().map(str::to_owned);
             Ok(Full {
-                title_explicit: transcript.title.is_some() && transcript.title != first_message,
+                title_explicit: transcript.title.is_some() && transcript.title.as_deref() != transcript.first_prompt(),
                 session_id: transcript.id.clone(),
                 title: transcript.title.clone(),
                 cwd: transcript.cwd.clone(),
                 created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
                 message_count: transcript.messages.len(),
-                first_message,
                 docs: docs_of(own),
             })
         }
@@ -140,19 +135,14 @@ fn full_pi(bytes: &[u8]) -> Result<Full, String> {
     let messages = sess_sources::pi::entry_messages(entries);
     let header_title = header.title().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned());
     let title_explicit_value = header_title.or_else(|| session_info_name(entries));
-    let first_message =
-        messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-            Block::Text { text } if !text.trim().is_empty() => Some(text.trim().to_owned()),
-            _ => None,
-        });
+    let first_message = sess_sources::first_prompt(&messages).map(|text| text.trim().to_owned());
     Ok(Full {
         session_id: header.id().to_owned(),
         title_explicit: title_explicit_value.is_some(),
-        title: title_explicit_value.or_else(|| first_message.clone()),
+        title: title_explicit_value.or(first_message),
         cwd: header.cwd().filter(|c| !c.is_empty()).map(str::to_owned),
         created: header.timestamp().map(str::to_owned),
         message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
-        first_message,
         docs: docs_of(&messages),
     })
 }

@@ -379,8 +379,8 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             };
             tx.execute(
                 "UPDATE sessions SET session_id = ?2, title = ?3, title_explicit = ?4, cwd = ?5, created = ?6,
-                 modified_ms = ?7, message_count = ?8, first_message = ?9, file_size = ?10, file_mtime_ns = ?11,
-                 indexed_bytes = ?12, head_hash = ?13, indexed_lines = ?14 WHERE id = ?1",
+                 modified_ms = ?7, message_count = ?8, file_size = ?9, file_mtime_ns = ?10,
+                 indexed_bytes = ?11, head_hash = ?12, indexed_lines = ?13 WHERE id = ?1",
                 params![
                     key,
                     full.session_id,
@@ -390,7 +390,6 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                     full.created,
                     stat.mtime_ns / 1_000_000,
                     stored_count(full.message_count),
-                    full.first_message,
                     stat.size,
                     stat.mtime_ns,
                     indexed.bytes,

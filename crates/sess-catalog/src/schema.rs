@@ -32,7 +32,6 @@ CREATE TABLE sessions (
     created TEXT,
     modified_ms INTEGER NOT NULL,
     message_count INTEGER NOT NULL,
-    first_message TEXT,
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
     indexed_bytes INTEGER NOT NULL,

@@ -83,11 +83,16 @@ impl Transcript {
 
     /// The text of the first user message, for a title when there is none.
     pub fn first_prompt(&self) -> Option<&str> {
-        self.messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
-            _ => None,
-        })
+        first_prompt(&self.messages)
     }
+}
+
+/// The first non-blank text block of a user message in `messages`.
+pub fn first_prompt(messages: &[Message]) -> Option<&str> {
+    messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
+        Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+        _ => None,
+    })
 }
 
 /// Who speaks.

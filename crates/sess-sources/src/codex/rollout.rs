@@ -33,11 +33,7 @@ pub(crate) struct Rollout {
 impl Rollout {
     /// The first prompt among the rollout's own messages.
     pub(crate) fn own_first_prompt(&self) -> Option<&str> {
-        let own = &self.transcript.messages[self.inherited.min(self.transcript.messages.len())..];
-        own.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
-            _ => None,
-        })
+        crate::transcript::first_prompt(&self.transcript.messages[self.inherited.min(self.transcript.messages.len())..])
     }
 }
 
