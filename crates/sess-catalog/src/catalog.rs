@@ -150,7 +150,7 @@ impl Catalog {
         )?;
         let rows = statement.query_map([], |row| {
             let sources: String = row.get(3)?;
-            let mut sources: Vec<SourceKind> = sources.split(',').filter_map(source_kind).collect();
+            let mut sources: Vec<SourceKind> = sources.split(',').filter_map(SourceKind::from_name).collect();
             sources.sort();
             Ok(ProjectRow { cwd: row.get(0)?, sessions: count(row, 1)?, last_modified_ms: row.get(2)?, sources })
         })?;
@@ -168,18 +168,13 @@ pub(crate) fn stored_count(count: usize) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-/// The source named in the catalog.
-pub(crate) fn source_kind(name: &str) -> Option<SourceKind> {
-    SourceKind::ALL.into_iter().find(|k| k.as_str() == name)
-}
-
 /// A [`SessionRow`] from the columns of [`SESSION_COLUMNS`], from `offset`.
 pub(crate) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     let source: String = row.get(1)?;
     let path: String = row.get(3)?;
     Ok(SessionRow {
         key: row.get(0)?,
-        source: source_kind(&source).unwrap_or(SourceKind::Pi),
+        source: SourceKind::from_name(&source).unwrap_or(SourceKind::Pi),
         id: row.get(2)?,
         path: PathBuf::from(path),
         title: row.get(4)?,

@@ -11,13 +11,10 @@ use std::path::Path;
 
 use serde_json::Value;
 use sess_core::{Entry, EntryKind, SequentialIds};
-use sess_sources::{Block, Message, Role, SourceKind};
+use sess_sources::{Block, Message, Role, SourceKind, input_gist};
 
 /// The longest text kept of one message, in bytes.
 const MAX_BODY: usize = 16 * 1024;
-
-/// Input fields that say what a tool call did, in the order they are looked for.
-const GIST_KEYS: &[&str] = &["command", "cmd", "file_path", "path", "pattern", "query", "url", "description", "prompt"];
 
 /// Searchable text of one message.
 #[derive(Clone, Debug, PartialEq)]
@@ -199,26 +196,14 @@ fn doc_of(message: &Message) -> Option<Doc> {
     (!body.trim().is_empty()).then(|| Doc { entry_id: message.id.clone(), role, body })
 }
 
-/// The first of [`GIST_KEYS`] the input has, as one line of text.
+/// What a tool call did, as one line of text (`""` when its input does not say).
 fn gist(input: &Value) -> String {
-    let input = match input {
+    match input {
         // Codex passes arguments as a JSON string.
-        Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => return String::new(),
-        },
-        other => other.clone(),
-    };
-    for key in GIST_KEYS {
-        match input.get(key) {
-            Some(Value::String(text)) if !text.is_empty() => return text.clone(),
-            Some(Value::Array(parts)) if !parts.is_empty() => {
-                return parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ");
-            }
-            _ => {}
-        }
+        Value::String(text) => serde_json::from_str::<Value>(text).ok().as_ref().and_then(input_gist),
+        other => input_gist(other),
     }
-    String::new()
+    .unwrap_or_default()
 }
 
 fn push_line(body: &mut String, text: &str) {

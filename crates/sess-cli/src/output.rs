@@ -109,3 +109,13 @@ impl Progress {
         }
     }
 }
+
+/// `text` as one POSIX shell word: as is when nothing in it is special to the
+/// shell, else in single quotes.
+pub(crate) fn shell_word(text: &str) -> String {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}

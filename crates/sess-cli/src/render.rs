@@ -157,22 +157,11 @@ fn tool_call_to(out: &mut String, call: &ToolCall, width: usize, styles: &Styles
 /// The argument that says what a call does (a command, a path, a query), or
 /// its input as compact JSON.
 fn input_preview(input: &serde_json::Value) -> String {
-    const KEYS: [&str; 9] = ["command", "cmd", "file_path", "path", "pattern", "url", "query", "description", "prompt"];
-    if let Some(map) = input.as_object() {
-        for key in KEYS {
-            match map.get(key) {
-                Some(serde_json::Value::String(text)) => return text.clone(),
-                Some(serde_json::Value::Array(parts)) if parts.iter().all(serde_json::Value::is_string) => {
-                    return parts.iter().filter_map(serde_json::Value::as_str).collect::<Vec<_>>().join(" ");
-                }
-                _ => {}
-            }
-        }
-        if map.is_empty() {
-            return String::new();
-        }
+    if let Some(gist) = sess_sources::input_gist(input) {
+        return gist;
     }
     match input {
+        serde_json::Value::Object(map) if map.is_empty() => String::new(),
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(text) => text.clone(),
         other => other.to_string(),

@@ -22,5 +22,5 @@ pub use error::{Error, Result};
 pub use listing::{Listing, Scope, SessionInfo, modified_ms};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, SourceKind, ToolCall, ToolStatus, Transcript, content_text,
-    finish_pending, first_prompt,
+    finish_pending, first_prompt, input_gist,
 };

@@ -39,6 +39,10 @@ impl SourceKind {
             Self::Codex => "codex",
         }
     }
+    /// The source [`as_str`](Self::as_str) names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
 }
 
 impl fmt::Display for SourceKind {
@@ -299,6 +303,24 @@ pub struct Image {
     /// reference).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+}
+
+/// Input fields that say what a tool call does, in the order they are looked for.
+const GIST_KEYS: [&str; 9] =
+    ["command", "cmd", "file_path", "path", "pattern", "url", "query", "description", "prompt"];
+
+/// What a tool call's `input` says it does, as one line: its first field
+/// among a command, a path, a pattern, a URL, a query, a description or a
+/// prompt (an array of strings joined with spaces); `None` when it has none.
+pub fn input_gist(input: &Value) -> Option<String> {
+    let map = input.as_object()?;
+    GIST_KEYS.iter().find_map(|key| match map.get(*key)? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) if parts.iter().all(Value::is_string) => {
+            Some(parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))
+        }
+        _ => None,
+    })
 }
 
 /// Turns every tool call still `Running` into `Pending`: at the end of a file,

@@ -34,9 +34,7 @@ async fn blocking<T: Send + 'static>(
 fn source(name: Option<&str>) -> Result<Option<SourceKind>> {
     match name.filter(|n| !n.is_empty()) {
         None => Ok(None),
-        Some(name) => SourceKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == name)
+        Some(name) => SourceKind::from_name(name)
             .map(Some)
             .ok_or_else(|| Error::invalid(format!("unknown source `{name}`: expected one of pi, claude, codex"))),
     }

@@ -11,7 +11,7 @@ use sess_core::format_iso_millis;
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::SearchArgs;
-use crate::output::{print_json, stdout, warn};
+use crate::output::{print_json, shell_word, stdout, warn};
 use crate::summary::one_line;
 
 #[derive(Serialize)]
@@ -147,13 +147,4 @@ fn scope_note(cwd: Option<&PathBuf>) -> String {
 /// The first 8 characters of an id.
 fn short(id: &str) -> String {
     id.chars().take(8).collect()
-}
-
-/// `text` as one shell word.
-fn shell_word(text: &str) -> String {
-    if text.chars().all(|c| c.is_alphanumeric() || "-_./*:@".contains(c)) {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
 }

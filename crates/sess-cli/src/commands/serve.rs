@@ -20,7 +20,7 @@ use crate::Outcome;
 use crate::catalog;
 use crate::cli::ServeArgs;
 use crate::env::environment;
-use crate::output::{stdout, warn};
+use crate::output::{shell_word, stdout, warn};
 use crate::sources::Located;
 use crate::summary::describe;
 
@@ -197,7 +197,7 @@ impl Library for CatalogLibrary {
             (Some(path), _) => (path.display().to_string(), resume_command(path, row.cwd.as_deref())),
             // A stored session goes on with whatever appends to it.
             (None, Some(url)) => {
-                (format!("{url}#{}", forked.id), format!("sess --store {} append {}", quote(url), forked.id))
+                (format!("{url}#{}", forked.id), format!("sess --store {} append {}", shell_word(url), forked.id))
             }
             (None, None) => (String::new(), String::new()),
         };
@@ -217,19 +217,10 @@ fn resume_command(path: &Path, cwd: Option<&str>) -> String {
         PiAgent::OhMyPi => "omp",
         PiAgent::Xcsh => "xcsh",
     };
-    let command = format!("{program} --session {}", quote(&path.display().to_string()));
+    let command = format!("{program} --session {}", shell_word(&path.display().to_string()));
     match cwd {
-        Some(dir) => format!("cd {} && {command}", quote(dir)),
+        Some(dir) => format!("cd {} && {command}", shell_word(dir)),
         None => command,
-    }
-}
-
-/// `text` as one POSIX shell word.
-fn quote(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
