@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use sess_catalog::{Catalog, RefreshReport, SourceFile, StoredSession};
+use sess_catalog::{Catalog, Problem, RefreshReport, SourceFile, StoredSession};
 use sess_sources::SourceKind;
 use sess_store::FileStorage;
 use sess_store::discovery;
 
 use crate::env::{claude_config_dirs, codex_home, environment};
-use crate::output::Progress;
+use crate::output::{Progress, warn};
 
 /// Refreshes that read fewer files than this show no progress bar.
 const PROGRESS_FROM: usize = 50;
@@ -40,21 +40,43 @@ pub(crate) struct Refreshed {
     pub(crate) took: Duration,
 }
 
-/// Brings `catalog` up to date with every session file on this machine (with
-/// a progress bar when there are many files to read), and with the sessions
-/// of `store`.
-pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>) -> anyhow::Result<Refreshed> {
+impl Refreshed {
+    /// The sessions that could not be read, files and stored ones.
+    pub(crate) fn problems(&self) -> impl Iterator<Item = &Problem> {
+        self.report.problems.iter().chain(self.store.iter().flat_map(|r| &r.problems))
+    }
+
+    /// A warning for each session that could not be read.
+    pub(crate) fn warn_problems(&self) {
+        for problem in self.problems() {
+            warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
+        }
+    }
+}
+
+/// Whether a refresh shows a progress bar.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bar {
+    /// On a terminal, when there are many files to read.
+    Shown,
+    /// Never (the server's refreshes).
+    Hidden,
+}
+
+/// Brings `catalog` up to date with every session file on this machine, and
+/// with the sessions of `store`.
+pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>, bar: Bar) -> anyhow::Result<Refreshed> {
     let started = Instant::now();
     let files = session_files();
-    let mut bar: Option<Progress> = None;
+    let mut shown: Option<Progress> = None;
     let report = catalog.refresh(&files, &mut |progress| {
-        if progress.total >= PROGRESS_FROM {
-            let bar = bar.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
-            bar.set(progress.done as u64);
+        if bar == Bar::Shown && progress.total >= PROGRESS_FROM {
+            let shown = shown.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
+            shown.set(progress.done as u64);
         }
     });
-    if let Some(bar) = &bar {
-        bar.finish();
+    if let Some(shown) = &shown {
+        shown.finish();
     }
     let report = report.with_context(|| format!("cannot refresh the catalog `{}`", catalog.path().display()))?;
     let store = store.map(|url| refresh_store(catalog, url)).transpose()?;

@@ -8,7 +8,7 @@ use sess_catalog::RefreshReport;
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::IndexArgs;
-use crate::output::{print_json, stdout, warn};
+use crate::output::{print_json, stdout};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -25,7 +25,7 @@ struct Json<'a> {
 pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
-    let refreshed = catalog::refresh(&mut catalog, store)?;
+    let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
     let report = &refreshed.report;
     let sessions = catalog.len()?;
     if args.json {
@@ -33,10 +33,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
         print_json(&Json { catalog: &path, sessions, millis, report, store: refreshed.store.as_ref() }, false)?;
         return Ok(Outcome::Clean);
     }
-    let problems = report.problems.iter().chain(refreshed.store.iter().flat_map(|r| &r.problems));
-    for problem in problems {
-        warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
-    }
+    refreshed.warn_problems();
     let mut out = stdout();
     writeln!(out, "{} sessions in `{}`", sessions, path.display())?;
     writeln!(out, "{} files: {}", report.files, counts(report, true))?;

@@ -38,8 +38,8 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     let path = catalog::path(args.catalog.path.as_deref());
     let mut catalog = catalog::open(&path)?;
     if !args.no_refresh {
-        let refreshed = catalog::refresh(&mut catalog, store)?;
-        let problems = refreshed.report.problems.len() + refreshed.store.map_or(0, |r| r.problems.len());
+        let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
+        let problems = refreshed.problems().count();
         if problems > 0 {
             warn(format_args!("{problems} sessions could not be read (`sess index` lists them)"));
         }

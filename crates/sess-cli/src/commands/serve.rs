@@ -31,10 +31,7 @@ const FRESH_FOR: Duration = Duration::from_secs(2);
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let path = catalog::path(args.catalog.path.as_deref());
     let mut opened = catalog::open(&path)?;
-    let refreshed = catalog::refresh(&mut opened, store)?;
-    for problem in refreshed.report.problems.iter().chain(refreshed.store.iter().flat_map(|r| &r.problems)) {
-        warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
-    }
+    catalog::refresh(&mut opened, store, catalog::Bar::Shown)?.warn_problems();
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port)).map_err(|err| {
         anyhow::Error::new(crate::output::Hint("`--port 0` picks a free port".to_owned()))
             .context(format!("cannot listen on 127.0.0.1:{}: {err}", args.port))
@@ -85,11 +82,7 @@ impl CatalogLibrary {
         let mut catalog = self.catalog.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         if refreshed.elapsed() > FRESH_FOR {
-            let files = catalog::session_files();
-            catalog.refresh(&files, &mut |_| {}).map_err(boxed)?;
-            if let Some(url) = &self.store {
-                catalog::refresh_store(&mut catalog, url).map_err(anyhow_boxed)?;
-            }
+            catalog::refresh(&mut catalog, self.store.as_deref(), catalog::Bar::Hidden).map_err(anyhow_boxed)?;
             *refreshed = Instant::now();
         }
         Ok(catalog)
