@@ -6,8 +6,8 @@ use anyhow::Context as _;
 use sess_store::discovery::{self, PiAgent};
 use sess_store::{FileStorage, Notice, SessionManager};
 
-use crate::commands::list::{all_summaries, looks_like_path};
 use crate::output::{Hint, warn};
+use crate::sources::{all_summaries, looks_like_path};
 
 /// The session file `arg` names: a path, or an id or id prefix of a session the
 /// agents keep on this machine.

@@ -1,15 +1,17 @@
 //! Every agent's sessions on this machine: listing them, finding one by id or
 //! path, and loading it as a transcript.
 
+use std::collections::HashSet;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use sess_core::Leaf;
 use sess_sources::{Listing, Scope, SourceKind, Transcript};
+use sess_store::discovery::{self, MessageText, PiAgent};
+use sess_store::{FileStorage, SessionSummary};
 
-use crate::commands::list::looks_like_path;
-use crate::env::{claude_config_dirs, codex_home};
+use crate::env::{claude_config_dirs, codex_home, environment};
 use crate::output::Hint;
 
 /// The sessions of Claude Code or Codex (pi-family sessions are listed by
@@ -20,6 +22,43 @@ pub(crate) fn list(kind: SourceKind, scope: Scope<'_>) -> Listing {
         SourceKind::Claude => sess_sources::claude::list(&claude_config_dirs(), scope),
         SourceKind::Codex => sess_sources::codex::list(&codex_home(), scope),
     }
+}
+
+/// pi-family sessions of one project (`Some(cwd)`) or of every project.
+pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> {
+    let env = environment();
+    let roots = discovery::all_session_roots(&env, &FileStorage);
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let mut seen = HashSet::new();
+    let mut found = Vec::new();
+    for (agent, root) in roots {
+        let listed = match cwd {
+            None => discovery::list_all_with(&FileStorage, &root, MessageText::Skip),
+            Some(cwd) => discovery::candidate_dir_names(cwd, &env, &canonical)
+                .into_iter()
+                .flat_map(|name| discovery::list_sessions_with(&FileStorage, &root.join(name), MessageText::Skip))
+                .collect(),
+        };
+        for summary in listed {
+            if seen.insert(summary.path.clone()) {
+                found.push((agent, summary));
+            }
+        }
+    }
+    found
+}
+
+/// Every pi-family session file on the machine, for resolving an id.
+pub(crate) fn all_summaries() -> Vec<SessionSummary> {
+    pi_sessions(None).into_iter().map(|(_, s)| s).collect()
+}
+
+/// Whether `arg` names a file rather than an id.
+pub(crate) fn looks_like_path(arg: &str) -> bool {
+    let path = PathBuf::from(arg);
+    arg.contains(std::path::MAIN_SEPARATOR)
+        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
+        || path.exists()
 }
 
 /// A session file and the agent that wrote it.
@@ -38,7 +77,7 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
     }
     let needle = arg.to_lowercase();
     let mut candidates: Vec<(SourceKind, String, PathBuf)> = Vec::new();
-    for summary in crate::commands::list::all_summaries() {
+    for summary in all_summaries() {
         candidates.push((SourceKind::Pi, summary.id, summary.path));
     }
     for (id, path) in sess_sources::claude::session_files(&claude_config_dirs()) {

@@ -1,18 +1,15 @@
 //! `sess list [--source pi|claude|codex|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
 
-use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use sess_core::format_iso_millis;
 use sess_sources::{Scope, SessionInfo, SourceKind};
-use sess_store::discovery::{self, MessageText, PiAgent};
-use sess_store::{FileStorage, SessionSummary};
+use sess_store::SessionSummary;
 
 use crate::Outcome;
 use crate::cli::ListArgs;
-use crate::env::environment;
 use crate::output::{print_json, stdout, warn};
 use crate::summary::one_line;
 
@@ -134,7 +131,7 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
     let mut rows = Vec::new();
     for &kind in args.scope.source.kinds() {
         if kind == SourceKind::Pi {
-            let found = pi_sessions(if args.scope.all_projects { None } else { Some(cwd) });
+            let found = crate::sources::pi_sessions(if args.scope.all_projects { None } else { Some(cwd) });
             rows.extend(found.into_iter().map(|(agent, s)| Row {
                 source: "pi",
                 agent: Some(agent.name()),
@@ -165,43 +162,6 @@ fn pi_info(summary: SessionSummary) -> SessionInfo {
         first_message: Some(summary.first_message),
         parent_session: summary.parent_session,
     }
-}
-
-/// pi-family sessions of one project (`Some(cwd)`) or of every project.
-pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> {
-    let env = environment();
-    let roots = discovery::all_session_roots(&env, &FileStorage);
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    let mut seen = HashSet::new();
-    let mut found = Vec::new();
-    for (agent, root) in roots {
-        let listed = match cwd {
-            None => discovery::list_all_with(&FileStorage, &root, MessageText::Skip),
-            Some(cwd) => discovery::candidate_dir_names(cwd, &env, &canonical)
-                .into_iter()
-                .flat_map(|name| discovery::list_sessions_with(&FileStorage, &root.join(name), MessageText::Skip))
-                .collect(),
-        };
-        for summary in listed {
-            if seen.insert(summary.path.clone()) {
-                found.push((agent, summary));
-            }
-        }
-    }
-    found
-}
-
-/// Every pi-family session file on the machine, for resolving an id.
-pub(crate) fn all_summaries() -> Vec<SessionSummary> {
-    pi_sessions(None).into_iter().map(|(_, s)| s).collect()
-}
-
-/// Whether `arg` names a file rather than an id.
-pub(crate) fn looks_like_path(arg: &str) -> bool {
-    let path = PathBuf::from(arg);
-    arg.contains(std::path::MAIN_SEPARATOR)
-        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
-        || path.exists()
 }
 
 #[cfg(test)]
