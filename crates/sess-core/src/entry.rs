@@ -353,39 +353,8 @@ impl Entry {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new_message(id: &str, parent_id: Option<&str>, timestamp: &str, message: &JsonText) -> Self {
-        let message = message.as_str().trim_matches(is_json_whitespace);
-        // The fixed keys take 61 bytes; strings may grow by escaping.
-        let strings = id.len() + parent_id.map_or(0, str::len) + timestamp.len();
-        let mut line = String::with_capacity(64 + 2 * strings + 6 + message.len());
-        line.push_str(r#"{"type":"message","id":"#);
-        push_json_string(&mut line, id);
-        line.push_str(r#","parentId":"#);
-        match parent_id {
-            Some(parent) => push_json_string(&mut line, parent),
-            None => line.push_str("null"),
-        }
-        line.push_str(r#","timestamp":"#);
-        let stamp_at = line.len() + 1;
-        push_json_string(&mut line, timestamp);
-        let stamp = if line.len() == stamp_at + timestamp.len() + 1 {
-            Stamp::InLine(span32(stamp_at..stamp_at + timestamp.len()))
-        } else {
-            Stamp::Owned(timestamp.into())
-        };
-        line.push_str(r#","message":"#);
-        let start = line.len();
-        line.push_str(message);
-        let end = line.len();
-        line.push('}');
-        let json: Text = Arc::new(line);
-        let len = json.len();
-        Self {
-            json: RawJson::new(Arc::clone(&json), 0..len),
-            id: EntryId::new(id),
-            parent_id: parent_id.filter(|p| !p.is_empty()).map(EntryId::new),
-            timestamp: Some(stamp),
-            kind: EntryKind::Message(MessageEntry { message: Some(RawJson::new(json, start..end)) }),
-        }
+        let mut entries = Self::new_messages(parent_id, timestamp, &[EntryId::new(id)], &[message]);
+        entries.swap_remove(0)
     }
 
     /// `message` entries for `messages`, as [`Entry::new_message`] makes each,

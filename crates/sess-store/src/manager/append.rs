@@ -80,13 +80,8 @@ impl SessionManager {
     /// Appends a message given as JSON text, written as it is: spacing, key
     /// order and number spelling kept, and not parsed again.
     pub fn append_message_json(&mut self, message: &JsonText) -> Result<EntryId> {
-        if let Some(reason) = &self.read_only {
-            return Err(Error::ReadOnly { reason: reason.clone() });
-        }
-        let id = self.next_entry_id();
-        self.refresh_stamp();
-        let entry = Entry::new_message(id.as_str(), self.leaf.as_ref().map(EntryId::as_str), &self.stamp.1, message);
-        self.push(entry)
+        let mut ids = self.append_messages_json(&[message])?;
+        Ok(ids.swap_remove(0))
     }
 
     /// Appends a thinking level change; `None` is written as `null` (off).
@@ -209,11 +204,15 @@ impl SessionManager {
             return Err(Error::ReadOnly { reason: reason.clone() });
         }
         let mut ids: Vec<EntryId> = Vec::with_capacity(messages.len());
-        let mut minted = std::collections::HashSet::with_capacity(messages.len());
+        // Ids minted in this call, kept apart only when there are several (a
+        // single append allocates no set).
+        let mut minted = std::collections::HashSet::new();
         for _ in messages {
             let index = &self.index;
             let id = fresh_id(self.ids.as_mut(), &|candidate| index.contains(candidate) || minted.contains(candidate));
-            minted.insert(id.clone());
+            if messages.len() > 1 {
+                minted.insert(id.clone());
+            }
             ids.push(id);
         }
         self.refresh_stamp();
