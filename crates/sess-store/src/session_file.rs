@@ -18,12 +18,15 @@ pub fn read_session_file(path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutc
 /// decides whether to write it back.
 pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
     let mut file = storage.open_read(path).map_err(|e| Error::io("reading", path, e))?;
+    // The entries keep the buffers their lines were read into: a small file
+    // gets buffers its size, not a block's.
+    let size = storage.stat(path).map_or(BLOCK_BYTES, |stat| usize::try_from(stat.len).unwrap_or(usize::MAX));
     let mut reader = SessionReader::new();
     // A second thread reads and checks the next block of lines while this one
     // parses the last (a large block on more threads).
     let (send, blocks) = std::sync::mpsc::sync_channel::<Lines>(2);
     std::thread::scope(|scope| {
-        let reading = scope.spawn(move || read_blocks(&mut *file, &send));
+        let reading = scope.spawn(move || read_blocks(&mut *file, size, &send));
         for block in blocks {
             reader.push_lines(block);
         }
@@ -33,11 +36,19 @@ pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdS
     Ok(reader.finish(ids))
 }
 
-/// Reads `file` in blocks of whole lines (about [`BLOCK_BYTES`]; the bytes
-/// after the last newline wait for the next read) and sends each, checked.
-fn read_blocks(file: &mut dyn std::io::Read, send: &std::sync::mpsc::SyncSender<Lines>) -> std::io::Result<()> {
-    // Each block is read into a buffer of its own, which its entries keep.
-    let mut buffer: Vec<u8> = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
+/// Reads `file`, of about `size` bytes, in blocks of whole lines (about
+/// [`BLOCK_BYTES`]; the bytes after the last newline wait for the next read)
+/// and sends each, checked.
+fn read_blocks(
+    file: &mut dyn std::io::Read,
+    size: usize,
+    send: &std::sync::mpsc::SyncSender<Lines>,
+) -> std::io::Result<()> {
+    // Each block is read into a buffer of its own, which its entries keep: no
+    // larger than what is left of the file (plus room to see its end).
+    let capacity = |left: usize| left.min(BLOCK_BYTES) + 4096;
+    let mut left = size;
+    let mut buffer: Vec<u8> = Vec::with_capacity(capacity(left));
     loop {
         let want = BLOCK_BYTES.saturating_sub(buffer.len()).max(64 << 10);
         if file.take(want as u64).read_to_end(&mut buffer)? == 0 {
@@ -48,7 +59,8 @@ fn read_blocks(file: &mut dyn std::io::Read, send: &std::sync::mpsc::SyncSender<
             return Ok(());
         }
         if let Some(last) = buffer.iter().rposition(|&b| b == b'\n') {
-            let mut rest = Vec::with_capacity(BLOCK_BYTES + (64 << 10));
+            left = left.saturating_sub(last + 1);
+            let mut rest = Vec::with_capacity(capacity(left));
             rest.extend_from_slice(&buffer[last + 1..]);
             buffer.truncate(last + 1);
             if send.send(Lines::from_vec(std::mem::replace(&mut buffer, rest), false)).is_err() {
