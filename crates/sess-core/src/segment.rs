@@ -30,6 +30,11 @@ impl Origin {
             Self::Compact => "compact",
         }
     }
+
+    /// The origin [`as_str`](Self::as_str) names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::New, Self::Fork, Self::Compact].into_iter().find(|origin| origin.as_str() == name)
+    }
 }
 
 impl fmt::Display for Origin {

@@ -14,7 +14,6 @@ use sess_store::{
     Appended, Backend, Blobs, Clock, Cursor, NewSegment, SegmentInfo, SessionSummary, StoredSession, SystemClock,
     check_cursor_name, parse_blob_ref,
 };
-use sha2::{Digest, Sha256};
 
 use crate::config;
 use crate::error::{Context, Error, Result};
@@ -202,7 +201,7 @@ impl PostgresBackend {
 
 impl Blobs for PostgresBackend {
     fn put(&self, bytes: &[u8]) -> StoreResult<String> {
-        let hash = format!("{:x}", Sha256::digest(bytes));
+        let hash = sess_store::blob_hash(bytes);
         // A corrupt copy (damaged in the database) is replaced, as the file store does.
         self.query(
             "storing a blob",
@@ -210,7 +209,7 @@ impl Blobs for PostgresBackend {
              ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes WHERE blobs.bytes <> excluded.bytes",
             &[&hash, &bytes],
         )?;
-        Ok(format!("blob:sha256:{hash}"))
+        Ok(sess_store::blob_ref(&hash))
     }
 
     fn get(&self, reference: &str) -> StoreResult<Option<Vec<u8>>> {
@@ -220,7 +219,7 @@ impl Blobs for PostgresBackend {
         let rows = self.query(OPERATION, "SELECT bytes FROM blobs WHERE hash = $1", &[&hash])?;
         let Some(row) = rows.first() else { return Ok(None) };
         let bytes: Vec<u8> = row.try_get(0).context(OPERATION)?;
-        if format!("{:x}", Sha256::digest(&bytes)) != hash {
+        if sess_store::blob_hash(&bytes) != hash {
             return Err(Error::CorruptBlob { location: self.location.clone(), hash: hash.to_owned() }.into());
         }
         Ok(Some(bytes))
@@ -448,12 +447,8 @@ fn segment_info(row: &Row, at: usize, operation: &'static str) -> StoreResult<Op
 }
 
 fn parse_origin(text: &str) -> Result<Origin> {
-    match text {
-        "new" => Ok(Origin::New),
-        "fork" => Ok(Origin::Fork),
-        "compact" => Ok(Origin::Compact),
-        other => Err(Error::CorruptRow { table: "segments", reason: format!("unknown origin `{other}`") }),
-    }
+    Origin::from_name(text)
+        .ok_or_else(|| Error::CorruptRow { table: "segments", reason: format!("unknown origin `{text}`") })
 }
 
 /// The entries whose JSON is in column `at` of `rows`, skipping nulls (an

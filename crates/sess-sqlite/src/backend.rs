@@ -14,7 +14,6 @@ use sess_store::{
     Appended, Backend, Blobs, Clock, Cursor, NewSegment, SegmentInfo, SessionSummary, StoredSession, SystemClock,
     check_cursor_name, parse_blob_ref,
 };
-use sha2::{Digest, Sha256};
 
 use crate::error::{Context, Error, Result};
 use crate::schema;
@@ -194,7 +193,7 @@ impl SqliteBackend {
 
 impl Blobs for SqliteBackend {
     fn put(&self, bytes: &[u8]) -> StoreResult<String> {
-        let hash = format!("{:x}", Sha256::digest(bytes));
+        let hash = sess_store::blob_hash(bytes);
         self.write("storing a blob", |tx| {
             // A corrupt copy (damaged on disk) is replaced, as the file store does.
             tx.prepare_cached(
@@ -205,7 +204,7 @@ impl Blobs for SqliteBackend {
             .context("storing a blob")?;
             Ok(())
         })?;
-        Ok(format!("blob:sha256:{hash}"))
+        Ok(sess_store::blob_ref(&hash))
     }
 
     fn get(&self, reference: &str) -> StoreResult<Option<Vec<u8>>> {
@@ -218,7 +217,7 @@ impl Blobs for SqliteBackend {
                 .context("reading a blob")?)
         })?;
         match bytes {
-            Some(bytes) if format!("{:x}", Sha256::digest(&bytes)) != hash => {
+            Some(bytes) if sess_store::blob_hash(&bytes) != hash => {
                 Err(Error::CorruptBlob { database: self.path.clone(), hash: hash.to_owned() }.into())
             }
             found => Ok(found),
@@ -413,12 +412,8 @@ fn segments(conn: &Connection, session: &str) -> StoreResult<Vec<SegmentInfo>> {
 }
 
 fn parse_origin(text: &str) -> Result<Origin> {
-    match text {
-        "new" => Ok(Origin::New),
-        "fork" => Ok(Origin::Fork),
-        "compact" => Ok(Origin::Compact),
-        other => Err(Error::CorruptRow { table: "segments", reason: format!("unknown origin `{other}`") }),
-    }
+    Origin::from_name(text)
+        .ok_or_else(|| Error::CorruptRow { table: "segments", reason: format!("unknown origin `{text}`") })
 }
 
 fn cursor(conn: &Connection, name: &str) -> StoreResult<Option<Cursor>> {

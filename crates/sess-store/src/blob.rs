@@ -63,10 +63,10 @@ impl BlobStore {
     /// once this returns the blob is durable and a crash never leaves a torn
     /// blob under its final name. The directory is created if needed.
     pub fn put(&self, bytes: &[u8]) -> Result<String> {
-        let hex = sha256_hex(bytes);
+        let hex = blob_hash(bytes);
         let path = self.dir.join(&hex);
         match self.storage.read(&path) {
-            Ok(existing) if existing == bytes => return Ok(reference(&hex)),
+            Ok(existing) if existing == bytes => return Ok(blob_ref(&hex)),
             // Corrupt (torn by another writer, damaged on disk): replace it.
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -75,7 +75,7 @@ impl BlobStore {
             Err(e) => return Err(Error::io("reading", path, e)),
         }
         storage::write_atomic(self.storage.as_ref(), &path, bytes).map_err(|e| Error::io("writing", &path, e))?;
-        Ok(reference(&hex))
+        Ok(blob_ref(&hex))
     }
 
     /// The bytes of the blob `reference` names.
@@ -92,7 +92,7 @@ impl BlobStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("reading", path, e)),
         };
-        if sha256_hex(&bytes) != hex {
+        if blob_hash(&bytes) != hex {
             return Err(Error::CorruptBlob { path });
         }
         Ok(Some(bytes))
@@ -144,11 +144,13 @@ pub fn parse_blob_ref(reference: &str) -> Option<&str> {
     valid.then_some(hex)
 }
 
-fn reference(hex: &str) -> String {
+/// The reference (`blob:sha256:<hex>`) of the blob whose digest is `hex`.
+pub fn blob_ref(hex: &str) -> String {
     format!("{BLOB_REF_PREFIX}{hex}")
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+/// The lowercase hex SHA-256 of `bytes`: the name a blob is stored under.
+pub fn blob_hash(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 

@@ -34,7 +34,7 @@ pub use backend::{
     Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork,
     check_chain, check_cursor_name, check_fork_point, check_segment_entries, is_leaf, replay_session,
 };
-pub use blob::{BlobStore, Blobs, parse_blob_ref};
+pub use blob::{BlobStore, Blobs, blob_hash, blob_ref, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};
 pub use discovery::{AgentDirs, Environment, PiAgent, RecentSession, SessionSummary};
 pub use error::{Error, Result};
