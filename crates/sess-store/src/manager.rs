@@ -390,9 +390,10 @@ impl SessionManager {
             && let Some(dir) = dir
         {
             self.storage.create_dir_all(dir).map_err(|e| Error::io("creating", dir, e))?;
-            let timestamp = self.header.timestamp().unwrap_or_default().replace([':', '.'], "-");
             self.session_dir = Some(dir.to_owned());
-            self.file = Some(dir.join(format!("{timestamp}_{}.jsonl", self.header.id())));
+            let name =
+                crate::discovery::session_file_name(self.header.timestamp().unwrap_or_default(), self.header.id());
+            self.file = Some(dir.join(name));
         }
         Ok(())
     }
