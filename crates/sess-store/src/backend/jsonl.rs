@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
-use sess_core::segment::Deriver;
+use sess_core::segment::{Deriver, Segment};
 use sess_core::{Entry, SequentialIds, SessionHeader};
 
 use super::{
@@ -144,21 +144,22 @@ impl JsonlBackend {
         Ok(infos_of(known))
     }
 
-    /// Appends `lines` (complete JSON entries) to the session file under its
-    /// lock, after `check` approves the up-to-date derivation.
+    /// Appends `entries` to the session file under its lock, after `check`
+    /// approves the up-to-date derivation; `Some` is `check`'s refusal, and
+    /// nothing was written.
     fn write_entries(
         &self,
         session: &str,
         entries: &[Entry],
         check: impl FnOnce(&Known) -> Result<Option<Appended>>,
-    ) -> Result<Appended> {
+    ) -> Result<Option<Appended>> {
         let path = self.path_of(session)?;
         let _lock = self.lock(&path)?;
         self.refresh(session)?;
         let mut state = self.state();
         let known = state.files.get_mut(session).ok_or_else(|| Error::SessionNotFound { query: session.to_owned() })?;
         if let Some(refused) = check(known)? {
-            return Ok(refused);
+            return Ok(Some(refused));
         }
         let mut bytes = Vec::new();
         match known.tail {
@@ -177,13 +178,11 @@ impl JsonlBackend {
         writer.write_all(&bytes).map_err(|e| Error::io("writing", &path, e))?;
         known.len += bytes.len() as u64;
         known.tail = Tail::Clean;
-        let first = entries.first().map(|e| known.deriver.push(e).seq as u64).unwrap_or_default();
-        known.ids.extend(entries.first().map(|e| e.id().to_string()));
-        for entry in entries.iter().skip(1) {
+        for entry in entries {
             known.deriver.push(entry);
             known.ids.push(entry.id().to_string());
         }
-        Ok(Appended::Done { first_seq: first })
+        Ok(None)
     }
 
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
@@ -225,6 +224,11 @@ fn read_appended(storage: &dyn SessionStorage, path: &Path, known: &mut Known, l
     }
     known.len = len;
     Ok(())
+}
+
+/// The derived segment whose first entry is `id`.
+fn segment_of<'k>(known: &'k Known, id: &str) -> Option<&'k Segment> {
+    known.deriver.segments().segments.iter().find(|s| known.ids[s.entries[0]] == id)
 }
 
 fn infos_of(known: &Known) -> Vec<SegmentInfo> {
@@ -315,9 +319,7 @@ impl Backend for JsonlBackend {
 
     fn create_segment(&self, session: &str, start: &NewSegment, entries: &[Entry]) -> Result<SegmentInfo> {
         let first_id = entries.first().map(|e| e.id().to_string()).unwrap_or_default();
-        let mut placed = None;
         self.write_entries(session, entries, |known| {
-            let infos = infos_of(known);
             let parent_entry = match start {
                 NewSegment::New => {
                     let parent = entries.first().and_then(|e| e.parent_id()).map(ToString::to_string);
@@ -331,14 +333,10 @@ impl Backend for JsonlBackend {
                     parent
                 }
                 NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
-                    let info = infos
-                        .iter()
-                        .find(|s| s.id == *parent)
-                        .ok_or_else(|| Error::SegmentNotFound { segment: parent.clone() })?;
-                    check_fork_point(start, info.len)?;
-                    let segments = known.deriver.segments();
-                    let index = segments.segments.iter().position(|s| known.ids[s.entries[0]] == *parent).unwrap_or(0);
-                    let position = segments.segments[index].entries[usize::try_from(*fork_at).unwrap_or(0)];
+                    let from =
+                        segment_of(known, parent).ok_or_else(|| Error::SegmentNotFound { segment: parent.clone() })?;
+                    check_fork_point(start, from.entries.len() as u64)?;
+                    let position = from.entries[usize::try_from(*fork_at).unwrap_or(0)];
                     Some(known.ids[position].clone())
                 }
             };
@@ -346,34 +344,25 @@ impl Backend for JsonlBackend {
             if known.deriver.position(&first_id).is_some() {
                 return Err(Error::Conflict { what: format!("entry {first_id} exists") });
             }
-            placed = Some(());
             Ok(None)
         })?;
-        let infos = self.infos(session)?;
-        let created = placed.and(infos.into_iter().rev().find(|s| s.id == first_id));
+        let created = self.infos(session)?.into_iter().rev().find(|s| s.id == first_id);
         created.ok_or(Error::SegmentNotFound { segment: first_id })
     }
 
     fn append(&self, session: &str, segment: &str, expected_len: u64, entries: &[Entry]) -> Result<Appended> {
-        self.write_entries(session, entries, |known| {
-            let infos = infos_of(known);
-            let info = infos
-                .iter()
-                .find(|s| s.id == segment)
-                .ok_or_else(|| Error::SegmentNotFound { segment: segment.to_owned() })?;
-            if info.len != expected_len {
-                return Ok(Some(Appended::TailMoved { len: info.len }));
+        let refused = self.write_entries(session, entries, |known| {
+            let found =
+                segment_of(known, segment).ok_or_else(|| Error::SegmentNotFound { segment: segment.to_owned() })?;
+            let len = found.entries.len() as u64;
+            if len != expected_len {
+                return Ok(Some(Appended::TailMoved { len }));
             }
-            let segments = known.deriver.segments();
-            let index = segments.segments.iter().position(|s| known.ids[s.entries[0]] == segment).unwrap_or(0);
-            let tail = segments.segments[index].entries.last().map(|&p| known.ids[p].clone());
-            check_chain(entries, tail.as_deref(), false)?;
+            let tail = found.entries.last().map(|&p| known.ids[p].as_str());
+            check_chain(entries, tail, false)?;
             Ok(None)
-        })
-        .map(|appended| match appended {
-            Appended::Done { .. } => Appended::Done { first_seq: expected_len },
-            moved @ Appended::TailMoved { .. } => moved,
-        })
+        })?;
+        Ok(refused.unwrap_or(Appended::Done { first_seq: expected_len }))
     }
 
     fn cursor(&self, name: &str) -> Result<Option<Cursor>> {
