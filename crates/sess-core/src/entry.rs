@@ -462,6 +462,16 @@ impl Entry {
             _ => None,
         }
     }
+
+    /// Whether this is a `message` entry whose message has `role` (`user`,
+    /// `assistant`, …).
+    pub fn is_message_from(&self, role: &str) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Role {
+            role: Option<serde_json::Value>,
+        }
+        self.message().and_then(|m| m.decode::<Role>().ok()).and_then(|r| r.role).is_some_and(|r| r == role)
+    }
 }
 
 impl EntryKind {

@@ -1,7 +1,5 @@
 //! Turns: where "fork at turn N" branches (DESIGN.md §2).
 
-use serde_json::Value;
-
 use crate::entry::Entry;
 
 /// A turn that does not exist on the path.
@@ -16,11 +14,7 @@ pub struct NoSuchTurn {
 
 /// Whether an entry is a `user` message (a turn starts there).
 pub fn is_user_message(entry: &Entry) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Role {
-        role: Option<Value>,
-    }
-    entry.message().and_then(|m| m.decode::<Role>().ok()).and_then(|r| r.role).is_some_and(|r| r == "user")
+    entry.is_message_from("user")
 }
 
 /// The entry of `path` (root first) to branch at so that turns `1..=turn` are

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use sess_core::{Entry, EntryId, EntryKind, JsonText, fresh_id};
+use sess_core::{Entry, EntryId, JsonText, fresh_id};
 
 use super::SessionManager;
 use crate::error::{Error, Result};
@@ -330,12 +330,7 @@ impl SessionManager {
 
 /// Whether an entry is an assistant message.
 pub(crate) fn is_assistant(entry: &Entry) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Role {
-        role: Option<Value>,
-    }
-    matches!(entry.kind(), EntryKind::Message(_))
-        && entry.message().and_then(|m| m.decode::<Role>().ok()).and_then(|r| r.role).is_some_and(|r| r == "assistant")
+    entry.is_message_from("assistant")
 }
 
 #[allow(clippy::needless_pass_by_value)] // Used with `map_err`.

@@ -286,21 +286,6 @@ impl SessionManager {
         let session = self.header.id().to_owned();
         self.move_cursor(&session, &segment, seq)
     }
-
-    /// Branches at turn `n` of the current path (see
-    /// [`sess_core::turn::branch_point`]): the next append keeps turns `1..=n`.
-    pub fn branch_at_turn(&mut self, turn: usize) -> Result<()> {
-        let path: Vec<Entry> = self.branch_entries(None).into_iter().cloned().collect();
-        let refs: Vec<&Entry> = path.iter().collect();
-        let point =
-            sess_core::turn::branch_point(&refs, turn).map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
-        if let Some(index) = point {
-            self.branch(path[index].id().as_str())
-        } else {
-            self.reset_leaf();
-            Ok(())
-        }
-    }
 }
 
 /// How a run of pending entries reaches the store.

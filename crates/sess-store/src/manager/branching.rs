@@ -216,6 +216,23 @@ impl SessionManager {
         }
         Ok(true)
     }
+
+    /// Branches at turn `n` of the current path (see
+    /// [`sess_core::turn::branch_point`]): the next append keeps turns `1..=n`.
+    pub fn branch_at_turn(&mut self, turn: usize) -> Result<()> {
+        let point = {
+            let path = self.branch_entries(None);
+            let point = sess_core::turn::branch_point(&path, turn)
+                .map_err(|e| Error::InvalidEntry { reason: e.to_string() })?;
+            point.map(|index| path[index].id().clone())
+        };
+        if let Some(id) = point {
+            self.branch(id.as_str())
+        } else {
+            self.reset_leaf();
+            Ok(())
+        }
+    }
 }
 
 fn header_field(header: &SessionHeader, key: &str) -> Option<Value> {
