@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use serde::Deserialize;
+use serde_json::Value;
 use sess_core::{IssueKind, LineIssue};
 
 use crate::error::{Error, Result};
@@ -85,6 +86,17 @@ impl<'a> Iterator for JsonLines<'a> {
 /// Reads a whole file.
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|err| Error::io(path, err))
+}
+
+/// JavaScript truthiness: `null`, `false`, `0`, `NaN` and `""` are falsy.
+pub(crate) fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
 }
 
 #[cfg(test)]

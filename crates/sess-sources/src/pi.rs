@@ -155,7 +155,7 @@ impl Builder {
                     .push(Message::new(Role::User).at(Some(id.to_owned()), timestamp).with(Block::ToolCall(call)));
             }
             "custom" | "hookMessage" => {
-                if message.display.as_ref().is_some_and(|d| !sess_core::json_is_truthy(&d.to_string())) {
+                if message.display.as_ref().is_some_and(|d| !crate::jsonl::is_truthy(d)) {
                     return;
                 }
                 let title = message.custom_type.clone().unwrap_or_else(|| "custom".to_owned());

@@ -67,7 +67,7 @@ impl Line {
     /// Whether the `error` field is set (JavaScript truthiness, as the CLI
     /// tests it).
     pub(super) fn has_error(&self) -> bool {
-        self.error.as_ref().is_some_and(is_truthy)
+        self.error.as_ref().is_some_and(crate::jsonl::is_truthy)
     }
 }
 
@@ -80,17 +80,6 @@ pub(super) struct CwdOnly {
     pub(super) cwd: Option<String>,
 }
 
-/// JavaScript truthiness: `null`, `false`, `0`, `NaN` and `""` are falsy.
-pub(super) fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}
-
 /// A string field; any other JSON value reads as absent.
 fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
@@ -101,5 +90,5 @@ fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, 
 
 /// A flag, by JavaScript truthiness.
 fn truthy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    Ok(is_truthy(&Value::deserialize(deserializer)?))
+    Ok(crate::jsonl::is_truthy(&Value::deserialize(deserializer)?))
 }

@@ -157,7 +157,7 @@ impl Conversation {
             return;
         };
         let result = content_text(part.get("content").unwrap_or(&Value::Null));
-        let is_error = part.get("is_error").is_some_and(super::line::is_truthy);
+        let is_error = part.get("is_error").is_some_and(crate::jsonl::is_truthy);
         match &mut self.messages[message].blocks[block] {
             Block::ToolCall(call) => call.complete(Some(result), is_error, ended_at),
             other => unreachable!("open call {message}/{block} is a {} block", other.kind()),
