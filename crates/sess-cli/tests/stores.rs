@@ -5,37 +5,13 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-fn fixture(path: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(path)
-}
-
-fn sess(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(output: &Output) -> String {
-    assert_eq!(output.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_str(&ok(output)).unwrap()
-}
+mod common;
+use common::{fixture, json_out as json, ok, sess_with as sess};
 
 const MAIN: &str = "pi-family/pi-mono-0.73.1-main.jsonl";
 const MAIN_ID: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";

@@ -37,8 +37,8 @@ pub fn json_out(output: &Output) -> Value {
 
 /// `sess` with `HOME` in a scratch directory and no agent variables set.
 pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    command
         .args(args)
         .env("HOME", home)
         .env_remove("PI_CODING_AGENT_DIR")
@@ -48,7 +48,18 @@ pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("NO_COLOR")
-        .current_dir(home)
+        .current_dir(home);
+    run_with_stdin(&mut command, stdin)
+}
+
+/// `sess` with these arguments, `stdin` on its standard input.
+pub fn sess_with(args: &[&str], stdin: &str) -> Output {
+    run_with_stdin(Command::new(env!("CARGO_BIN_EXE_sess")).args(args), stdin)
+}
+
+fn run_with_stdin(command: &mut Command, stdin: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -56,6 +67,12 @@ pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
         .unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// Standard output as text, after checking the exit code is 0.
+pub fn ok(output: &Output) -> String {
+    pretty_assertions::assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(output));
+    stdout(output)
 }
 
 pub const CLAUDE_BASIC: &str = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01";
