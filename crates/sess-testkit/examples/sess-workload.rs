@@ -19,7 +19,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use serde::de::IgnoredAny;
@@ -95,7 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
         Command::Pi { size, seed, out: path } => {
             let session = PiSessionSpec::new(size, seed).generate();
-            write_file(&path, session.text.as_bytes())?;
+            workload::write_input(&path, session.text.as_bytes())?;
             let s = session.stats;
             let report = json!({"bytes": session.text.len(), "entries": s.entries, "messages": s.messages,
                 "branches": s.branches, "branchSummaries": s.branch_summaries, "compactions": s.compactions,
@@ -114,13 +114,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Command::Messages { count, seed, out: path } => {
             let text = workload::append_messages(count, seed);
-            write_file(&path, text.as_bytes())?;
+            workload::write_input(&path, text.as_bytes())?;
             writeln!(out, "{}", json!({"messages": count, "bytes": text.len()}))?;
         }
         Command::Floor(Floor::Bytes { paths }) => {
             let mut total = 0u64;
             let mut buffer = vec![0u8; 1 << 20];
-            for file in files(&paths)? {
+            for file in files(&paths) {
                 let mut input = File::open(&file)?;
                 loop {
                     let n = input.read(&mut buffer)?;
@@ -135,7 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Command::Floor(Floor::Ignored { paths }) => {
             let (mut lines, mut bad) = (0u64, 0u64);
             let mut line = Vec::new();
-            for file in files(&paths)? {
+            for file in files(&paths) {
                 let mut input = BufReader::with_capacity(1 << 20, File::open(&file)?);
                 loop {
                     line.clear();
@@ -166,37 +166,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The files `paths` name: files as given, directories as every `*.jsonl`
 /// below them (sorted).
-fn files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+fn files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &mut found)?;
+            let mut below = sess_store::discovery::session_files_under(&sess_store::FileStorage, path);
+            below.sort();
+            found.extend(below);
         } else {
             found.push(path.clone());
         }
     }
-    Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<io::Result<_>>()?;
-    entries.sort_by_key(std::fs::DirEntry::path);
-    for entry in entries {
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            walk(&path, found)?;
-        } else if path.extension().is_some_and(|e| e == "jsonl") {
-            found.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// Writes a generated input (regenerable from its seed, so not fsynced).
-#[allow(clippy::disallowed_methods, reason = "regenerable benchmark input; durability is not wanted here")]
-fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, bytes)
+    found
 }

@@ -97,7 +97,7 @@ impl Rng {
 /// Not through `storage::write_atomic`: these files are regenerated from their
 /// seed at will, and an fsync per file would dominate writing a tree of 10,000.
 #[allow(clippy::disallowed_methods, reason = "regenerable benchmark input; durability is not wanted here")]
-fn write_input(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_input(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
