@@ -364,19 +364,13 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     let path = path_key(&file.path);
     match outcome {
         Outcome::Full { key, full, indexed, head_hash } => {
-            let key = if let Some(key) = key {
-                delete_docs(tx, *key, Docs::All)?;
-                report.reread += 1;
-                *key
-            } else {
-                report.added += 1;
+            let key = row_to_fill(tx, *key, report, || {
                 tx.execute(
                     "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
                      file_size, file_mtime_ns, indexed_bytes, head_hash) VALUES (?1, ?2, '', 0, 0, 0, 0, 0, 0, 0)",
                     params![file.source.as_str(), path],
-                )?;
-                tx.last_insert_rowid()
-            };
+                )
+            })?;
             tx.execute(
                 "UPDATE sessions SET session_id = ?2, title = ?3, title_explicit = ?4, cwd = ?5, created = ?6,
                  modified_ms = ?7, message_count = ?8, file_size = ?9, file_mtime_ns = ?10,
@@ -398,12 +392,8 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 ],
             )?;
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
-            if full.title_explicit
-                && let Some(title) = &full.title
-            {
-                insert_doc(tx, key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
-            }
-            insert_docs(tx, key, &full.docs, report)?;
+            let title = full.title.as_deref().filter(|_| full.title_explicit);
+            fill_docs(tx, key, title, &full.docs, report)?;
         }
         Outcome::Tail { key, title_explicit, tail, indexed } => {
             report.grown += 1;
@@ -443,7 +433,40 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     Ok(())
 }
 
-pub(crate) fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
+/// The row a session read whole is written to: its row `known`, emptied of
+/// its documents (read again), or the one `insert` adds (new).
+pub(crate) fn row_to_fill(
+    tx: &Transaction<'_>,
+    known: Option<i64>,
+    report: &mut RefreshReport,
+    insert: impl FnOnce() -> rusqlite::Result<usize>,
+) -> Result<i64> {
+    if let Some(key) = known {
+        delete_docs(tx, key, Docs::All)?;
+        report.reread += 1;
+        Ok(key)
+    } else {
+        insert()?;
+        report.added += 1;
+        Ok(tx.last_insert_rowid())
+    }
+}
+
+/// Writes a session's documents: its own title, when it has one, and `docs`.
+pub(crate) fn fill_docs(
+    tx: &Transaction<'_>,
+    key: i64,
+    title: Option<&str>,
+    docs: &[Doc],
+    report: &mut RefreshReport,
+) -> Result<()> {
+    if let Some(title) = title {
+        insert_doc(tx, key, &Doc { entry_id: None, role: "title", body: title.to_owned() })?;
+    }
+    insert_docs(tx, key, docs, report)
+}
+
+fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
     for doc in docs {
         insert_doc(tx, key, doc)?;
     }

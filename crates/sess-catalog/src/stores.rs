@@ -15,8 +15,8 @@ use sess_sources::SourceKind;
 
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
-use crate::extract::{Doc, entry_docs};
-use crate::refresh::{Docs, Problem, RefreshReport, delete_docs, delete_session, insert_doc, insert_docs};
+use crate::extract::entry_docs;
+use crate::refresh::{Problem, RefreshReport, delete_session, fill_docs, row_to_fill};
 
 /// One session of a store, as its listing gives it.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,20 +80,14 @@ impl Catalog {
                     continue;
                 }
             };
-            let key = if let Some((key, _)) = old {
-                delete_docs(&tx, *key, Docs::All)?;
-                report.reread += 1;
-                *key
-            } else {
+            let key = row_to_fill(&tx, old.map(|(key, _)| *key), &mut report, || {
                 tx.execute(
                     "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
                      file_size, file_mtime_ns, indexed_bytes, head_hash, store)
                      VALUES (?1, ?2, ?3, 0, 0, 0, -1, -1, 0, 0, ?4)",
                     params![SourceKind::Pi.as_str(), format!("{url}#{}", session.id), session.id, url],
-                )?;
-                report.added += 1;
-                tx.last_insert_rowid()
-            };
+                )
+            })?;
             tx.execute(
                 "UPDATE sessions SET title = ?2, title_explicit = ?3, cwd = ?4, created = ?5, modified_ms = ?6,
                  message_count = ?7, version = ?8 WHERE id = ?1",
@@ -108,12 +102,8 @@ impl Catalog {
                     session.version
                 ],
             )?;
-            if session.title_explicit
-                && let Some(title) = &session.title
-            {
-                insert_doc(&tx, key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
-            }
-            insert_docs(&tx, key, &entry_docs(&entries), &mut report)?;
+            let title = session.title.as_deref().filter(|_| session.title_explicit);
+            fill_docs(&tx, key, title, &entry_docs(&entries), &mut report)?;
         }
         tx.commit()?;
         Ok(report)
