@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use sess_core::segment::Origin;
-use sess_core::{Entry, SessionHeader};
+use sess_core::{Entry, EntryId, SessionHeader};
 
 use crate::blob::Blobs;
 use crate::discovery::SessionSummary;
@@ -294,6 +294,20 @@ pub fn check_fork_point(start: &NewSegment, parent_len: u64) -> Result<()> {
         return Err(crate::Error::InvalidEntry { reason: "a fork at the last entry is an append".to_owned() });
     }
     Ok(())
+}
+
+/// The parent the first of `entries` names, for a segment started as
+/// [`NewSegment::New`]: a new segment starts a new root, so that parent must not
+/// be an entry of the session (`exists` says whether it is). Fails with
+/// [`Error::InvalidEntry`](crate::Error::InvalidEntry).
+pub fn check_new_root(entries: &[Entry], exists: impl FnOnce(&str) -> Result<bool>) -> Result<Option<&str>> {
+    let parent = entries.first().and_then(|e| e.parent_id()).map(EntryId::as_str);
+    if let Some(parent) = parent
+        && exists(parent)?
+    {
+        return Err(crate::Error::InvalidEntry { reason: format!("a new segment cannot hang under entry {parent}") });
+    }
+    Ok(parent)
 }
 
 /// Checks the entries of a segment started as `start` and returns its origin:

@@ -32,7 +32,7 @@ pub mod storage;
 
 pub use backend::{
     Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork,
-    check_chain, check_cursor_name, check_fork_point, check_segment_entries, is_leaf, replay_session,
+    check_chain, check_cursor_name, check_fork_point, check_new_root, check_segment_entries, is_leaf, replay_session,
 };
 pub use blob::{BlobStore, Blobs, blob_hash, blob_ref, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};

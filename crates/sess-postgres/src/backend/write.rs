@@ -16,7 +16,9 @@
 use postgres::Transaction;
 use sess_core::Entry;
 use sess_store::discovery::SummaryTally;
-use sess_store::{Appended, NewSegment, SegmentInfo, check_chain, check_fork_point, check_segment_entries};
+use sess_store::{
+    Appended, NewSegment, SegmentInfo, check_chain, check_fork_point, check_new_root, check_segment_entries,
+};
 
 use super::{StoreError, StoreResult, from_int, to_int, unique_violation};
 use crate::error::{Context, Error};
@@ -270,14 +272,7 @@ pub(super) fn create_segment(
     }
     let (parent, parent_entry) = match start {
         NewSegment::New => {
-            let parent = entries.first().and_then(|e| e.parent_id()).map(sess_core::EntryId::as_str);
-            if let Some(parent) = parent
-                && entry_exists_in(&mut tx, statements, session, parent)?
-            {
-                return Err(StoreError::InvalidEntry {
-                    reason: format!("a new segment cannot hang under entry {parent}"),
-                });
-            }
+            let parent = check_new_root(entries, |parent| entry_exists_in(&mut tx, statements, session, parent))?;
             (None, parent.map(str::to_owned))
         }
         NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {

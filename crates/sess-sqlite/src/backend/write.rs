@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use sess_core::Entry;
 use sess_store::discovery::SummaryTally;
-use sess_store::{Appended, NewSegment, SegmentInfo, check_chain, check_fork_point, check_segment_entries};
+use sess_store::{
+    Appended, NewSegment, SegmentInfo, check_chain, check_fork_point, check_new_root, check_segment_entries,
+};
 
 use super::{StoreError, StoreResult, from_int, segment_key, to_int};
 use crate::error::{Context, Error};
@@ -24,15 +26,8 @@ pub(super) fn create_segment(
     let mut tally = load_tally(tx, session)?;
     let (parent, parent_entry) = match start {
         NewSegment::New => {
-            let parent = entries.first().and_then(|e| e.parent_id()).map(ToString::to_string);
-            if let Some(parent) = &parent
-                && entry_exists(tx, session, parent)?
-            {
-                return Err(StoreError::InvalidEntry {
-                    reason: format!("a new segment cannot hang under entry {parent}"),
-                });
-            }
-            (None, parent)
+            let parent = check_new_root(entries, |parent| entry_exists(tx, session, parent))?;
+            (None, parent.map(str::to_owned))
         }
         NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
             let key = segment_key(tx, session, parent)?;

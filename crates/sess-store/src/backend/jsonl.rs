@@ -19,7 +19,7 @@ use sess_core::{Entry, SequentialIds, SessionHeader};
 
 use super::{
     Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain, check_cursor_name,
-    check_fork_point, check_segment_entries,
+    check_fork_point, check_new_root, check_segment_entries,
 };
 use crate::blob::{BlobStore, Blobs};
 use crate::discovery::{self, SessionSummary};
@@ -322,15 +322,7 @@ impl Backend for JsonlBackend {
         self.write_entries(session, entries, |known| {
             let parent_entry = match start {
                 NewSegment::New => {
-                    let parent = entries.first().and_then(|e| e.parent_id()).map(ToString::to_string);
-                    if let Some(parent) = &parent
-                        && known.deriver.position(parent).is_some()
-                    {
-                        return Err(Error::InvalidEntry {
-                            reason: format!("a new segment cannot hang under entry {parent}"),
-                        });
-                    }
-                    parent
+                    check_new_root(entries, |parent| Ok(known.deriver.position(parent).is_some()))?.map(str::to_owned)
                 }
                 NewSegment::Fork { parent, fork_at } | NewSegment::Compact { parent, fork_at } => {
                     let from =
