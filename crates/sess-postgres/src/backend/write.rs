@@ -144,17 +144,23 @@ impl Tail {
     /// The answer for a segment that does not take the batch: its session or
     /// segment is missing, its length moved, or the batch does not continue it.
     fn refusal(&self, session: &str, segment: &str, expected_len: u64, entries: &[Entry]) -> StoreResult<Appended> {
+        if let Some(moved) = self.missing_or_moved(session, segment, expected_len)? {
+            return Ok(moved);
+        }
+        check_chain(entries, self.last_entry.as_deref(), false)?;
+        Err(StoreError::Conflict { what: format!("segment {segment} of session {session} changed during the append") })
+    }
+
+    /// An error when the session or the segment is missing; `TailMoved` when
+    /// the segment no longer has `expected_len` entries.
+    fn missing_or_moved(&self, session: &str, segment: &str, expected_len: u64) -> StoreResult<Option<Appended>> {
         if !self.session_exists {
             return Err(StoreError::SessionNotFound { query: session.to_owned() });
         }
         if self.key.is_none() {
             return Err(StoreError::SegmentNotFound { segment: segment.to_owned() });
         }
-        if self.len != expected_len {
-            return Ok(Appended::TailMoved { len: self.len });
-        }
-        check_chain(entries, self.last_entry.as_deref(), false)?;
-        Err(StoreError::Conflict { what: format!("segment {segment} of session {session} changed during the append") })
+        Ok((self.len != expected_len).then_some(Appended::TailMoved { len: self.len }))
     }
 }
 
@@ -178,13 +184,10 @@ pub(super) fn append(
             Some(row) => Tail::from_row(&row, OPERATION)?,
             None => return Err(StoreError::SessionNotFound { query: session.to_owned() }),
         };
-        if tail.key.is_none() {
-            return Err(StoreError::SegmentNotFound { segment: segment.to_owned() });
-        }
-        if tail.len != expected_len {
-            return Ok(Appended::TailMoved { len: tail.len });
-        }
-        return Err(invalid);
+        return match tail.missing_or_moved(session, segment, expected_len)? {
+            Some(moved) => Ok(moved),
+            None => Err(invalid),
+        };
     }
     let batch = Batch::new(entries);
     let tail = match run_append(client, statements, now_ms, session, segment, expected_len, first_parent, &batch) {
@@ -309,21 +312,17 @@ pub(super) fn create_segment(
         .context(OPERATION)?;
     let parent_key = parent.as_ref().map(|(key, _, _)| *key);
     let fork_at = parent.as_ref().map(|(_, _, at)| to_int(*at));
-    tx.query_one(&statement, &[&session, &id, &parent_key, &fork_at, &origin.as_str()]).map_err(|source| {
+    // A unique key the new rows break means an entry (or segment) exists.
+    let taken = |source: postgres::Error| -> StoreError {
         if unique_violation(&source).is_some() {
             entry_exists(session, &source)
         } else {
             Error::Sql { operation: OPERATION, source }.into()
         }
-    })?;
+    };
+    tx.query_one(&statement, &[&session, &id, &parent_key, &fork_at, &origin.as_str()]).map_err(taken)?;
     let batch = Batch::new(entries);
-    let tail = run_append(&mut tx, statements, now_ms, session, &id, 0, None, &batch).map_err(|source| {
-        if unique_violation(&source).is_some() {
-            entry_exists(session, &source)
-        } else {
-            Error::Sql { operation: OPERATION, source }.into()
-        }
-    })?;
+    let tail = run_append(&mut tx, statements, now_ms, session, &id, 0, None, &batch).map_err(taken)?;
     if tail.first_ord.is_none() {
         return Err(StoreError::Conflict { what: format!("segment {id} of session {session} changed as it was made") });
     }
