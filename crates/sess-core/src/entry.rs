@@ -548,7 +548,7 @@ fn span32(span: Range<usize>) -> Range<u32> {
 
 /// Appends `text` as a JSON string: as it is between quotes when nothing in
 /// it needs escaping (ids and timestamps), else through `serde_json`.
-fn push_json_string(out: &mut String, text: &str) {
+pub(crate) fn push_json_string(out: &mut String, text: &str) {
     if !text.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
         out.push('"');
         out.push_str(text);

@@ -42,6 +42,36 @@ impl JsonText {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// This object with the member `key: value` added at its end (the text
+    /// before it kept as it is, whitespace after the object dropped), without
+    /// checking it again: an object with one more member stays valid. `None`
+    /// when this is not an object.
+    ///
+    /// ```
+    /// use sess_core::JsonText;
+    ///
+    /// let message = JsonText::parse_with(r#"{"role": "user"} "#.to_owned(), |_| {})?;
+    /// assert_eq!(message.with_number_field("timestamp", 17).unwrap().as_str(), r#"{"role": "user","timestamp":17}"#);
+    /// let empty = JsonText::parse_with("{ }".to_owned(), |_| {})?;
+    /// assert_eq!(empty.with_number_field("n", 1).unwrap().as_str(), r#"{ "n":1}"#);
+    /// assert!(JsonText::parse_with("[1]".to_owned(), |_| {})?.with_number_field("n", 1).is_none());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn with_number_field(&self, key: &str, value: u64) -> Option<Self> {
+        let text = self.0.trim_end_matches(crate::entry::is_json_whitespace);
+        let inner = text.trim_start_matches(crate::entry::is_json_whitespace).strip_prefix('{')?.strip_suffix('}')?;
+        let mut out = String::with_capacity(text.len() + key.len() + 24);
+        out.push_str(&text[..text.len() - 1]);
+        if !inner.trim_matches(crate::entry::is_json_whitespace).is_empty() {
+            out.push(',');
+        }
+        crate::entry::push_json_string(&mut out, key);
+        out.push(':');
+        out.push_str(&value.to_string());
+        out.push('}');
+        Some(Self(out))
+    }
 }
 
 impl From<Box<RawValue>> for JsonText {

@@ -158,12 +158,9 @@ fn check_line(number: usize, text: &str) -> Line {
             return Line::Message(json);
         }
         // Agent messages carry their own time in milliseconds.
-        let line = json.as_str().trim_end();
-        let close = line.rfind('}').unwrap_or(line.len());
-        let stamped = format!("{},\"timestamp\":{}{}", &line[..close], now_ms(), &line[close..]);
-        return match JsonText::parse_with(stamped, |_| {}) {
-            Ok(json) => Line::Message(json),
-            Err(err) => invalid(&format!("not JSON ({err})")),
+        return match json.with_number_field("timestamp", now_ms()) {
+            Some(json) => Line::Message(json),
+            None => invalid("not a JSON object"),
         };
     }
     match serde_json::from_str(json.as_str()) {
