@@ -207,6 +207,16 @@
 
   // ---- Home --------------------------------------------------------------
 
+  /** The agent filter of the home and search views. */
+  function agentSelect() {
+    return el(
+      'select',
+      { testid: 'source-filter', 'aria-label': 'Agent' },
+      el('option', { value: '' }, 'All agents'),
+      SOURCES.map((s) => el('option', { value: s }, s)),
+    );
+  }
+
   async function showHome(params, stale) {
     const state = { source: params.get('source') || '', project: params.get('project') || '', q: params.get('q') || '' };
     const projects = await api('/api/projects');
@@ -216,12 +226,7 @@
     const projectList = el('nav', { class: 'pane side', testid: 'project-list', 'aria-label': 'Projects' });
     const sessionList = el('ol', { class: 'session-list', testid: 'session-list' });
     const count = el('span', { class: 'muted', testid: 'session-count' });
-    const sourceFilter = el(
-      'select',
-      { testid: 'source-filter', 'aria-label': 'Agent' },
-      el('option', { value: '' }, 'All agents'),
-      SOURCES.map((s) => el('option', { value: s }, s)),
-    );
+    const sourceFilter = agentSelect();
     sourceFilter.value = state.source;
     const textFilter = el('input', {
       type: 'search', placeholder: 'Filter by title or folder', testid: 'text-filter', 'aria-label': 'Filter sessions',
@@ -615,12 +620,7 @@
     const source = params.get('source') || '';
     searchInput.value = q;
     const view = el('section', { class: 'pane main', testid: 'search-view' });
-    const sourceFilter = el(
-      'select',
-      { testid: 'source-filter', 'aria-label': 'Agent' },
-      el('option', { value: '' }, 'All agents'),
-      SOURCES.map((s) => el('option', { value: s }, s)),
-    );
+    const sourceFilter = agentSelect();
     sourceFilter.value = source;
     sourceFilter.addEventListener('change', () => {
       location.hash = `#/search${query({ q, source: sourceFilter.value })}`;
