@@ -82,6 +82,56 @@ fn two_processes_appending_at_once_lose_nothing() {
     }
 }
 
+/// Many writers, each handing `sess append` its whole input at once: every id
+/// a writer printed is in the file, and every parent is there too.
+#[test]
+fn thirty_two_bulk_writers_lose_no_acknowledged_entry() {
+    const WRITERS: usize = 32;
+    const LINES: usize = 200;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let path_str = path.to_str().unwrap();
+    // Lines of about 300 bytes make each writer's batch span many pages, so a
+    // reader can see one half written.
+    let padding = "p".repeat(200);
+    for round in 0..3 {
+        std::fs::remove_file(&path).ok();
+        let mut first = spawn(&["append", path_str]);
+        first.stdin.take().unwrap().write_all(messages(0, 2, "seed").as_bytes()).unwrap();
+        assert!(first.wait_with_output().unwrap().status.success());
+        let mut writers: Vec<Child> = (0..WRITERS).map(|_| spawn(&["append", path_str])).collect();
+        for (w, child) in writers.iter_mut().enumerate() {
+            let text = messages(0, LINES, &format!("writer {w} {padding}"));
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || stdin.write_all(text.as_bytes()).unwrap());
+        }
+        let all = entries(&path_after(writers, &path, round, LINES));
+        assert_eq!(all.len(), 2 + WRITERS * LINES, "round {round}");
+        let ids: std::collections::HashSet<&str> = all.iter().map(|(id, _)| id.as_str()).collect();
+        for (id, parent) in &all {
+            if let Some(parent) = parent {
+                assert!(ids.contains(parent.as_str()), "round {round}: {id}'s parent {parent} is missing");
+            }
+        }
+    }
+}
+
+/// Waits for the writers, checks each printed `lines` ids and that they are
+/// in the file, and gives the file back.
+fn path_after(writers: Vec<Child>, path: &Path, round: usize, lines: usize) -> std::path::PathBuf {
+    let outputs: Vec<_> = writers.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    let in_file: std::collections::HashSet<String> = entries(path).into_iter().map(|(id, _)| id).collect();
+    for output in outputs {
+        assert!(output.status.success(), "round {round}: {}", String::from_utf8_lossy(&output.stderr));
+        let printed: Vec<String> = String::from_utf8(output.stdout).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(printed.len(), lines, "round {round}");
+        for id in &printed {
+            assert!(in_file.contains(id), "round {round}: acknowledged {id} is missing");
+        }
+    }
+    path.to_owned()
+}
+
 #[test]
 fn kill_9_during_append_keeps_every_acknowledged_entry() {
     let dir = tempfile::tempdir().unwrap();

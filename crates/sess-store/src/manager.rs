@@ -295,6 +295,8 @@ enum Tail {
     /// With a complete line that lacks its newline.
     MissingNewline,
     /// With a line cut off by an interrupted write, starting at this offset.
+    /// Only ever decided under the file's lock: without it, the line may be
+    /// another writer's, still being written.
     Torn(u64),
 }
 
@@ -304,6 +306,15 @@ impl Tail {
             (Some(at), _) => Self::Torn(at),
             (None, true) => Self::MissingNewline,
             (None, false) => Self::Clean,
+        }
+    }
+
+    /// The tail up to the start of a torn line, which is not known to be torn
+    /// until it is seen again under the lock.
+    fn unless_torn(self) -> Self {
+        match self {
+            Self::Torn(_) => Self::Clean,
+            tail => tail,
         }
     }
 }

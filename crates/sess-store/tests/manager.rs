@@ -291,6 +291,52 @@ mod persistence {
         assert_eq!(outcome.file.entries()[1].parent_id().unwrap().as_str(), "a");
     }
 
+    /// A reader that opens the file while another writer's line is half
+    /// written sees a "torn" tail. By the time it appends, that writer has
+    /// finished its line and written more: the append, under the lock, must
+    /// see the finished lines and cut nothing.
+    #[test]
+    fn a_tail_torn_only_while_it_was_read_is_not_cut_later() {
+        let storage = memory();
+        let path = Path::new("/s/busy.jsonl");
+        let head = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/p\"}\n\
+                    {\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"}}\n";
+        let other = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":{\"role\":\"user\"}}\n\
+                     {\"type\":\"message\",\"id\":\"c\",\"parentId\":\"b\",\"message\":{\"role\":\"user\"}}\n";
+        // The other writer is in the middle of its write when this one reads.
+        sess_store::write_atomic(storage.as_ref(), path, format!("{head}{}", &other[..30]).as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        // Its write completes before this writer takes the lock.
+        let mut writer = storage.open_append(path).unwrap();
+        writer.write_all(&other.as_bytes()[30..]).unwrap();
+        drop(writer);
+        sm.append_message(&user("mine")).unwrap();
+        let notices = sm.drain_notices();
+        assert!(!notices.iter().any(|n| matches!(n, Notice::TornTailRemoved { .. })), "{notices:?}");
+        assert_eq!(ids(&storage, path), ["a", "b", "c", "e0"]);
+        assert!(!notices.iter().any(|n| matches!(n, Notice::SkippedLines { .. })), "{notices:?}");
+    }
+
+    /// A line is torn only when nobody holds the lock: a tail that is still
+    /// torn when the lock is taken is cut, even if the file grew meanwhile.
+    #[test]
+    fn a_tail_still_torn_under_the_lock_is_cut() {
+        let storage = memory();
+        let path = Path::new("/s/torn-later.jsonl");
+        let head = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/p\"}\n\
+                    {\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\"}}\n";
+        sess_store::write_atomic(storage.as_ref(), path, head.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        // Another process died in the middle of its line after this one read the file.
+        let mut writer = storage.open_append(path).unwrap();
+        writer.write_all(b"{\"type\":\"message\",\"id\":\"b\",\"par").unwrap();
+        drop(writer);
+        sm.append_message(&user("mine")).unwrap();
+        let notices = sm.drain_notices();
+        assert!(notices.iter().any(|n| matches!(n, Notice::TornTailRemoved { bytes: 31, .. })), "{notices:?}");
+        assert_eq!(ids(&storage, path), ["a", "e0"]);
+    }
+
     #[test]
     fn a_complete_last_line_without_newline_gets_one() {
         let storage = memory();

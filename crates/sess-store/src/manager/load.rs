@@ -127,9 +127,11 @@ impl SessionManager {
         self.disk = super::DiskState {
             next_write: super::NextWrite::Append,
             ensured_on_disk: true,
-            known_len: outcome.len,
+            // A torn last line was read without the lock: another writer may be
+            // writing it. It is judged again, under the lock, before the next append.
+            known_len: outcome.torn_tail_at.unwrap_or(outcome.len),
             identity: self.storage.stat(path).ok().and_then(|s| s.identity),
-            tail: super::Tail::of(&outcome),
+            tail: super::Tail::of(&outcome).unless_torn(),
             lossy: !skipped.is_empty(),
             ..super::DiskState::default()
         };

@@ -228,12 +228,15 @@ impl SessionManager {
         }
     }
 
-    /// Entries another writer appended after `known_len`.
+    /// Entries another writer appended after `known_len`, and how the file
+    /// ends now (called under the lock, so a cut last line is torn).
     fn read_appended(&mut self, path: &Path, len: u64) -> Result<Vec<Entry>> {
         let start = self.disk.known_len;
+        self.disk.tail = Tail::Clean;
         let max = usize::try_from(len - start).unwrap_or(usize::MAX);
         let bytes = self.storage.read_range(path, start, max).map_err(|e| Error::io("reading", path, e))?;
         let mut foreign = Vec::new();
+        let mut foreign_ids = HashSet::new();
         let mut skipped = Vec::new();
         let mut offset = 0usize;
         let mut line_no = 0usize;
@@ -245,9 +248,7 @@ impl SessionManager {
             let parsed = if text.trim().is_empty() { None } else { Some(Entry::parse(&text)) };
             match (parsed, end) {
                 (Some(Ok(entry)), _) => {
-                    if !self.index.contains(entry.id().as_str())
-                        && !foreign.iter().any(|e: &Entry| e.id() == entry.id())
-                    {
+                    if !self.index.contains(entry.id().as_str()) && foreign_ids.insert(entry.id().clone()) {
                         foreign.push(entry);
                     }
                     if end.is_none() {
