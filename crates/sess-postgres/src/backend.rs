@@ -104,7 +104,8 @@ impl Builder {
 
     /// How long one statement may run, or wait for a lock, before the server
     /// cancels it and the call fails: [`DEFAULT_STATEMENT_TIMEOUT`] (30 s) by
-    /// default, whole milliseconds, `Duration::ZERO` for no limit. A
+    /// default, in whole milliseconds (at least one), `Duration::ZERO` for no
+    /// limit. A
     /// `statement_timeout` in the URL's `options` (`-cstatement_timeout=…`)
     /// takes precedence. A bulk
     /// [`import_session`](sess_store::Backend::import_session), whose time
@@ -138,7 +139,10 @@ impl Builder {
         let target = config::parse(url)?;
         let mut setup = format!("SET synchronous_commit TO {}", self.synchronous_commit.setting());
         if !target.sets_statement_timeout {
-            setup = format!("{setup}; SET statement_timeout TO {}", self.statement_timeout.as_millis());
+            // Whole milliseconds; a limit under one is one, not none.
+            let timeout = self.statement_timeout;
+            let ms = if timeout.is_zero() { 0 } else { timeout.as_millis().max(1) };
+            setup = format!("{setup}; SET statement_timeout TO {ms}");
         }
         let location = format!("{}/{}", target.server, target.schema);
         let pool = Pool::new(target, setup, self.pool_size, self.pool_wait);
