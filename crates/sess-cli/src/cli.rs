@@ -270,8 +270,23 @@ pub(crate) struct ServeArgs {
     /// Open the page in the desktop's browser.
     #[arg(long)]
     pub(crate) open: bool,
+    /// Seconds a request's line and headers may take to arrive (an idle
+    /// connection is closed after them too).
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = seconds)]
+    pub(crate) header_timeout: std::time::Duration,
+    /// Seconds the server waits for more of a request's body before it answers
+    /// 408 and closes the connection.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = seconds)]
+    pub(crate) idle_timeout: std::time::Duration,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
+}
+
+/// A positive number of seconds, e.g. `30` or `0.5`.
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    let invalid = || format!("`{text}` is not a positive number of seconds");
+    let value: f64 = text.parse().map_err(|_| invalid())?;
+    std::time::Duration::try_from_secs_f64(value).ok().filter(|d| !d.is_zero()).ok_or_else(invalid)
 }
 
 /// Where the search catalog is.

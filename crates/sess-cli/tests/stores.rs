@@ -147,6 +147,34 @@ fn store_urls_are_checked() {
     assert!(String::from_utf8_lossy(&pg.stderr).contains("cannot open the PostgreSQL store"));
 }
 
+/// A server that accepts connections and never sends a byte: `sess` gives up
+/// after the URL's `connect_timeout`, exits 2 and names the host.
+#[test]
+fn a_postgres_server_that_never_answers_is_an_error_naming_the_host() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Holds every connection open, silent, until the test process ends.
+        let held: Vec<_> = listener.incoming().collect();
+        drop(held);
+    });
+    for verb in [&["list"][..], &["show", MAIN_ID]] {
+        let url = format!("postgres://nobody@127.0.0.1:{port}/none?connect_timeout=1");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_sess"))
+            .args(["--store", &url])
+            .args(verb)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = common::wait_at_most(child, std::time::Duration::from_secs(15));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{verb:?}: {stderr}");
+        assert!(stderr.contains(&format!("127.0.0.1:{port}")) && stderr.contains("no answer"), "{verb:?}: {stderr}");
+    }
+}
+
 /// A fresh schema on the PostgreSQL server the tests use (`SESS_TEST_PG_URL`),
 /// dropped when done.
 struct PgSchema {

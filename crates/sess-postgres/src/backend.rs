@@ -57,8 +57,14 @@ pub struct Builder {
     pool_size: usize,
     pool_wait: Duration,
     synchronous_commit: SynchronousCommit,
+    statement_timeout: Duration,
     clock: Arc<dyn Clock>,
 }
+
+/// How long one statement may run (or wait for a lock) before the server
+/// cancels it, unless [`Builder::statement_timeout`] or the URL's `options`
+/// say otherwise.
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Default for Builder {
     fn default() -> Self {
@@ -66,6 +72,7 @@ impl Default for Builder {
             pool_size: 4,
             pool_wait: Duration::from_secs(30),
             synchronous_commit: SynchronousCommit::default(),
+            statement_timeout: DEFAULT_STATEMENT_TIMEOUT,
             clock: Arc::new(SystemClock),
         }
     }
@@ -95,6 +102,20 @@ impl Builder {
         self
     }
 
+    /// How long one statement may run, or wait for a lock, before the server
+    /// cancels it and the call fails: [`DEFAULT_STATEMENT_TIMEOUT`] (30 s) by
+    /// default, in whole milliseconds (at least one), `Duration::ZERO` for no
+    /// limit. A
+    /// `statement_timeout` in the URL's `options` (`-cstatement_timeout=…`)
+    /// takes precedence. A bulk
+    /// [`import_session`](sess_store::Backend::import_session), whose time
+    /// grows with the session, runs without it.
+    #[must_use]
+    pub fn statement_timeout(mut self, timeout: Duration) -> Self {
+        self.statement_timeout = timeout;
+        self
+    }
+
     /// Where the time of a session's last write comes from; the system clock
     /// by default. It is the listing's last-resort `modified_ms`, as a file's
     /// modification time is for the JSONL backend.
@@ -109,9 +130,20 @@ impl Builder {
     /// creates the schema and its tables if needed and migrates an older
     /// schema. Fails with [`Error::VersionTooNew`] on a schema written by a
     /// newer `sess`. Connections are plain TCP or Unix sockets (no TLS).
+    ///
+    /// Opening a connection takes at most the URL's `connect_timeout` per host
+    /// ([`DEFAULT_CONNECT_TIMEOUT`](crate::DEFAULT_CONNECT_TIMEOUT), 10 s,
+    /// when absent or `0`), startup and authentication included: after it,
+    /// [`Error::ConnectTimeout`] names the server.
     pub fn connect(self, url: &str) -> Result<PostgresBackend> {
         let target = config::parse(url)?;
-        let setup = format!("SET synchronous_commit TO {}", self.synchronous_commit.setting());
+        let mut setup = format!("SET synchronous_commit TO {}", self.synchronous_commit.setting());
+        if !target.sets_statement_timeout {
+            // Whole milliseconds; a limit under one is one, not none.
+            let timeout = self.statement_timeout;
+            let ms = if timeout.is_zero() { 0 } else { timeout.as_millis().max(1) };
+            setup = format!("{setup}; SET statement_timeout TO {ms}");
+        }
         let location = format!("{}/{}", target.server, target.schema);
         let pool = Pool::new(target, setup, self.pool_size, self.pool_wait);
         {

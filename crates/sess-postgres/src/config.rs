@@ -7,8 +7,19 @@
 //! connection resolves table names in that schema; without a `search_path`
 //! this adds `-csearch_path=public`, so the tables never land in a schema named
 //! after the user by the server's default `"$user", public`.
+//!
+//! `connect_timeout` (seconds, as libpq takes it) bounds the whole of opening a
+//! connection to each host: TCP, startup, authentication and the session's
+//! settings. Absent or `0`, it is [`DEFAULT_CONNECT_TIMEOUT`]: a server that
+//! accepts and never answers is an error, never a wait without end.
+
+use std::time::Duration;
 
 use crate::error::{Error, Result};
+
+/// The bound on opening a connection to one host when the URL sets no
+/// `connect_timeout` (or sets `0`).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where to connect and which schema holds the tables.
 #[derive(Clone, Debug)]
@@ -19,6 +30,11 @@ pub(crate) struct Target {
     pub(crate) schema: String,
     /// `user@host:port/database`, for messages (never the password).
     pub(crate) server: String,
+    /// The longest a whole connect may take: `connect_timeout` for each host
+    /// the URL names.
+    pub(crate) connect_limit: Duration,
+    /// Whether the URL's `options` set `statement_timeout` themselves.
+    pub(crate) sets_statement_timeout: bool,
 }
 
 /// Parses `url` and finds its schema.
@@ -26,7 +42,12 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
     let mut config: postgres::Config =
         url.parse().map_err(|e: postgres::Error| Error::InvalidUrl { reason: e.to_string() })?;
     let options = config.get_options().unwrap_or_default().to_owned();
-    let schema = if let Some(path) = search_path(&options) {
+    let sets_statement_timeout = setting(&options, "statement_timeout").is_some();
+    let per_host = config.get_connect_timeout().copied().unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+    config.connect_timeout(per_host);
+    let hosts = config.get_hosts().len().max(config.get_hostaddrs().len()).max(1);
+    let connect_limit = per_host.saturating_mul(u32::try_from(hosts).unwrap_or(u32::MAX));
+    let schema = if let Some(path) = setting(&options, "search_path") {
         first_schema(&path)?
     } else {
         let options = if options.trim().is_empty() {
@@ -38,7 +59,7 @@ pub(crate) fn parse(url: &str) -> Result<Target> {
         "public".to_owned()
     };
     let server = server(&config);
-    Ok(Target { config, schema, server })
+    Ok(Target { config, schema, server, connect_limit, sets_statement_timeout })
 }
 
 /// `user@host:port/database` of `config`.
@@ -54,11 +75,11 @@ fn server(config: &postgres::Config) -> String {
     format!("{user}@{host}:{port}/{dbname}")
 }
 
-/// The value of the last `search_path` setting in a server `options` string
-/// (`-c search_path=…`, `-csearch_path=…` or `--search_path=…`; arguments are
-/// separated by spaces, and a backslash takes the next character literally,
-/// as the server splits them).
-fn search_path(options: &str) -> Option<String> {
+/// The value of the last setting of `wanted` (e.g. `search_path`) in a server
+/// `options` string (`-c search_path=…`, `-csearch_path=…` or
+/// `--search_path=…`; arguments are separated by spaces, and a backslash takes
+/// the next character literally, as the server splits them).
+fn setting(options: &str, wanted: &str) -> Option<String> {
     let args = split_options(options);
     let mut found = None;
     let mut args = args.iter();
@@ -69,7 +90,7 @@ fn search_path(options: &str) -> Option<String> {
             arg.strip_prefix("--").or_else(|| arg.strip_prefix("-c"))
         };
         let Some((name, value)) = setting.and_then(|s| s.split_once('=')) else { continue };
-        if name.replace('-', "_").eq_ignore_ascii_case("search_path") {
+        if name.replace('-', "_").eq_ignore_ascii_case(wanted) {
             found = Some(value.to_owned());
         }
     }
@@ -158,7 +179,7 @@ mod tests {
         ] {
             let mut config = postgres::Config::new();
             config.user("u").options(options);
-            let found = search_path(config.get_options().unwrap()).unwrap();
+            let found = setting(config.get_options().unwrap(), "search_path").unwrap();
             assert_eq!(first_schema(&found).unwrap(), schema, "{options}");
         }
     }
@@ -170,6 +191,18 @@ mod tests {
         assert_eq!(target.config.get_options(), Some("-csearch_path=public"));
         let target = parse("postgres://postgres@127.0.0.1/test?options=-cstatement_timeout%3D5s").unwrap();
         assert_eq!(target.config.get_options(), Some("-cstatement_timeout=5s -csearch_path=public"));
+    }
+
+    #[test]
+    fn connect_timeout_bounds_each_host_and_defaults_to_ten_seconds() {
+        let limit = |url: &str| parse(url).unwrap().connect_limit;
+        assert_eq!(limit("postgres://u@h/db"), DEFAULT_CONNECT_TIMEOUT);
+        assert_eq!(limit("postgres://u@h/db?connect_timeout=0"), DEFAULT_CONNECT_TIMEOUT);
+        assert_eq!(limit("postgres://u@h/db?connect_timeout=3"), Duration::from_secs(3));
+        assert_eq!(limit("postgres://u@a,b/db?connect_timeout=3"), Duration::from_secs(6));
+        assert_eq!(parse("postgres://u@h/db").unwrap().config.get_connect_timeout(), Some(&DEFAULT_CONNECT_TIMEOUT));
+        assert!(!parse("postgres://u@h/db").unwrap().sets_statement_timeout);
+        assert!(parse("postgres://u@h/db?options=-c%20statement-timeout%3D5s").unwrap().sets_statement_timeout);
     }
 
     #[test]

@@ -27,6 +27,26 @@ pub enum Error {
         #[source]
         source: postgres::Error,
     },
+    /// The server did not finish opening a connection within the URL's
+    /// `connect_timeout` (10 s without one): it accepted and never answered,
+    /// or answered too slowly.
+    #[error("connecting to {server}: no answer within {waited:?} (the URL's connect_timeout)")]
+    ConnectTimeout {
+        /// `user@host:port/database`.
+        server: String,
+        /// How long the connect was given.
+        waited: Duration,
+    },
+    /// The thread that opens a connection could not be started, or stopped
+    /// without an answer.
+    #[error("connecting to {server}: the connecting thread: {source}")]
+    ConnectThread {
+        /// `user@host:port/database`.
+        server: String,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// Every connection of the pool stayed busy for the whole wait.
     #[error("no connection of the pool of {size} came free within {waited:?}")]
     PoolTimeout {

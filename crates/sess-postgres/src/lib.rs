@@ -26,6 +26,13 @@
 //! a small pool ([`Builder::pool_size`]); [`SynchronousCommit`] chooses whether
 //! a commit waits for the disk.
 //!
+//! **Timeouts.** Nothing waits without end on a server that stops answering:
+//! opening a connection (TCP, startup, authentication) takes at most the URL's
+//! `connect_timeout` per host, 10 s when it is absent or `0`
+//! ([`Error::ConnectTimeout`]), and a statement that runs or waits for a lock
+//! longer than [`Builder::statement_timeout`] (30 s by default; the URL's
+//! `options=-cstatement_timeout%3D…` wins) is cancelled by the server.
+//!
 //! **Bulk.** [`Backend::import_session`](sess_store::Backend::import_session)
 //! writes a whole session in one transaction (segments in one statement,
 //! entries by binary `COPY`); an append of a batch is one multi-row statement.
@@ -64,6 +71,7 @@ mod error;
 mod pool;
 mod schema;
 
-pub use backend::{Builder, PostgresBackend, SynchronousCommit};
+pub use backend::{Builder, DEFAULT_STATEMENT_TIMEOUT, PostgresBackend, SynchronousCommit};
+pub use config::DEFAULT_CONNECT_TIMEOUT;
 pub use error::{Error, Result};
 pub use schema::SCHEMA_VERSION;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -111,14 +112,42 @@ impl Pool {
         }
     }
 
-    /// Opens a connection outside the pool (migrations, tests).
+    /// Opens a connection outside the pool (migrations, tests), with its
+    /// setup, in at most the target's `connect_limit`.
+    ///
+    /// The client bounds only the TCP connect by `connect_timeout`; a server
+    /// that accepts and then never answers the startup would hold it forever.
+    /// So the connect runs on a thread of its own and this waits for it at
+    /// most the limit. A thread given up on ends when the server closes the
+    /// socket or the process ends, and drops what it opened.
     pub(crate) fn connect(&self) -> Result<Connection> {
-        let connect_error = |source| Error::Connect { server: self.target.server.clone(), source };
-        let mut client = self.target.config.connect(NoTls).map_err(connect_error)?;
-        if !self.setup.is_empty() {
-            client.batch_execute(&self.setup).map_err(connect_error)?;
+        let server = &self.target.server;
+        let (config, setup) = (self.target.config.clone(), self.setup.clone());
+        let (sender, receiver) = mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name("sess-postgres-connect".to_owned())
+            .spawn(move || {
+                let connected = config.connect(NoTls).and_then(|mut client| {
+                    if !setup.is_empty() {
+                        client.batch_execute(&setup)?;
+                    }
+                    Ok(client)
+                });
+                // Nobody is waiting any more after a timeout: the client is dropped.
+                let _ = sender.send(connected);
+            })
+            .map_err(|source| Error::ConnectThread { server: server.clone(), source })?;
+        match receiver.recv_timeout(self.target.connect_limit) {
+            Ok(Ok(client)) => Ok(Connection { client, statements: Statements::default() }),
+            Ok(Err(source)) => Err(Error::Connect { server: server.clone(), source }),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(Error::ConnectTimeout { server: server.clone(), waited: self.target.connect_limit })
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(Error::ConnectThread {
+                server: server.clone(),
+                source: std::io::Error::other("it stopped without an answer"),
+            }),
         }
-        Ok(Connection { client, statements: Statements::default() })
     }
 
     fn put_back(&self, connection: Connection) {

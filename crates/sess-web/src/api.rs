@@ -26,8 +26,14 @@ async fn blocking<T: Send + 'static>(
     library: &Arc<dyn Library>,
     call: impl FnOnce(&dyn Library) -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    let library = Arc::clone(library);
-    tokio::task::spawn_blocking(move || call(library.as_ref())).await.map_err(|e| Error::Failed(Box::new(e)))?
+    let shared = Arc::clone(library);
+    let answer = tokio::task::spawn_blocking(move || call(shared.as_ref()))
+        .await
+        .unwrap_or_else(|e| Err(Error::Failed(Box::new(e))));
+    if let Err(error @ Error::Failed(_)) = &answer {
+        library.report(error);
+    }
+    answer
 }
 
 /// `pi`, `claude` or `codex`; empty or absent means every source.
@@ -151,7 +157,10 @@ pub(crate) async fn fork(
     }
     let forked: Result<Forked> = async {
         let id = path(id)?;
-        let Json(body) = body.map_err(|e| Error::invalid(e.body_text()))?;
+        let Json(body) = body.map_err(|e| match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => Error::TooLarge { limit: crate::body::MAX_BODY_BYTES },
+            _ => Error::invalid(e.body_text()),
+        })?;
         if body.entry_id.is_empty() {
             return Err(Error::invalid("`entryId` is empty"));
         }

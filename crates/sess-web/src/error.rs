@@ -1,6 +1,7 @@
 //! The error type of `sess-web`, and how it becomes an HTTP response.
 
 use std::io;
+use std::time::Duration;
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -29,7 +30,21 @@ pub enum Error {
         /// What was asked, e.g. "forking a Codex session".
         operation: String,
     },
-    /// The library failed (HTTP 500).
+    /// The request's body is larger than the server takes (HTTP 413).
+    #[error("the request body is larger than {limit} bytes")]
+    TooLarge {
+        /// The most the server reads, in bytes.
+        limit: usize,
+    },
+    /// The request's body stopped arriving (HTTP 408; the connection is closed).
+    #[error("the request body stopped arriving: nothing came for {waited:?}")]
+    Stalled {
+        /// How long the server waited for more.
+        waited: Duration,
+    },
+    /// The library failed (HTTP 500). The response says only that: the error
+    /// can name files, and the page is not told where they are. The library
+    /// hears of it through [`Library::report`](crate::Library::report).
     #[error("{0}")]
     Failed(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// Serving failed: the listener or the runtime.
@@ -51,14 +66,22 @@ impl Error {
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::Invalid { .. } => StatusCode::BAD_REQUEST,
             Self::Unsupported { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Stalled { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::Failed(_) | Self::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
 
+/// The body of every 500: what failed stays in the server's terminal.
+pub(crate) const FAILED_MESSAGE: &str = "the server could not answer this request (its terminal says why)";
+
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
-        error_response(self.status(), &self.to_string())
+        match self {
+            Self::Failed(_) | Self::Io(_) => error_response(self.status(), FAILED_MESSAGE),
+            other => error_response(other.status(), &other.to_string()),
+        }
     }
 }
 

@@ -8,6 +8,10 @@
 //! address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
 //! its port, refuses writes from other origins and wants the page's token
 //! ([`ServeConfig::token`]) on every write; see [`router`] for the routes.
+//! A request whose headers do not arrive within
+//! [`ServeConfig::header_read_timeout`], or whose body stops arriving for
+//! [`ServeConfig::idle_timeout`], loses its connection; a body over
+//! [`MAX_BODY_BYTES`] is answered 413; errors never name a file.
 //!
 //! The library trait is synchronous, like the rest of the workspace: the
 //! handlers call it on tokio's blocking pool, so it may read files.
@@ -57,11 +61,13 @@
 
 mod api;
 mod assets;
+mod body;
 mod error;
 mod guard;
 mod library;
 mod server;
 
+pub use body::MAX_BODY_BYTES;
 pub use error::{Error, Result};
 pub use library::{
     Forked, Library, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams, SnippetPart,

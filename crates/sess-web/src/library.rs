@@ -33,6 +33,14 @@ pub trait Library: Send + Sync + 'static {
     /// Sessions that are not [`SessionCard::forkable`] return
     /// [`Error::Unsupported`](crate::Error::Unsupported).
     fn fork(&self, id: &str, entry_id: &str) -> Result<Forked>;
+
+    /// Hears of a call that failed with [`Error::Failed`](crate::Error::Failed):
+    /// the response says only that the server failed (the error can name
+    /// files), so this is where its details go, e.g. to the server's terminal.
+    /// Does nothing by default.
+    fn report(&self, error: &crate::Error) {
+        let _ = error;
+    }
 }
 
 /// Which sessions to list.

@@ -1,8 +1,10 @@
 //! The router over a [`Library`], its configuration, and serving it.
 
 use std::fmt;
+use std::io;
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -10,11 +12,14 @@ use axum::extract::State;
 use axum::middleware::from_fn_with_state;
 use axum::response::Html;
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 
+use crate::body::{self, BodyLimits, MAX_BODY_BYTES};
 use crate::guard::{self, Guard};
 use crate::{Error, Library, Result, api, assets};
 
-/// How the server is reached and guarded.
+/// How the server is reached, guarded and timed.
 #[derive(Clone)]
 pub struct ServeConfig {
     /// The port the page is served on. Requests must name it in `Host`
@@ -24,18 +29,41 @@ pub struct ServeConfig {
     /// (`X-Sess-Token`). It is written into the page, which only this server's
     /// own origin can read.
     pub token: String,
+    /// How long a request's line and headers may take to arrive, counted from
+    /// when the server starts waiting for them; then the connection is
+    /// closed. A connection left open with no request (a fresh one, or one
+    /// kept alive after an answer) is closed after it too.
+    /// [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) by default.
+    pub header_read_timeout: Duration,
+    /// The longest wait for the next part of a request's body; then the
+    /// server answers 408 and closes the connection.
+    /// [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) by default.
+    pub idle_timeout: Duration,
 }
 
 impl ServeConfig {
-    /// A configuration for `port` with a fresh random token.
+    /// The default of both timeouts: 30 s.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// A configuration for `port` with a fresh random token and the default timeouts.
     pub fn new(port: u16) -> Self {
-        Self { port, token: uuid::Uuid::new_v4().simple().to_string() }
+        Self {
+            port,
+            token: uuid::Uuid::new_v4().simple().to_string(),
+            header_read_timeout: Self::DEFAULT_TIMEOUT,
+            idle_timeout: Self::DEFAULT_TIMEOUT,
+        }
     }
 }
 
 impl fmt::Debug for ServeConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ServeConfig").field("port", &self.port).field("token", &"…").finish()
+        f.debug_struct("ServeConfig")
+            .field("port", &self.port)
+            .field("token", &"…")
+            .field("header_read_timeout", &self.header_read_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
     }
 }
 
@@ -67,9 +95,14 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 ///
 /// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
 /// source), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
-/// ([`Error::NotFound`]), 422 ([`Error::Unsupported`]) or 500.
+/// ([`Error::NotFound`]), 408 (a body that stopped arriving,
+/// [`ServeConfig::idle_timeout`]), 413 (a body over
+/// [`MAX_BODY_BYTES`](crate::MAX_BODY_BYTES)), 422 ([`Error::Unsupported`])
+/// or 500 (the message says only that the server failed; the details go to
+/// [`Library::report`]). No error names a file.
 pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
     let state = AppState { library, token: Arc::from(config.token.as_str()), page: assets::page(&config.token) };
+    let limits = Arc::new(BodyLimits { max: MAX_BODY_BYTES, idle: config.idle_timeout });
     Router::new()
         .route("/", get(index))
         .route("/assets/app.js", get(assets::script))
@@ -81,6 +114,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/api/search", get(api::search))
         .fallback(api::not_found)
         .with_state(state)
+        .layer(from_fn_with_state(limits, body::read))
         .layer(from_fn_with_state(Arc::new(Guard::new(config.port)), guard::check))
 }
 
@@ -97,8 +131,32 @@ pub fn serve(listener: TcpListener, library: Arc<dyn Library>, config: ServeConf
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::Io)?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener).map_err(Error::Io)?;
-        axum::serve(listener, router(library, &config)).await.map_err(Error::Io)
+        let app = router(library, &config);
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new()).header_read_timeout(config.header_read_timeout);
+        loop {
+            let stream = match listener.accept().await {
+                Ok((stream, _)) => stream,
+                // The client gave up before it was accepted.
+                Err(error) if is_connection_error(&error) => continue,
+                // Out of file descriptors, or the like: try again shortly.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            };
+            let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+            // A connection's errors (a client that went away, a header timeout) end only it.
+            tokio::spawn(async move { drop(connection.await) });
+        }
     })
+}
+
+fn is_connection_error(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
 }
 
 #[cfg(test)]

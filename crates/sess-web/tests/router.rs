@@ -28,6 +28,7 @@ enum Call {
     Session(String, Option<String>),
     Search(SearchParams),
     Fork(String, String),
+    Report(String),
 }
 
 #[derive(Default)]
@@ -115,11 +116,18 @@ impl Library for Fake {
         if id == "claude1" {
             return Err(Error::Unsupported { operation: "forking a Claude Code session".into() });
         }
+        if id == "broken" {
+            return Err(Error::Failed("cannot read `/home/u/.pi/sessions/broken.jsonl`: denied".into()));
+        }
         Ok(Forked {
             session_id: "new".into(),
             path: "/home/u/.pi/sessions/new.jsonl".into(),
             resume_command: "pi --session new".into(),
         })
+    }
+
+    fn report(&self, error: &Error) {
+        self.calls.lock().unwrap().push(Call::Report(error.to_string()));
     }
 }
 
@@ -130,7 +138,7 @@ struct App {
 
 fn app() -> App {
     let fake = Arc::new(Fake::default());
-    let config = ServeConfig { port: PORT, token: TOKEN.into() };
+    let config = ServeConfig { token: TOKEN.into(), ..ServeConfig::new(PORT) };
     let router = router(Arc::clone(&fake) as Arc<dyn Library>, &config);
     App { fake, router }
 }
@@ -427,6 +435,47 @@ async fn fork_errors() {
     let get = app.get("/api/sessions/s1/fork").await;
     assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(app.calls(), [Call::Fork("claude1".into(), "e1".into())]);
+}
+
+#[tokio::test]
+async fn a_library_failure_is_500_without_its_details_which_go_to_report() {
+    let app = app();
+    let response = app.send(fork_request("broken", Some(TOKEN), r#"{"entryId": "e1"}"#)).await;
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body = json_body(response).await;
+    assert!(!body.to_string().contains('/'), "{body}");
+    assert_eq!(body, json!({"error": "the server could not answer this request (its terminal says why)"}));
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Fork("broken".into(), "e1".into()),
+            Call::Report("cannot read `/home/u/.pi/sessions/broken.jsonl`: denied".into())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_413_and_closes_the_connection() {
+    let app = app();
+    // Padding inside the JSON: only the size is wrong.
+    let padded = |size: usize| format!(r#"{{"entryId": "e1"{}}}"#, " ".repeat(size - 17));
+    assert_eq!(padded(100).len(), 100);
+    let at_limit = app.send(fork_request("s1", Some(TOKEN), &padded(sess_web::MAX_BODY_BYTES))).await;
+    assert_eq!(at_limit.status(), StatusCode::OK);
+    for size in [sess_web::MAX_BODY_BYTES + 1, 3 << 20] {
+        for declared in [false, true] {
+            let mut request = fork_request("s1", Some(TOKEN), &padded(size));
+            if declared {
+                request.headers_mut().insert(header::CONTENT_LENGTH, size.into());
+            }
+            let response = app.send(request).await;
+            assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE, "{size} {declared}");
+            assert_eq!(response.headers()[header::CONNECTION], "close");
+            let expected = format!("the request body is larger than {} bytes", sess_web::MAX_BODY_BYTES);
+            assert_eq!(json_body(response).await, json!({ "error": expected }));
+        }
+    }
+    assert_eq!(app.calls(), [Call::Fork("s1".into(), "e1".into())]);
 }
 
 #[tokio::test]

@@ -32,6 +32,21 @@ pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcom
     Ok(Outcome::Clean)
 }
 
+/// The entry a fork was asked for is not in the session.
+#[derive(Debug)]
+pub(crate) struct NoSuchEntry {
+    session: String,
+    entry: String,
+}
+
+impl std::fmt::Display for NoSuchEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` has no entry `{}`", self.session, self.entry)
+    }
+}
+
+impl std::error::Error for NoSuchEntry {}
+
 /// A session written by [`new_session`].
 pub(crate) struct NewSession {
     /// Its id.
@@ -46,7 +61,7 @@ pub(crate) struct NewSession {
 pub(crate) fn new_session(session: &str, store: Option<&str>, entry: &str) -> anyhow::Result<NewSession> {
     let mut manager = session::open(session, store)?;
     if manager.entry(entry).is_none() {
-        bail!("`{session}` has no entry `{entry}`");
+        return Err(NoSuchEntry { session: session.to_owned(), entry: entry.to_owned() }.into());
     }
     let path = branch_into_new_session(&mut manager, session, Some(entry), None)?;
     Ok(NewSession { id: manager.session_id().to_owned(), path })

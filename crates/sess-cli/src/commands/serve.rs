@@ -50,22 +50,56 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
         refreshed: Mutex::new(Instant::now()),
         store: store.map(str::to_owned),
     };
-    sess_web::serve(listener, Arc::new(library), ServeConfig::new(port))?;
+    let config = ServeConfig {
+        header_read_timeout: args.header_timeout,
+        idle_timeout: args.idle_timeout,
+        ..ServeConfig::new(port)
+    };
+    sess_web::serve(listener, Arc::new(library), config)?;
     Ok(Outcome::Clean)
 }
 
-/// Opens `url` in the desktop's browser, if there is one.
+/// Opens `url` in the desktop's browser, or says why it cannot. The opener
+/// is waited for on a thread of its own (it may run as long as the browser),
+/// so it never stays behind as a zombie, and its failure is reported.
 fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    let spawned = std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if spawned.is_err() {
-        warn(format_args!("cannot start `{opener}`; open {url} in a browser"));
+    use std::process::{Command, Stdio};
+    let macos = cfg!(target_os = "macos");
+    let desktop =
+        ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+    if !macos && !desktop {
+        warn(format_args!("no desktop to open a browser on (DISPLAY and WAYLAND_DISPLAY are not set); open {url}"));
+        return;
     }
+    let opener = if macos { "open" } else { "xdg-open" };
+    let mut child =
+        match Command::new(opener).arg(url).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                warn(format_args!("cannot start `{opener}` ({err}); open {url} in a browser"));
+                return;
+            }
+        };
+    // What the opener says on failure; read apart from the wait, as a browser it
+    // started may keep the pipe open.
+    let (said, heard) = std::sync::mpsc::channel();
+    if let Some(stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            let mut first = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(stderr), &mut first);
+            let _ = said.send(first.trim().to_owned());
+        });
+    }
+    let url = url.to_owned();
+    std::thread::spawn(move || match child.wait() {
+        Ok(status) if status.success() => {}
+        Ok(status) => {
+            let said = heard.recv_timeout(Duration::from_secs(1)).unwrap_or_default();
+            let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+            warn(format_args!("`{opener}` could not open a browser ({status}{said}); open {url}"));
+        }
+        Err(err) => warn(format_args!("waiting for `{opener}`: {err}; open {url} in a browser")),
+    });
 }
 
 /// The catalog as the web page sees it.
@@ -185,7 +219,13 @@ impl Library for CatalogLibrary {
             Some(url) => (row.id.clone(), Some(url.as_str())),
             None => (row.path.display().to_string(), None),
         };
-        let forked = crate::commands::fork::new_session(&session, store, entry_id).map_err(anyhow_boxed)?;
+        let forked = crate::commands::fork::new_session(&session, store, entry_id).map_err(|err| {
+            if err.is::<crate::commands::fork::NoSuchEntry>() {
+                sess_web::Error::NotFound { what: format!("entry `{entry_id}` of session {id}") }
+            } else {
+                anyhow_boxed(err)
+            }
+        })?;
         let (path, resume_command) = match (&forked.path, store) {
             (Some(path), _) => (path.display().to_string(), resume_command(path, row.cwd.as_deref())),
             // A stored session goes on with whatever appends to it.
@@ -195,6 +235,16 @@ impl Library for CatalogLibrary {
             (None, None) => (String::new(), String::new()),
         };
         Ok(Forked { session_id: forked.id, path, resume_command })
+    }
+
+    fn report(&self, error: &sess_web::Error) {
+        let mut message = error.to_string();
+        let mut cause = std::error::Error::source(error);
+        while let Some(next) = cause {
+            message = format!("{message}: {next}");
+            cause = next.source();
+        }
+        warn(format_args!("a request failed: {message}"));
     }
 }
 

@@ -69,6 +69,34 @@ fn run_with_stdin(command: &mut Command, stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The output of `child` once it exits; a panic (after killing it) if it is
+/// still running after `limit`. Its stdout and stderr are read as it runs.
+pub fn wait_at_most(mut child: std::process::Child, limit: Duration) -> Output {
+    fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    }
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
+}
+
 /// Standard output as text, after checking the exit code is 0.
 pub fn ok(output: &Output) -> String {
     pretty_assertions::assert_eq!(output.status.code(), Some(0), "stderr: {}", stderr(output));

@@ -37,6 +37,9 @@ pub(super) fn import_session(
 
     let Connection { client, statements } = conn;
     let mut tx = client.transaction().context(OPERATION)?;
+    // A bulk copy's time grows with the session: the statement timeout that
+    // bounds every other call does not apply to it.
+    tx.batch_execute("SET LOCAL statement_timeout TO 0").context(OPERATION)?;
     insert_session(&mut tx, statements, now_ms, header, title_line, &batch)?;
     if !entries.is_empty() {
         let keys = insert_segments(&mut tx, statements, session, entries, &segments)?;

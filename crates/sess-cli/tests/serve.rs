@@ -1,0 +1,239 @@
+//! `sess serve` over a real socket against clients that misbehave: requests
+//! sent half way, bodies too large, forks at entries that do not exist, and
+//! `--open` where no browser can be opened.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+mod common;
+use common::Home;
+
+/// A running `sess serve`, killed when the test ends; what it printed on stderr so far.
+struct Server {
+    child: Child,
+    port: u16,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// `sess serve --port 0` in `home` with `args` after the verb and `env` set.
+    fn start(home: &Home, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let catalog = home.path().join("catalog.sqlite");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+        command
+            .args(["serve", "--port", "0", "--catalog", catalog.to_str().unwrap()])
+            .args(args)
+            .env("HOME", home.path())
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (pipe, collected) = (child.stderr.take().unwrap(), Arc::clone(&stderr));
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                collected.lock().unwrap().push_str(&line);
+                collected.lock().unwrap().push('\n');
+            }
+        });
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.rsplit(':').next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit()).parse();
+        let port = port.unwrap_or_else(|_| panic!("no port in {line:?}; stderr: {}", stderr.lock().unwrap()));
+        Self { child, port, stderr }
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// A connection whose reads give up after five seconds.
+    fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        stream
+    }
+
+    /// Sends `text` and reads until the server closes the connection (a
+    /// panic if it has not within five seconds): the status and the body.
+    fn exchange(&self, text: &str) -> (u16, String) {
+        let mut stream = self.connect();
+        stream.write_all(text.as_bytes()).unwrap();
+        let response = read_to_close(&mut stream);
+        let status = response.split(' ').nth(1).unwrap_or_else(|| panic!("no status in {response:?}"));
+        let body = response.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+        (status.parse().unwrap(), body)
+    }
+
+    fn get(&self, path: &str) -> (u16, String) {
+        self.exchange(&format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.host()))
+    }
+
+    /// The page's token.
+    fn token(&self) -> String {
+        let (_, page) = self.get("/");
+        page.split("name=\"sess-token\" content=\"").nth(1).unwrap().split('"').next().unwrap().to_owned()
+    }
+
+    /// What the server printed on stderr once it contains `wanted`, waiting at
+    /// most ten seconds for it.
+    fn stderr_with(&self, wanted: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let text = self.stderr.lock().unwrap().clone();
+            if text.contains(wanted) || started.elapsed() > Duration::from_secs(10) {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Everything the server sends until it closes the connection; a panic if it
+/// keeps it open past the read timeout.
+fn read_to_close(stream: &mut TcpStream) -> String {
+    let started = Instant::now();
+    let mut bytes = Vec::new();
+    match stream.read_to_end(&mut bytes) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(err) => panic!("the server kept the connection open for {:?} ({err})", started.elapsed()),
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[test]
+fn half_sent_requests_lose_their_connection_after_the_timeouts() {
+    let home = Home::new();
+    let server = Server::start(&home, &["--header-timeout", "0.5", "--idle-timeout", "0.5"], &[]);
+    let host = server.host();
+    // Nothing at all, a request line cut short, headers cut short: closed, no answer.
+    for sent in [String::new(), "GET /api/projects HT".to_owned(), format!("GET / HTTP/1.1\r\nHost: {host}\r\n")] {
+        let mut stream = server.connect();
+        stream.write_all(sent.as_bytes()).unwrap();
+        let started = Instant::now();
+        assert_eq!(read_to_close(&mut stream), "", "{sent:?}");
+        assert!(started.elapsed() < Duration::from_secs(4), "{sent:?}");
+    }
+    // A body that stops arriving: 408, then closed.
+    let (status, body) = server.exchange(&format!(
+        "POST /api/sessions/1/fork HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"entryId\""
+    ));
+    assert_eq!(status, 408, "{body}");
+    assert!(body.contains("the request body stopped arriving"), "{body}");
+    // A connection kept alive after an answer is closed when it sits idle.
+    let mut stream = server.connect();
+    stream.write_all(format!("GET /api/projects HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes()).unwrap();
+    assert!(read_to_close(&mut stream).starts_with("HTTP/1.1 200"));
+    // The server goes on answering.
+    assert_eq!(server.get("/api/projects").0, 200);
+}
+
+#[test]
+fn a_body_over_the_limit_is_413() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let token = server.token();
+    let (status, body) = server.exchange(&format!(
+        "POST /api/sessions/1/fork HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         X-Sess-Token: {token}\r\nContent-Length: 10000000\r\n\r\n",
+        server.host()
+    ));
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("the request body is larger than 65536 bytes"), "{body}");
+}
+
+#[test]
+fn a_fork_at_an_entry_that_does_not_exist_is_404_naming_no_file() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let token = server.token();
+    let (_, sessions) = server.get("/api/sessions?source=pi");
+    let sessions: Value = serde_json::from_str(&sessions).unwrap();
+    let id = sessions[0]["id"].as_str().unwrap().to_owned();
+    let dir = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
+    let before = std::fs::read_dir(&dir).unwrap().count();
+    let body = r#"{"entryId":"no-such-entry"}"#;
+    let (status, answer) = server.exchange(&format!(
+        "POST /api/sessions/{id}/fork HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nX-Sess-Token: {token}\r\nContent-Length: {}\r\n\r\n{body}",
+        server.host(),
+        body.len()
+    ));
+    assert_eq!(status, 404, "{answer}");
+    assert_eq!(answer, format!("{{\"error\":\"entry `no-such-entry` of session {id} not found\"}}"));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before, "nothing is written");
+}
+
+/// The server's children that have exited and were not waited for.
+#[cfg(target_os = "linux")]
+fn zombie_children(pid: u32) -> Vec<String> {
+    let mut zombies = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid …; comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.len() > 1 && fields[0] == "Z" && fields[1] == pid.to_string() {
+            zombies.push(stat);
+        }
+    }
+    zombies
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn open_says_why_no_browser_opened_and_leaves_no_zombie() {
+    let home = Home::new();
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let ran = home.path().join("opener-ran");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\ntouch '{}'\necho 'xdg-open: no method available for opening' >&2\nexit 3\n", ran.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+
+    // No desktop: said at once, and no opener is started.
+    let server = Server::start(&home, &["--open"], &[("PATH", &path)]);
+    let said = server.stderr_with("no desktop");
+    assert!(said.contains("no desktop to open a browser on") && said.contains(&server.host()), "{said}");
+    assert!(!ran.exists());
+    drop(server);
+
+    // A desktop whose opener fails: its exit and first line are reported, and it is reaped.
+    let server = Server::start(&home, &["--open"], &[("PATH", &path), ("DISPLAY", ":99")]);
+    let said = server.stderr_with("could not open a browser");
+    assert!(ran.exists(), "the opener did not run; stderr: {said}");
+    assert!(said.contains("`xdg-open` could not open a browser (exit status: 3: xdg-open: no method"), "{said}");
+    let zombies = zombie_children(server.child.id());
+    assert!(zombies.is_empty(), "{zombies:?}");
+    assert_eq!(server.get("/api/projects").0, 200);
+}
