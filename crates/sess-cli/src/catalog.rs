@@ -11,7 +11,7 @@ use sess_store::FileStorage;
 use sess_store::discovery;
 
 use crate::env::{claude_config_dirs, codex_home, environment};
-use crate::output::{Progress, warn};
+use crate::output::{Progress, warn, warn_skipped};
 
 /// Refreshes that read fewer files than this show no progress bar.
 const PROGRESS_FROM: usize = 50;
@@ -111,11 +111,14 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
 /// Every session file of every agent on this machine, found without reading
 /// any: pi-family session folders (`**/*.jsonl`), Claude Code projects and
 /// Codex rollouts.
+/// Names that are not regular files (a FIFO, a device) are skipped with a warning.
 pub(crate) fn session_files() -> Vec<SourceFile> {
     let mut files = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (_, root) in discovery::all_session_roots(&environment(), &FileStorage) {
-        let mut found = discovery::session_files_under(&FileStorage, &root);
+        let found = discovery::find_session_files(&FileStorage, &root, discovery::Depth::All);
+        warn_skipped(&found.skipped);
+        let mut found = found.files;
         found.sort();
         for path in found {
             if seen.insert(path.clone()) {
@@ -123,10 +126,14 @@ pub(crate) fn session_files() -> Vec<SourceFile> {
             }
         }
     }
-    for (_, path) in sess_sources::claude::session_files(&claude_config_dirs()) {
+    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
+    warn_skipped(&claude.skipped);
+    for (_, path) in claude.files {
         files.push(SourceFile { source: SourceKind::Claude, path });
     }
-    for (_, path) in sess_sources::codex::session_files(&codex_home()) {
+    let codex = sess_sources::codex::find_session_files(&codex_home());
+    warn_skipped(&codex.skipped);
+    for (_, path) in codex.files {
         files.push(SourceFile { source: SourceKind::Codex, path });
     }
     files
