@@ -18,12 +18,32 @@ const PROGRESS_FROM: usize = 50;
 
 /// The catalog file: `--catalog`, else `$XDG_DATA_HOME/sess/catalog.sqlite`,
 /// else `~/.local/share/sess/catalog.sqlite`.
-pub(crate) fn path(arg: Option<&Path>) -> PathBuf {
+///
+/// The folders of the default catalog are made when missing; a catalog given
+/// with `--catalog` must be in a folder that exists (a typo makes no folders),
+/// and may not be a device or a FIFO.
+pub(crate) fn path(arg: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(path) = arg {
-        return path.to_owned();
+        match sess_store::storage::regular_file(&FileStorage, path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let dir = sess_store::storage::parent_dir(path);
+                if !dir.is_dir() {
+                    anyhow::bail!(
+                        "cannot make the catalog `{}`: the folder `{}` does not exist",
+                        path.display(),
+                        dir.display()
+                    );
+                }
+            }
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("cannot open the catalog `{}`", path.display())));
+            }
+        }
+        return Ok(path.to_owned());
     }
     let env = environment();
-    env.xdg_data_home.unwrap_or_else(|| env.home.join(".local/share")).join("sess").join("catalog.sqlite")
+    Ok(env.xdg_data_home.unwrap_or_else(|| env.home.join(".local/share")).join("sess").join("catalog.sqlite"))
 }
 
 /// Opens the catalog at `path`.

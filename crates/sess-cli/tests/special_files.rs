@@ -1,5 +1,5 @@
-//! Session paths that are not regular files (FIFOs, devices, folders) and
-//! symbolic links to sessions.
+//! Session paths that are not regular files (FIFOs, devices, folders),
+//! symbolic links to sessions, and typos in paths and store URLs.
 //!
 //! Every command runs with a time limit: a regression that blocks on a FIFO
 //! fails the test instead of hanging it. No test writes through a path that
@@ -317,4 +317,82 @@ fn writes_through_a_symlink_keep_the_link_and_change_its_target() {
     assert!(text.lines().last().unwrap().contains("\"hello\""), "{text}");
     let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "nothing else beside the link: {names:?}");
+}
+
+#[test]
+fn a_dir_store_that_does_not_exist_is_an_error_for_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let url = format!("dir:{}", missing.display());
+    refused(&run(dir.path(), &["--store", &url, "list"], ""), "does not exist");
+    refused(&run(dir.path(), &["--store", &url, "show", "abc"], ""), "does not exist");
+    let db = dir.path().join("to.db");
+    let copied = run(dir.path(), &["copy", &url, &format!("sqlite:{}", db.display())], "");
+    refused(&copied, "does not exist");
+    assert!(!text(&copied.stdout).contains("copied"), "{}", text(&copied.stdout));
+    assert!(!missing.exists());
+
+    let file = dir.path().join("file");
+    fs::write(&file, "").unwrap();
+    let url = format!("dir:{}", file.display());
+    refused(&run(dir.path(), &["--store", &url, "list"], ""), "is a regular file, not a directory");
+}
+
+#[test]
+fn copy_makes_its_target_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("main.jsonl");
+    fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), &session).unwrap();
+    let target = dir.path().join("new-store");
+    let copied = run(dir.path(), &["copy", s(&session), &format!("dir:{}", target.display())], "");
+    assert_eq!(copied.status.code(), Some(0), "{}", text(&copied.stderr));
+    assert!(target.is_dir());
+}
+
+#[test]
+fn an_sqlite_store_that_is_a_device_or_missing_is_refused_before_sqlite_opens_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = Path::new("/dev/zero-journal");
+    let journal_before = journal.exists();
+    let output = run(dir.path(), &["--store", "sqlite:/dev/zero", "list"], "");
+    let journal_made = !journal_before && journal.exists();
+    if journal_made {
+        // Only a failing run gets here; leave /dev as it was.
+        let _ = fs::remove_file(journal);
+    }
+    refused(&output, "`/dev/zero` is a character device, not a session file");
+    assert!(!journal_made, "SQLite made /dev/zero-journal");
+
+    let missing = dir.path().join("missing.db");
+    refused(&run(dir.path(), &["--store", &format!("sqlite:{}", missing.display()), "list"], ""), "does not exist");
+    assert!(!missing.exists());
+}
+
+#[test]
+fn a_catalog_in_a_folder_that_does_not_exist_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("no/such/folder/c.db");
+    for verb in [vec!["index"], vec!["search", "x"]] {
+        let mut args = verb.clone();
+        args.extend(["--catalog", s(&catalog)]);
+        refused(
+            &run(dir.path(), &args, ""),
+            &format!("the folder `{}` does not exist", dir.path().join("no/such/folder").display()),
+        );
+    }
+    assert!(!dir.path().join("no").exists());
+}
+
+#[test]
+fn append_to_a_file_in_a_folder_that_does_not_exist_makes_no_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("no/such/x.jsonl");
+    let output = run(dir.path(), &["append", s(&session)], LINE);
+    refused(&output, &format!("the folder `{}` does not exist", dir.path().join("no/such").display()));
+    assert!(!dir.path().join("no").exists());
+    // A new file in a folder that exists is still a new session.
+    let session = dir.path().join("x.jsonl");
+    let output = run(dir.path(), &["append", s(&session)], LINE);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(session.is_file());
 }
