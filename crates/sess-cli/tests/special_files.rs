@@ -396,3 +396,36 @@ fn append_to_a_file_in_a_folder_that_does_not_exist_makes_no_folders() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert!(session.is_file());
 }
+
+#[test]
+fn a_damaged_session_behind_a_symlink_is_moved_aside_at_its_target_and_the_link_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.path().join("real/s.jsonl");
+    // A pi-family session whose header line was cut.
+    let main = fs::read_to_string(fixture("pi-family/pi-mono-0.73.1-main.jsonl")).unwrap();
+    let damaged = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"x\n{}",
+        main.split_inclusive('\n').skip(1).take(2).collect::<String>()
+    );
+    fs::write(&target, &damaged).unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink("real/s.jsonl", &link).unwrap();
+
+    let output = run(dir.path(), &["append", s(&link)], LINE);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    let mut beside_link: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    beside_link.sort();
+    assert_eq!(beside_link, ["link.jsonl", "real"]);
+    let moved: Vec<PathBuf> = fs::read_dir(dir.path().join("real"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".corrupt-"))
+        .collect();
+    assert_eq!(moved.len(), 1, "the damaged bytes are kept beside the target");
+    assert_eq!(fs::read_to_string(&moved[0]).unwrap(), damaged);
+    let new = fs::read_to_string(&target).unwrap();
+    assert!(new.lines().next().unwrap().contains("\"type\":\"session\""), "{new}");
+    assert!(new.lines().last().unwrap().contains("\"hello\""), "{new}");
+}
