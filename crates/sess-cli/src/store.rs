@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
+use sess_store::discovery;
 use sess_store::storage::{FileKind, regular_file};
 use sess_store::{Backend, FileStorage, JsonlBackend, SessionStorage as _};
 
@@ -31,6 +32,9 @@ pub(crate) fn open_with(url: &str, missing: Missing) -> anyhow::Result<Arc<dyn B
             bail!("`{url}`: the directory is missing (dir:PATH)");
         }
         check_dir(url, Path::new(path), missing)?;
+        // The backend skips names that are not regular files; they are named here.
+        let found = discovery::find_session_files(&FileStorage, Path::new(path), discovery::Depth::All);
+        crate::output::warn_skipped(&found.skipped);
         return Ok(Arc::new(JsonlBackend::new(Arc::new(FileStorage), path)));
     }
     if let Some(path) = url.strip_prefix("sqlite:") {

@@ -236,14 +236,18 @@ fn a_dir_store_with_a_fifo_lists_and_copies_its_sessions() {
     fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), root.join("--p--/main.jsonl")).unwrap();
     mkfifo(&root.join("--p--/pipe.jsonl"));
     let url = format!("dir:{}", root.display());
+    let warning =
+        format!("`{}` is a FIFO (named pipe), not a session file; skipped", root.join("--p--/pipe.jsonl").display());
     let listed = run(dir.path(), &["--store", &url, "list", "--json"], "");
     assert_eq!(listed.status.code(), Some(0), "{}", text(&listed.stderr));
+    assert_eq!(text(&listed.stderr).matches(&warning).count(), 1, "{}", text(&listed.stderr));
     let sessions: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(sessions.as_array().unwrap().len(), 1);
     let db = dir.path().join("copy.db");
     let copied = run(dir.path(), &["copy", &url, &format!("sqlite:{}", db.display())], "");
     assert_eq!(copied.status.code(), Some(0), "{}", text(&copied.stderr));
     assert!(text(&copied.stdout).starts_with("copied 1 sessions"), "{}", text(&copied.stdout));
+    assert_eq!(text(&copied.stderr).matches(&warning).count(), 1, "{}", text(&copied.stderr));
 }
 
 #[test]
