@@ -11,19 +11,39 @@ use sess_store::FileStorage;
 use sess_store::discovery;
 
 use crate::env::{claude_config_dirs, codex_home, environment};
-use crate::output::{Progress, warn};
+use crate::output::{Progress, warn, warn_skipped};
 
 /// Refreshes that read fewer files than this show no progress bar.
 const PROGRESS_FROM: usize = 50;
 
 /// The catalog file: `--catalog`, else `$XDG_DATA_HOME/sess/catalog.sqlite`,
 /// else `~/.local/share/sess/catalog.sqlite`.
-pub(crate) fn path(arg: Option<&Path>) -> PathBuf {
+///
+/// The folders of the default catalog are made when missing; a catalog given
+/// with `--catalog` must be in a folder that exists (a typo makes no folders),
+/// and may not be a device or a FIFO.
+pub(crate) fn path(arg: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(path) = arg {
-        return path.to_owned();
+        match sess_store::storage::regular_file(&FileStorage, path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let dir = sess_store::storage::parent_dir(path);
+                if !dir.is_dir() {
+                    anyhow::bail!(
+                        "cannot make the catalog `{}`: the folder `{}` does not exist",
+                        path.display(),
+                        dir.display()
+                    );
+                }
+            }
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("cannot open the catalog `{}`", path.display())));
+            }
+        }
+        return Ok(path.to_owned());
     }
     let env = environment();
-    env.xdg_data_home.unwrap_or_else(|| env.home.join(".local/share")).join("sess").join("catalog.sqlite")
+    Ok(env.xdg_data_home.unwrap_or_else(|| env.home.join(".local/share")).join("sess").join("catalog.sqlite"))
 }
 
 /// Opens the catalog at `path`.
@@ -111,11 +131,14 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
 /// Every session file of every agent on this machine, found without reading
 /// any: pi-family session folders (`**/*.jsonl`), Claude Code projects and
 /// Codex rollouts.
+/// Names that are not regular files (a FIFO, a device) are skipped with a warning.
 pub(crate) fn session_files() -> Vec<SourceFile> {
     let mut files = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (_, root) in discovery::all_session_roots(&environment(), &FileStorage) {
-        let mut found = discovery::session_files_under(&FileStorage, &root);
+        let found = discovery::find_session_files(&FileStorage, &root, discovery::Depth::All);
+        warn_skipped(&found.skipped);
+        let mut found = found.files;
         found.sort();
         for path in found {
             if seen.insert(path.clone()) {
@@ -123,10 +146,14 @@ pub(crate) fn session_files() -> Vec<SourceFile> {
             }
         }
     }
-    for (_, path) in sess_sources::claude::session_files(&claude_config_dirs()) {
+    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
+    warn_skipped(&claude.skipped);
+    for (_, path) in claude.files {
         files.push(SourceFile { source: SourceKind::Claude, path });
     }
-    for (_, path) in sess_sources::codex::session_files(&codex_home()) {
+    let codex = sess_sources::codex::find_session_files(&codex_home());
+    warn_skipped(&codex.skipped);
+    for (_, path) in codex.files {
         files.push(SourceFile { source: SourceKind::Codex, path });
     }
     files

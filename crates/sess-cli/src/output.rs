@@ -31,6 +31,24 @@ pub(crate) fn warn(message: impl Display) {
     eprintln!("warning: {message}");
 }
 
+/// A warning for each path a walk skipped because it is not a regular file (a
+/// FIFO, a device), once per path in this process (`sess serve` walks again
+/// on every refresh).
+pub(crate) fn warn_skipped(skipped: &[(std::path::PathBuf, sess_core::FileKind)]) {
+    static WARNED: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
+        std::sync::Mutex::new(None);
+    if skipped.is_empty() {
+        return;
+    }
+    let mut warned = WARNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let warned = warned.get_or_insert_with(Default::default);
+    for (path, kind) in skipped {
+        if warned.insert(path.clone()) {
+            warn(format_args!("`{}` is {kind}, not a session file; skipped", path.display()));
+        }
+    }
+}
+
 /// Warnings for the lines the reader skipped or repaired, at most 20 of them.
 pub(crate) fn warn_issues(path: &Path, issues: &[LineIssue]) {
     const SHOWN: usize = 20;

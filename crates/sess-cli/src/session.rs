@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use sess_store::discovery::{self, PiAgent};
-use sess_store::{FileStorage, Notice, SessionManager};
+use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 
 use crate::output::{Hint, warn};
 use crate::sources::{all_summaries, looks_like_path};
@@ -35,6 +35,7 @@ pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionMana
         return Ok(manager);
     }
     let path = resolve(arg)?;
+    check_folder(&path)?;
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let mut builder = SessionManager::builder().cwd(cwd);
     if let Some(blobs) = blobs_dir_for(&path) {
@@ -43,6 +44,21 @@ pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionMana
     let mut manager = builder.open(&path).with_context(|| format!("cannot open `{}`", path.display()))?;
     report(&mut manager);
     Ok(manager)
+}
+
+/// A session file that does not exist yet is started in a folder that does:
+/// a typo in the path must not make folders.
+fn check_folder(path: &Path) -> anyhow::Result<()> {
+    match FileStorage.stat(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dir = sess_store::storage::parent_dir(path);
+            if !dir.is_dir() {
+                bail!("cannot start a session at `{}`: the folder `{}` does not exist", path.display(), dir.display());
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The blob store of the agent whose sessions directory holds `path`. xcsh and

@@ -2,17 +2,16 @@
 //! path, and loading it as a transcript.
 
 use std::collections::HashSet;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use sess_core::Leaf;
 use sess_sources::{Listing, Scope, SourceKind, Transcript};
-use sess_store::discovery::{self, MessageText, PiAgent};
-use sess_store::{FileStorage, SessionSummary};
+use sess_store::discovery::{self, Depth, MessageText, PiAgent};
+use sess_store::{FileStorage, SessionStorage as _, SessionSummary};
 
 use crate::env::{claude_config_dirs, codex_home, environment};
-use crate::output::Hint;
+use crate::output::{Hint, warn_skipped};
 
 /// The sessions of Claude Code or Codex (pi-family sessions are listed by
 /// `sess_store::discovery`).
@@ -32,13 +31,20 @@ pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> 
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     for (agent, root) in roots {
-        let listed = match cwd {
-            None => discovery::list_all_with(&FileStorage, &root, MessageText::Skip),
+        let walks = match cwd {
+            None => vec![(root, Depth::All)],
             Some(cwd) => discovery::candidate_dir_names(cwd, &env, &canonical)
                 .into_iter()
-                .flat_map(|name| discovery::list_sessions_with(&FileStorage, &root.join(name), MessageText::Skip))
+                .map(|name| (root.join(name), Depth::One))
                 .collect(),
         };
+        let mut files = Vec::new();
+        for (dir, depth) in walks {
+            let found = discovery::find_session_files(&FileStorage, &dir, depth);
+            warn_skipped(&found.skipped);
+            files.extend(found.files);
+        }
+        let listed = discovery::summarize_sessions(&FileStorage, &files, MessageText::Skip);
         for summary in listed {
             if seen.insert(summary.path.clone()) {
                 found.push((agent, summary));
@@ -80,10 +86,14 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
     for summary in all_summaries() {
         candidates.push((SourceKind::Pi, summary.id, summary.path));
     }
-    for (id, path) in sess_sources::claude::session_files(&claude_config_dirs()) {
+    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
+    let codex = sess_sources::codex::find_session_files(&codex_home());
+    warn_skipped(&claude.skipped);
+    warn_skipped(&codex.skipped);
+    for (id, path) in claude.files {
         candidates.push((SourceKind::Claude, id, path));
     }
-    for (id, path) in sess_sources::codex::session_files(&codex_home()) {
+    for (id, path) in codex.files {
         candidates.push((SourceKind::Codex, id, path));
     }
     let mut matches: Vec<_> =
@@ -115,11 +125,12 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
     }
 }
 
-/// The agent that wrote the file at `path`.
+/// The agent that wrote the file at `path`, which must be a regular file (a
+/// FIFO or a device is refused without being opened).
 fn detect(path: &Path) -> anyhow::Result<SourceKind> {
-    let mut head = Vec::with_capacity(16 * 1024);
-    std::fs::File::open(path)
-        .and_then(|file| file.take(16 * 1024).read_to_end(&mut head))
+    let head = FileStorage
+        .read_range(path, 0, 16 * 1024)
+        .map_err(|e| sess_store::Error::from_io("reading", path, e))
         .with_context(|| format!("cannot read `{}`", path.display()))?;
     sess_sources::detect(path, &head).with_context(|| {
         format!(

@@ -88,6 +88,8 @@ fn search_defaults_to_the_current_project_and_points_elsewhere() {
 #[test]
 fn search_without_refresh_sees_only_the_catalog() {
     let home = Home::new();
+    // A catalog given with --catalog goes in a folder that exists.
+    std::fs::create_dir(home.path().join("elsewhere")).unwrap();
     let catalog = home.path().join("elsewhere/catalog.sqlite");
     let catalog = catalog.to_str().unwrap();
     assert_eq!(

@@ -33,6 +33,7 @@
 pub mod context;
 mod entry;
 mod envelope;
+mod file_kind;
 mod header;
 mod id;
 pub mod integrity;
@@ -52,6 +53,7 @@ pub use entry::{
     McpToolSelection, MessageEntry, ModeChange, ModelChange, ServiceTierChange, SessionInfo, ThinkingLevelChange,
     TtsrInjection, UnknownEntry, joined_lines,
 };
+pub use file_kind::FileKind;
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
 pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
 pub use json_text::JsonText;

@@ -23,7 +23,7 @@ mod title;
 
 use std::path::Path;
 
-pub use listing::{list, session_files};
+pub use listing::{find_session_files, list, session_files};
 pub use paths::{config_dirs, project_dir_name};
 
 use crate::error::Result;

@@ -104,7 +104,7 @@ mod rollout;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::listing::{Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
 use crate::transcript::{SourceKind, Transcript};
 
 /// The Codex home: `$CODEX_HOME` when set and non-empty, else `home/.codex`.
@@ -135,7 +135,11 @@ pub fn list(codex_home: &Path, scope: Scope<'_>) -> Listing {
     let rollouts = std::cell::OnceCell::new();
     let all = || rollouts.get_or_init(|| lineage::Rollouts::of_home(codex_home));
     let mut listing = Listing::default();
-    for (file_id, path) in session_files(codex_home) {
+    let found = find_session_files(codex_home);
+    for (path, kind) in found.skipped {
+        listing.problems.push(Error::NotASessionFile { path, kind });
+    }
+    for (file_id, path) in found.files {
         match session_info(&path, file_id, scope, &titles, all) {
             Ok(Some(info)) => listing.sessions.push(info),
             Ok(None) => {}
@@ -149,7 +153,15 @@ pub fn list(codex_home: &Path, scope: Scope<'_>) -> Listing {
 /// id from the file name `rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl[.zst]` and
 /// the path, for every rollout [`list`] would read, in path order.
 pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
-    files::rollouts_under(&codex_home.join(files::SESSIONS_DIR))
+    find_session_files(codex_home).files
+}
+
+/// [`session_files`], and the rollout names that are not regular files
+/// (skipped, never opened).
+pub fn find_session_files(codex_home: &Path) -> FoundFiles {
+    let mut skipped = Vec::new();
+    let files = files::rollouts_under(&codex_home.join(files::SESSIONS_DIR), &mut skipped);
+    FoundFiles { files, skipped }
 }
 
 /// Loads one rollout (plain or zstd) as a full transcript; the caller trims it

@@ -13,6 +13,15 @@ pub enum Error {
         /// The missing file.
         path: PathBuf,
     },
+    /// A session path that is not a regular file (a FIFO, a device, a
+    /// directory). It was not opened.
+    #[error("`{}` is {kind}, not a session file", path.display())]
+    NotASessionFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        kind: sess_core::FileKind,
+    },
     /// Reading a file failed.
     #[error("reading `{}`: {source}", path.display())]
     Io {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
-use sess_core::{IssueKind, LineIssue};
+use sess_core::{FileKind, IssueKind, LineIssue};
 
 use crate::error::{Error, Result};
 
@@ -83,9 +83,34 @@ impl<'a> Iterator for JsonLines<'a> {
     }
 }
 
-/// Reads a whole file.
+/// Reads a whole file, which must be a regular file ([`open_regular`]).
 pub fn read_file(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|err| Error::io(path, err))
+    let mut file = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)));
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|err| Error::io(path, err))?;
+    Ok(bytes)
+}
+
+/// Opens `path` for reading if it is a regular file (links followed): the
+/// kind is checked before the open, so a FIFO (which would block) or a device
+/// (`/dev/zero` never ends) is refused with [`Error::NotASessionFile`] without
+/// being opened. Every read of another agent's file goes through here.
+pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    let kind = std::fs::metadata(path).map(|m| FileKind::of(m.file_type())).map_err(|err| Error::io(path, err))?;
+    if !kind.is_regular() {
+        return Err(Error::NotASessionFile { path: path.to_owned(), kind });
+    }
+    std::fs::File::open(path).map_err(|err| Error::io(path, err))
+}
+
+/// Whether a directory entry is a regular file, links followed (a dangling
+/// link is a [`FileKind::Symlink`]).
+pub(crate) fn entry_kind(entry: &std::fs::DirEntry) -> Option<FileKind> {
+    let own = entry.file_type().ok()?;
+    if own.is_symlink() {
+        return Some(std::fs::metadata(entry.path()).map_or(FileKind::Symlink, |m| FileKind::of(m.file_type())));
+    }
+    Some(FileKind::of(own))
 }
 
 /// JavaScript truthiness: `null`, `false`, `0`, `NaN` and `""` are falsy.

@@ -19,7 +19,7 @@ mod transcript;
 
 pub use detect::detect;
 pub use error::{Error, Result};
-pub use listing::{Listing, Scope, SessionInfo, modified_ms};
+pub use listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, SourceKind, ToolCall, ToolStatus, Transcript, content_text,
     finish_pending, first_prompt, input_gist,

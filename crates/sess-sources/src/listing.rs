@@ -44,6 +44,17 @@ pub struct SessionInfo {
     pub parent_session: Option<String>,
 }
 
+/// Session files found without reading any: `(session id, path)`, and the
+/// names that looked like sessions but are not regular files (a FIFO, a
+/// device): skipped, never opened. Callers warn about those.
+#[derive(Debug, Default)]
+pub struct FoundFiles {
+    /// The session files.
+    pub files: Vec<(String, PathBuf)>,
+    /// The paths skipped, and what they are.
+    pub skipped: Vec<(PathBuf, sess_core::FileKind)>,
+}
+
 /// Sessions found, and the files that could not be read.
 #[derive(Debug, Default)]
 pub struct Listing {

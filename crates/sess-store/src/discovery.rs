@@ -61,7 +61,10 @@ mod test_storage;
 pub use breadcrumb::{breadcrumb_path, continue_recent_path, read_breadcrumb, write_breadcrumb};
 pub use dirs::{AgentDirs, Environment, PiAgent, agent_dirs, all_session_roots, project_session_dir};
 pub use encoding::{candidate_dir_names, legacy_dir_name, session_dir_name, session_file_name};
-pub use listing::{list_all, list_all_with, list_sessions, list_sessions_with, session_files_under};
+pub use listing::{
+    Depth, FoundFiles, find_session_files, list_all, list_all_with, list_sessions, list_sessions_with,
+    session_files_under, summarize_sessions,
+};
 pub use recent::{RECENT_PREFIX_BYTES, RecentSession, most_recent, recent_sessions};
 pub use resolve::resolve_session;
 pub use summary::{MessageText, NO_MESSAGES, SessionSummary, SummaryTally};

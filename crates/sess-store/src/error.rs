@@ -13,6 +13,15 @@ pub enum Error {
         /// The missing file.
         path: PathBuf,
     },
+    /// A session path that names something other than a regular file (a
+    /// FIFO, a device, a directory). It was not opened, read or written.
+    #[error("`{}` is {kind}, not a session file", path.display())]
+    NotASessionFile {
+        /// The path as given.
+        path: PathBuf,
+        /// What it is.
+        kind: sess_core::FileKind,
+    },
     /// Reading or writing a file failed.
     #[error("{operation} `{}`: {source}", path.display())]
     Io {
@@ -125,8 +134,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error of `operation` ("reading", "writing", …) on `path`: a missing
+    /// file read is [`Error::NotFound`], and the refusal of a path that is not a
+    /// regular file ([`storage::not_regular`](crate::storage::not_regular)) is
+    /// [`Error::NotASessionFile`].
+    pub fn from_io(operation: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Self::io(operation, path, source)
+    }
+
     pub(crate) fn io(operation: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
         let path = path.into();
+        if let Some(not_regular) = source.get_ref().and_then(|e| e.downcast_ref::<crate::storage::NotRegular>()) {
+            return Self::NotASessionFile { path: not_regular.path.clone(), kind: not_regular.kind };
+        }
         if source.kind() == io::ErrorKind::NotFound && operation == "reading" {
             return Self::NotFound { path };
         }

@@ -6,7 +6,7 @@ use std::path::Path;
 use sess_core::{BLOCK_BYTES, IdSource, Lines, ReadOutcome, SessionReader};
 
 use crate::error::{Error, Result};
-use crate::storage::{FileStorage, SessionStorage};
+use crate::storage::{self, FileStorage, SessionStorage};
 
 /// Reads the session file at `path` on the local file system (see [`read_session`]).
 pub fn read_session_file(path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
@@ -17,10 +17,12 @@ pub fn read_session_file(path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutc
 /// [`sess_core::read`]). A legacy file is migrated in memory only; the caller
 /// decides whether to write it back.
 pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
+    // Only a regular file is opened: a FIFO would block, `/dev/zero` never ends.
+    let stat = storage::regular_file(storage, path).map_err(|e| Error::io("reading", path, e))?;
     let mut file = storage.open_read(path).map_err(|e| Error::io("reading", path, e))?;
     // The entries keep the buffers their lines were read into: a small file
     // gets buffers its size, not a block's.
-    let size = storage.stat(path).map_or(BLOCK_BYTES, |stat| usize::try_from(stat.len).unwrap_or(usize::MAX));
+    let size = usize::try_from(stat.len).unwrap_or(usize::MAX);
     let mut reader = SessionReader::new();
     // A second thread reads and checks the next block of lines while this one
     // parses the last (a large block on more threads).

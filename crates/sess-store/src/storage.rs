@@ -11,6 +11,8 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use sess_core::FileKind;
+
 mod file;
 mod memory;
 
@@ -26,9 +28,64 @@ pub struct FileStat {
     pub modified: Option<SystemTime>,
     /// Whether it is a directory.
     pub is_dir: bool,
+    /// What kind of file it is (symbolic links followed). Only a
+    /// [`FileKind::Regular`] file is opened as a session.
+    pub kind: FileKind,
     /// An identity that changes when the path is replaced by another file
     /// (device and inode on Unix). `None` where the storage has none.
     pub identity: Option<(u64, u64)>,
+}
+
+impl FileStat {
+    /// A regular file.
+    pub fn file(len: u64, modified: Option<SystemTime>, identity: Option<(u64, u64)>) -> Self {
+        Self { len, modified, is_dir: false, kind: FileKind::Regular, identity }
+    }
+
+    /// A directory.
+    pub fn dir() -> Self {
+        Self { len: 0, modified: None, is_dir: true, kind: FileKind::Directory, identity: None }
+    }
+
+    /// Another kind of file, which is never opened (a FIFO, a device).
+    pub fn special(kind: FileKind) -> Self {
+        Self { len: 0, modified: None, is_dir: kind == FileKind::Directory, kind, identity: None }
+    }
+}
+
+/// The error of opening `path` when it is not a regular file: a FIFO would
+/// block the caller, a device never ends or swallows what is written, a
+/// directory has no lines. It carries a [`NotRegular`], which
+/// [`Error`](crate::Error) turns into
+/// [`Error::NotASessionFile`](crate::Error::NotASessionFile).
+pub fn not_regular(path: &Path, kind: FileKind) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, NotRegular { path: path.to_owned(), kind })
+}
+
+/// The payload of [`not_regular`].
+#[derive(Debug)]
+pub struct NotRegular {
+    /// The path.
+    pub path: PathBuf,
+    /// What it is instead.
+    pub kind: FileKind,
+}
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` is {}, not a session file", self.path.display(), self.kind)
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// The one check every reader and writer makes before opening a session
+/// file: `path` (symbolic links followed) must be a regular file. A missing
+/// file is `io::ErrorKind::NotFound`; any other kind is [`not_regular`].
+/// Nothing is opened, so a FIFO or a device cannot block or feed the caller.
+pub fn regular_file(storage: &dyn SessionStorage, path: &Path) -> io::Result<FileStat> {
+    let stat = storage.stat(path)?;
+    if stat.kind.is_regular() { Ok(stat) } else { Err(not_regular(path, stat.kind)) }
 }
 
 /// An open file that bytes are written to.
@@ -103,6 +160,13 @@ pub trait SessionStorage: Debug + Send + Sync {
     /// Takes an exclusive lock on the existing file at `path`, waiting for
     /// other holders. The lock is advisory: it keeps `sess` writers apart.
     fn lock(&self, path: &Path) -> io::Result<Box<dyn StorageLock>>;
+
+    /// The path a whole-file rewrite of `path` replaces: the file a symbolic
+    /// link points to (through every link in a chain), so the link stays; `path`
+    /// itself when it is no link. Storages without links return `path`.
+    fn resolve_link(&self, path: &Path) -> io::Result<PathBuf> {
+        Ok(path.to_owned())
+    }
 }
 
 /// An entry of a directory listing.
@@ -112,12 +176,26 @@ pub struct DirEntry {
     pub path: PathBuf,
     /// Whether it is a directory (symbolic links are not followed).
     pub is_dir: bool,
+    /// What kind of file it is, symbolic links followed (a dangling link is a
+    /// [`FileKind::Symlink`]). Discovery lists only regular files.
+    pub kind: FileKind,
 }
 
 /// Replaces `path` with `bytes` atomically and durably: a temporary sibling is
 /// written and synced, renamed over `path`, and the directory is synced. On
 /// failure the temporary file is removed and `path` is untouched.
+///
+/// A symbolic link is kept: the file it points to is replaced. A path that
+/// names something other than a regular file (a device, a FIFO, a directory)
+/// is refused with [`not_regular`] and left as it is.
 pub fn write_atomic(storage: &dyn SessionStorage, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let target = storage.resolve_link(path)?;
+    let path = target.as_path();
+    match regular_file(storage, path) {
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
     let temp = temp_path(path);
     let result = (|| {
         let mut writer = storage.create_new(&temp)?;
@@ -156,8 +234,16 @@ pub fn children<'a>(
     files: impl Iterator<Item = &'a PathBuf>,
     dirs: impl Iterator<Item = &'a PathBuf>,
 ) -> Vec<DirEntry> {
-    let files = files.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: false });
-    let dirs = dirs.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry { path: p.clone(), is_dir: true });
+    let files = files.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry {
+        path: p.clone(),
+        is_dir: false,
+        kind: FileKind::Regular,
+    });
+    let dirs = dirs.filter(|p| p.parent() == Some(dir)).map(|p| DirEntry {
+        path: p.clone(),
+        is_dir: true,
+        kind: FileKind::Directory,
+    });
     files.chain(dirs).collect()
 }
 
@@ -166,4 +252,81 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().map_or_else(|| "session".into(), |n| n.to_string_lossy().into_owned());
     let nonce = uuid::Uuid::new_v4().simple().to_string();
     path.with_file_name(format!(".{name}.{}.tmp", &nonce[..12]))
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Tests lay out their files directly.
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewrite_through_a_symlink_replaces_the_target_and_keeps_the_link() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("real")).unwrap();
+        let target = dir.path().join("real/s.jsonl");
+        std::fs::write(&target, "old\n").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink("real/s.jsonl", &link).unwrap();
+        let chain = dir.path().join("chain.jsonl");
+        std::os::unix::fs::symlink(&link, &chain).unwrap();
+
+        write_atomic(&FileStorage, &chain, b"new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&chain).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        let mut names: Vec<_> =
+            std::fs::read_dir(dir.path().join("real")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["s.jsonl"]);
+    }
+
+    #[test]
+    fn a_rewrite_of_a_path_that_is_not_a_regular_file_is_refused() {
+        let storage = MemoryStorage::new();
+        let device = Path::new("/s/null.jsonl");
+        storage.add_special(device, FileKind::CharDevice);
+        let err = write_atomic(&storage, device, b"new\n").unwrap_err();
+        assert_eq!(err.to_string(), "`/s/null.jsonl` is a character device, not a session file");
+        assert_eq!(storage.stat(device).unwrap().kind, FileKind::CharDevice);
+        assert_eq!(storage.files(), Vec::<PathBuf>::new(), "no temporary file is left");
+        let err = crate::Error::from_io("writing", device, err);
+        assert!(matches!(err, crate::Error::NotASessionFile { kind: FileKind::CharDevice, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn special_files_are_stated_and_listed_but_never_opened() {
+        let storage = MemoryStorage::new();
+        let fifo = Path::new("/s/pipe.jsonl");
+        storage.add_special(fifo, FileKind::Fifo);
+        assert!(regular_file(&storage, fifo).is_err_and(|e| e.kind() == io::ErrorKind::InvalidInput));
+        assert!(storage.open_read(fifo).is_err());
+        assert!(storage.open_append(fifo).is_err());
+        assert!(storage.lock(fifo).is_err());
+        assert!(storage.truncate(fifo, 0).is_err());
+        let listed = storage.list_dir(Path::new("/s")).unwrap();
+        assert_eq!(listed, [DirEntry { path: fifo.to_owned(), is_dir: false, kind: FileKind::Fifo }]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_storage_refuses_a_fifo_without_opening_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        // Each call would block forever if it opened the FIFO.
+        for result in [
+            FileStorage.open_read(&fifo).map(drop),
+            FileStorage.read(&fifo).map(drop),
+            FileStorage.read_range(&fifo, 0, 10).map(drop),
+            FileStorage.open_append(&fifo).map(drop),
+            FileStorage.lock(&fifo).map(drop),
+        ] {
+            let err = result.err().unwrap();
+            assert!(err.to_string().ends_with("is a FIFO (named pipe), not a session file"), "{err}");
+        }
+        assert_eq!(FileStorage.stat(&fifo).unwrap().kind, FileKind::Fifo);
+        let listed = FileStorage.list_dir(dir.path()).unwrap();
+        assert_eq!(listed[0].kind, FileKind::Fifo);
+    }
 }

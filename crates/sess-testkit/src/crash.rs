@@ -164,10 +164,10 @@ impl SessionStorage for CrashStorage {
         let state = self.state();
         if let Some(ino) = state.names.get(path) {
             let len = state.inodes.get(ino).map_or(0, |i| i.data.len() as u64);
-            return Ok(FileStat { len, modified: None, is_dir: false, identity: Some((0, *ino)) });
+            return Ok(FileStat::file(len, None, Some((0, *ino))));
         }
         if state.dirs.contains(path) {
-            return Ok(FileStat { len: 0, modified: None, is_dir: true, identity: None });
+            return Ok(FileStat::dir());
         }
         Err(not_found(path))
     }

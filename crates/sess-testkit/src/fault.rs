@@ -132,4 +132,8 @@ impl SessionStorage for FaultStorage {
     fn lock(&self, path: &Path) -> io::Result<Box<dyn StorageLock>> {
         self.inner.lock(path)
     }
+
+    fn resolve_link(&self, path: &Path) -> io::Result<std::path::PathBuf> {
+        self.inner.resolve_link(path)
+    }
 }

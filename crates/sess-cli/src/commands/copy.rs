@@ -19,7 +19,7 @@ struct Source {
 }
 
 pub(crate) fn run(args: &CopyArgs) -> anyhow::Result<Outcome> {
-    let to = crate::store::open(&args.to)?;
+    let to = crate::store::open_with(&args.to, crate::store::Missing::Created)?;
     let sources = read_sources(&args.from)?;
     let total: u64 = sources.iter().map(|s| s.entries.len() as u64).sum();
     let progress = Progress::new(total, "entries");

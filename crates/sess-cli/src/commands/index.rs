@@ -23,7 +23,7 @@ struct Json<'a> {
 }
 
 pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.path.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref())?;
     let mut catalog = catalog::open(&path)?;
     let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
     let report = &refreshed.report;

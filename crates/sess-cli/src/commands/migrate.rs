@@ -51,7 +51,9 @@ pub(crate) fn run(args: &MigrateArgs) -> anyhow::Result<Outcome> {
 }
 
 fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
-    let before = fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    // A FIFO or a device is refused here, before anything opens it.
+    let before = sess_store::storage::regular_file(&sess_store::FileStorage, path)
+        .map_err(|e| sess_store::Error::from_io("reading", path, e))?;
     let outcome =
         read_session_file(path, &mut RandomIds::new()).with_context(|| format!("cannot read `{}`", path.display()))?;
     let Some(from) = outcome.migrated_from.map(|v| v.0) else {
@@ -67,7 +69,7 @@ fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
     let backup = keep_dropped_lines(path, &outcome, args.drop_invalid)?;
     // The file must not have grown while it was read: an agent may be writing to it.
     let now = fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    if now.len() != before.len() || now.modified().ok() != before.modified().ok() {
+    if now.len() != before.len || now.modified().ok() != before.modified {
         return Err(anyhow::Error::new(Hint("run the migration again when the agent is idle".to_owned()))
             .context(format!("`{}` changed while it was being migrated; nothing was written", path.display())));
     }

@@ -35,7 +35,7 @@ struct Item<'a> {
 }
 
 pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.path.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref())?;
     let mut catalog = catalog::open(&path)?;
     if !args.no_refresh {
         let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;

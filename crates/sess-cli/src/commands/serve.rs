@@ -29,7 +29,7 @@ use crate::summary::describe;
 const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let path = catalog::path(args.catalog.path.as_deref());
+    let path = catalog::path(args.catalog.path.as_deref())?;
     let mut opened = catalog::open(&path)?;
     catalog::refresh(&mut opened, store, catalog::Bar::Shown)?.warn_problems();
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port)).map_err(|err| {

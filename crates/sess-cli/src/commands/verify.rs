@@ -1,17 +1,17 @@
 //! `sess verify PATH… [--json]`.
 
-use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use serde::Serialize;
+use sess_core::FileKind;
 use sess_core::integrity::{self, Finding, Severity};
-use sess_store::{RandomIds, read_session_file};
+use sess_store::storage::regular_file;
+use sess_store::{Error, FileStorage, RandomIds, SessionStorage as _, discovery, read_session_file};
 
 use crate::Outcome;
 use crate::cli::VerifyArgs;
-use crate::output::{print_json, stdout};
+use crate::output::{Hint, print_json, stdout, warn_skipped};
 
 #[derive(Serialize)]
 struct FileReport {
@@ -90,26 +90,25 @@ fn verify_file(path: &Path) -> FileReport {
 
 /// `path` itself, or every `*.jsonl` file below it (sorted; symlinked
 /// directories are not followed).
+///
+/// A named path must be a session file or a folder holding some: a FIFO, a
+/// device, a folder named like a session file (`x.jsonl`) and a folder with no
+/// session file below it are errors. In a folder, `*.jsonl` names that are not
+/// regular files are skipped with a warning.
 fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let meta = fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    if !meta.is_dir() {
+    let stat = FileStorage.stat(path).map_err(|e| Error::from_io("reading", path, e))?;
+    let named_like_a_session = path.extension().is_some_and(|e| e == "jsonl");
+    if stat.kind != FileKind::Directory || named_like_a_session {
+        regular_file(&FileStorage, path).map_err(|e| Error::from_io("reading", path, e))?;
         files.push(path.to_owned());
         return Ok(());
     }
-    let mut found = Vec::new();
-    let mut dirs = vec![path.to_owned()];
-    while let Some(dir) = dirs.pop() {
-        let listing = fs::read_dir(&dir).with_context(|| format!("cannot list `{}`", dir.display()))?;
-        for item in listing {
-            let item = item.with_context(|| format!("cannot list `{}`", dir.display()))?;
-            let kind = item.file_type().with_context(|| format!("cannot read `{}`", item.path().display()))?;
-            let child = item.path();
-            if kind.is_dir() {
-                dirs.push(child);
-            } else if child.extension().is_some_and(|e| e == "jsonl") {
-                found.push(child);
-            }
-        }
+    let found = discovery::find_session_files(&FileStorage, path, discovery::Depth::All);
+    warn_skipped(&found.skipped);
+    let mut found = found.files;
+    if found.is_empty() {
+        return Err(anyhow::Error::new(Hint("give a session file, or a folder that holds some".to_owned()))
+            .context(format!("`{}` holds no session files (*.jsonl)", path.display())));
     }
     found.sort();
     files.extend(found);

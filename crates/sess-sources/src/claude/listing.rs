@@ -1,6 +1,6 @@
 //! Listing sessions (formats.md §1.2 "robust lookup").
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -8,8 +8,8 @@ use super::line::CwdOnly;
 use super::parse::parse;
 use super::paths::{MAX_NAME_UNITS, project_dir_name, same_dir, session_files_in, subfolders};
 use crate::error::{Error, Result};
-use crate::jsonl::read_file;
-use crate::listing::{Listing, Scope, SessionInfo, modified_ms};
+use crate::jsonl::{open_regular, read_file};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
 use crate::transcript::SourceKind;
 
 /// Sessions in `<config>/projects/*/` for each config folder.
@@ -44,11 +44,16 @@ pub fn list(config_dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
 /// Session files only, cheaply (no parsing): `(session id = file stem, path)`,
 /// for resolving an id or prefix. Sorted by path within each config folder.
 pub fn session_files(config_dirs: &[PathBuf]) -> Vec<(String, PathBuf)> {
-    config_dirs
-        .iter()
-        .flat_map(|config| subfolders(&config.join("projects")))
-        .flat_map(|f| session_files_in(&f))
-        .collect()
+    find_session_files(config_dirs).files
+}
+
+/// [`session_files`], and the names that are not regular files (skipped).
+pub fn find_session_files(config_dirs: &[PathBuf]) -> FoundFiles {
+    let mut found = FoundFiles::default();
+    for folder in config_dirs.iter().flat_map(|config| subfolders(&config.join("projects"))) {
+        session_files_in(&folder, &mut found);
+    }
+    found
 }
 
 /// The sessions of one cwd under one `projects` folder.
@@ -78,7 +83,12 @@ fn list_project(projects: &Path, cwd: &str, listing: &mut Listing) {
 /// The sessions in one project folder; with `cwd`, only those whose `cwd` is
 /// that directory.
 fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
-    for (id, path) in session_files_in(folder) {
+    let mut found = FoundFiles::default();
+    session_files_in(folder, &mut found);
+    for (path, kind) in found.skipped {
+        listing.problems.push(Error::NotASessionFile { path, kind });
+    }
+    for (id, path) in found.files {
         if let Some(wanted) = cwd {
             match first_cwd(&path) {
                 Ok(Some(found)) if same_dir(&found, wanted) => {}
@@ -117,7 +127,7 @@ fn session_info(path: &Path, id: String) -> Result<SessionInfo> {
 
 /// The `cwd` of the first line that has one, reading no further.
 fn first_cwd(path: &Path) -> Result<Option<String>> {
-    let mut reader = BufReader::new(File::open(path).map_err(|err| Error::io(path, err))?);
+    let mut reader = BufReader::new(open_regular(path)?);
     let mut line = Vec::new();
     loop {
         line.clear();

@@ -5,6 +5,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use sess_core::FileKind;
+
+use crate::jsonl::entry_kind;
+use crate::listing::FoundFiles;
+
 /// Project folder names are cut at this many UTF-16 code units (plus a hash).
 pub(super) const MAX_NAME_UNITS: usize = 200;
 
@@ -65,23 +70,25 @@ pub(super) fn subfolders(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The session files directly in a project folder, `(id, path)` sorted by
-/// path; none when the folder is missing or unreadable. A name that looks like
-/// a session but cannot be inspected (a dangling link) is kept, so that
-/// reading it reports the problem.
-pub(super) fn session_files_in(folder: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(entries) = fs::read_dir(folder) else { return Vec::new() };
-    let mut files: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let stem = session_stem(&name.to_string_lossy())?.to_owned();
-            let path = entry.path();
-            let is_folder = fs::metadata(&path).is_ok_and(|m| m.is_dir());
-            (!is_folder).then_some((stem, path))
-        })
-        .collect();
+/// path, added to `found`; none when the folder is missing or unreadable. A
+/// name that looks like a session but cannot be inspected (a dangling link) is
+/// kept, so that reading it reports the problem; folders are left out; other
+/// files that are not regular (a FIFO, a device) go to `found.skipped`.
+pub(super) fn session_files_in(folder: &Path, found: &mut FoundFiles) {
+    let Ok(entries) = fs::read_dir(folder) else { return };
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(stem) = session_stem(&name.to_string_lossy()).map(str::to_owned) else { continue };
+        let path = entry.path();
+        match entry_kind(&entry) {
+            Some(FileKind::Directory) => {}
+            Some(FileKind::Regular | FileKind::Symlink) | None => files.push((stem, path)),
+            Some(kind) => found.skipped.push((path, kind)),
+        }
+    }
     files.sort_by(|a, b| a.1.cmp(&b.1));
-    files
+    found.files.extend(files);
 }
 
 /// Whether a session's `cwd` names the directory `wanted`: equal once a

@@ -5,7 +5,6 @@
 //! not decompress completely is an error: unlike a cut JSONL line, a cut zstd
 //! frame cannot be told apart from a corrupt one.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -13,7 +12,7 @@ use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder, StreamingDecoder};
 
 use crate::error::{Error, Result};
-use crate::jsonl::read_file;
+use crate::jsonl::{open_regular, read_file};
 
 /// The suffix of a compressed rollout.
 pub(crate) const ZST_SUFFIX: &str = ".zst";
@@ -45,7 +44,7 @@ pub(crate) fn read_first_line(path: &Path, limit: u64) -> Result<Vec<u8>> {
     } else {
         path.to_owned()
     };
-    let file = File::open(&path).map_err(|err| Error::io(&path, err))?;
+    let file = open_regular(&path)?;
     let mut line = Vec::new();
     if is_compressed(&path) {
         let decoder = StreamingDecoder::new(file)

@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use sess_core::FileKind;
+
 use super::compression::ZST_SUFFIX;
+use crate::jsonl::entry_kind;
 
 /// The folder of live sessions under the Codex home.
 pub(crate) const SESSIONS_DIR: &str = "sessions";
@@ -17,8 +20,10 @@ const PLAIN_SUFFIX: &str = ".jsonl";
 
 /// The rollouts under `dir`, found recursively, as `(thread id, path)` sorted
 /// by path. When both `x.jsonl` and `x.jsonl.zst` exist only the plain file is
-/// returned. Folders that are missing or unreadable are skipped.
-pub(crate) fn rollouts_under(dir: &Path) -> Vec<(String, PathBuf)> {
+/// returned. Folders that are missing or unreadable are skipped, and so are
+/// rollout names that are not regular files (a FIFO, a device): those go to
+/// `skipped`.
+pub(crate) fn rollouts_under(dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>) -> Vec<(String, PathBuf)> {
     // Keyed by the plain name, so a `.zst` twin lands on the same entry.
     let mut found: BTreeMap<PathBuf, (String, PathBuf)> = BTreeMap::new();
     let mut pending = vec![dir.to_owned()];
@@ -26,13 +31,20 @@ pub(crate) fn rollouts_under(dir: &Path) -> Vec<(String, PathBuf)> {
         let Ok(entries) = fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
-            if kind.is_dir() {
+            let Ok(own) = entry.file_type() else { continue };
+            if own.is_dir() {
                 pending.push(path);
                 continue;
             }
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
             let Some(id) = thread_id_from_name(name) else { continue };
+            match entry_kind(&entry) {
+                Some(FileKind::Regular | FileKind::Symlink) | None => {}
+                Some(kind) => {
+                    skipped.push((path, kind));
+                    continue;
+                }
+            }
             let compressed = name.ends_with(ZST_SUFFIX);
             let key =
                 if compressed { path.with_file_name(&name[..name.len() - ZST_SUFFIX.len()]) } else { path.clone() };
@@ -107,7 +119,7 @@ mod tests {
         for name in [both.clone(), format!("{both}.zst"), only_zst.to_owned(), "notes.txt".to_owned()] {
             fs::write(day.join(name), b"").unwrap();
         }
-        let found = rollouts_under(&home.path().join("sessions"));
+        let found = rollouts_under(&home.path().join("sessions"), &mut Vec::new());
         assert_eq!(
             found,
             vec![
@@ -119,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_missing_folder_has_no_rollouts() {
-        assert!(rollouts_under(Path::new("/nonexistent/sess-codex-test")).is_empty());
+        assert!(rollouts_under(Path::new("/nonexistent/sess-codex-test"), &mut Vec::new()).is_empty());
     }
 
     #[test]

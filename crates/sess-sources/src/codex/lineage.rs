@@ -26,7 +26,7 @@ impl Rollouts {
         let mut found = HashMap::new();
         for dir in [ARCHIVED_SESSIONS_DIR, SESSIONS_DIR] {
             // Live ones win over archived copies of the same id.
-            found.extend(files::rollouts_under(&home.join(dir)));
+            found.extend(files::rollouts_under(&home.join(dir), &mut Vec::new()));
         }
         Self(found)
     }

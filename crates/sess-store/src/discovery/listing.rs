@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::summary::{MessageText, SessionSummary, summarize};
-use crate::storage::SessionStorage;
+use crate::storage::{FileKind, SessionStorage};
 
 /// Below this many files the listing reads them on the calling thread.
 const PARALLEL_THRESHOLD: usize = 32;
@@ -22,10 +22,7 @@ pub fn list_sessions(storage: &dyn SessionStorage, dir: &Path) -> Vec<SessionSum
 
 /// [`list_sessions`], gathering the messages' text or not.
 pub fn list_sessions_with(storage: &dyn SessionStorage, dir: &Path, text: MessageText) -> Vec<SessionSummary> {
-    let Ok(entries) = storage.list_dir(dir) else { return Vec::new() };
-    let files: Vec<PathBuf> =
-        entries.into_iter().filter(|e| !e.is_dir && is_session_file(&e.path)).map(|e| e.path).collect();
-    summarize_sorted(storage, &files, text)
+    summarize_sessions(storage, &find_session_files(storage, dir, Depth::One).files, text)
 }
 
 /// Every session under `sessions_root`, at any depth (`**/*.jsonl`, as xcsh's
@@ -38,26 +35,61 @@ pub fn list_all(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<Sessi
 
 /// [`list_all`], gathering the messages' text or not.
 pub fn list_all_with(storage: &dyn SessionStorage, sessions_root: &Path, text: MessageText) -> Vec<SessionSummary> {
-    summarize_sorted(storage, &session_files_under(storage, sessions_root), text)
+    summarize_sessions(storage, &session_files_under(storage, sessions_root), text)
 }
 
 /// The session files (`*.jsonl`) under `sessions_root` at any depth, found
 /// without reading any, in no particular order. Subdirectories that cannot be
-/// listed are skipped; symbolic links to directories are not followed.
+/// listed are skipped; symbolic links to directories are not followed; names
+/// that are not regular files are left out (see [`find_session_files`]).
 pub fn session_files_under(storage: &dyn SessionStorage, sessions_root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![sessions_root.to_owned()];
+    find_session_files(storage, sessions_root, Depth::All).files
+}
+
+/// How deep [`find_session_files`] looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// The files directly in the folder.
+    One,
+    /// Every folder below it too.
+    All,
+}
+
+/// What a walk for session files found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FoundFiles {
+    /// The session files (regular files named `*.jsonl`, links followed).
+    pub files: Vec<PathBuf>,
+    /// Paths named `*.jsonl` that are not regular files (a FIFO, a device, a
+    /// folder or a dangling link): never opened, so a FIFO cannot block the
+    /// walk's readers. Callers warn about them.
+    pub skipped: Vec<(PathBuf, FileKind)>,
+}
+
+/// The session files in `dir` (at the given depth), found without reading
+/// any, in no particular order, and the `*.jsonl` names that are not regular
+/// files. Folders that cannot be listed are skipped; symbolic links to
+/// folders are not followed.
+pub fn find_session_files(storage: &dyn SessionStorage, dir: &Path, depth: Depth) -> FoundFiles {
+    let mut found = FoundFiles::default();
+    let mut pending = vec![dir.to_owned()];
     while let Some(dir) = pending.pop() {
         let Ok(entries) = storage.list_dir(&dir) else { continue };
         for entry in entries {
             if entry.is_dir {
-                pending.push(entry.path);
+                if depth == Depth::All {
+                    pending.push(entry.path);
+                }
             } else if is_session_file(&entry.path) {
-                files.push(entry.path);
+                if entry.kind.is_regular() {
+                    found.files.push(entry.path);
+                } else {
+                    found.skipped.push((entry.path, entry.kind));
+                }
             }
         }
     }
-    files
+    found
 }
 
 /// Whether the file name ends with `.jsonl`.
@@ -70,7 +102,9 @@ pub(super) fn sort_newest_first(sessions: &mut [SessionSummary]) {
     sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms).then_with(|| a.path.cmp(&b.path)));
 }
 
-fn summarize_sorted(storage: &dyn SessionStorage, files: &[PathBuf], text: MessageText) -> Vec<SessionSummary> {
+/// The summaries of `files` (found by [`find_session_files`]), newest first;
+/// files that cannot be read or have no session header are left out.
+pub fn summarize_sessions(storage: &dyn SessionStorage, files: &[PathBuf], text: MessageText) -> Vec<SessionSummary> {
     let mut sessions = summarize_all(storage, files, text);
     sort_newest_first(&mut sessions);
     sessions
@@ -152,6 +186,29 @@ mod tests {
     fn lists_everything_below_a_root() {
         let listed = list_all(&storage(), Path::new("/root"));
         assert_eq!(ids(&listed), ["deep", "a", "tie1", "tie2", "b", "top", "q"]);
+    }
+
+    #[test]
+    fn files_that_are_not_regular_are_skipped_and_reported() {
+        let storage = storage();
+        storage.add_special(Path::new("/root/--p--/pipe.jsonl"), FileKind::Fifo);
+        storage.add_special(Path::new("/root/--q--/null.jsonl"), FileKind::CharDevice);
+        storage.add_special(Path::new("/root/--q--/pipe.txt"), FileKind::Fifo);
+        let found = find_session_files(&storage, Path::new("/root"), Depth::All);
+        let mut skipped = found.skipped.clone();
+        skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            skipped,
+            [
+                (PathBuf::from("/root/--p--/pipe.jsonl"), FileKind::Fifo),
+                (PathBuf::from("/root/--q--/null.jsonl"), FileKind::CharDevice)
+            ]
+        );
+        assert!(!found.files.iter().any(|f| f.ends_with("pipe.jsonl") || f.ends_with("null.jsonl")));
+        assert_eq!(ids(&list_all(&storage, Path::new("/root"))), ["deep", "a", "tie1", "tie2", "b", "top", "q"]);
+        assert_eq!(ids(&list_sessions(&storage, Path::new("/root/--p--"))), ["a", "tie1", "tie2", "b"]);
+        let one = find_session_files(&storage, Path::new("/root/--p--"), Depth::One);
+        assert_eq!(one.skipped, [(PathBuf::from("/root/--p--/pipe.jsonl"), FileKind::Fifo)]);
     }
 
     #[rstest]

@@ -57,7 +57,7 @@ pub fn recent_sessions(storage: &dyn SessionStorage, dir: &Path, limit: usize) -
     let Ok(entries) = storage.list_dir(dir) else { return Vec::new() };
     let mut sessions: Vec<RecentSession> = entries
         .into_iter()
-        .filter(|e| !e.is_dir && is_session_file(&e.path))
+        .filter(|e| e.kind.is_regular() && is_session_file(&e.path))
         .filter_map(|e| recent(storage, e.path))
         .collect();
     sessions.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));

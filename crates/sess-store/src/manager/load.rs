@@ -18,7 +18,8 @@ impl SessionManagerBuilder {
     ///   lines could not be read, the original bytes are copied aside first.
     /// - A file whose header is invalid is never overwritten: it is moved to a
     ///   `<file>.corrupt-<time>` sibling (reported as a [`Notice`]) and a new
-    ///   session starts at the path.
+    ///   session starts at the path. Behind a symbolic link, the file it points
+    ///   to is moved aside and replaced; the link stays.
     /// - After a load the leaf is the last entry of the file, and every append
     ///   persists at once.
     pub fn open(self, path: &Path) -> Result<SessionManager> {
@@ -96,8 +97,11 @@ impl SessionManager {
     fn replace_corrupt_file(&mut self, path: &Path, outcome: &ReadOutcome) -> Result<()> {
         let has_content = outcome.len > 0 && (!outcome.issues.is_empty() || !outcome.file.entries().is_empty());
         if has_content {
-            let moved_to = self.sibling(path, "corrupt");
-            self.storage.rename(path, &moved_to).map_err(|e| Error::io("moving aside", path, e))?;
+            // A symbolic link stays: the file it points to is moved aside, and
+            // the new session is written there through the link.
+            let target = self.storage.resolve_link(path).map_err(|e| Error::io("moving aside", path, e))?;
+            let moved_to = self.sibling(&target, "corrupt");
+            self.storage.rename(&target, &moved_to).map_err(|e| Error::io("moving aside", path, e))?;
             self.notices.push(Notice::CorruptFileMoved { moved_to });
         }
         self.new_session(None, None)?;

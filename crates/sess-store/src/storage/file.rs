@@ -2,9 +2,12 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{DirEntry, FileStat, SessionStorage, StorageLock, StorageWriter};
+use super::{DirEntry, FileKind, FileStat, SessionStorage, StorageLock, StorageWriter, not_regular};
+
+/// More links than this in a chain is a loop (Linux's own limit is 40).
+const MAX_LINKS: usize = 40;
 
 /// Session storage on the local file system.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,20 +46,24 @@ impl SessionStorage for FileStorage {
             len: meta.len(),
             modified: meta.modified().ok(),
             is_dir: meta.is_dir(),
+            kind: FileKind::of(meta.file_type()),
             identity: identity(&meta),
         })
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        Ok(Box::new(File::open(path)?))
+        Ok(Box::new(open_regular(path, OpenOptions::new().read(true))?))
     }
 
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        fs::read(path)
+        let mut file = open_regular(path, OpenOptions::new().read(true))?;
+        let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)));
+        file.read_to_end(&mut bytes)?;
+        Ok(bytes)
     }
 
     fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
-        let mut file = File::open(path)?;
+        let mut file = open_regular(path, OpenOptions::new().read(true))?;
         file.seek(SeekFrom::Start(offset))?;
         let mut bytes = Vec::with_capacity(max.min(1 << 20));
         file.take(max as u64).read_to_end(&mut bytes)?;
@@ -67,7 +74,15 @@ impl SessionStorage for FileStorage {
         fs::read_dir(dir)?
             .map(|item| {
                 let item = item?;
-                Ok(DirEntry { path: item.path(), is_dir: item.file_type()?.is_dir() })
+                let own = item.file_type()?;
+                let path = item.path();
+                // A link is listed as what it points to; a dangling one stays a link.
+                let kind = if own.is_symlink() {
+                    fs::metadata(&path).map_or(FileKind::Symlink, |m| FileKind::of(m.file_type()))
+                } else {
+                    FileKind::of(own)
+                };
+                Ok(DirEntry { path, is_dir: own.is_dir(), kind })
             })
             .collect()
     }
@@ -77,11 +92,11 @@ impl SessionStorage for FileStorage {
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        Ok(Box::new(FileWriter(OpenOptions::new().append(true).create(true).open(path)?)))
+        Ok(Box::new(FileWriter(open_regular(path, OpenOptions::new().append(true).create(true))?)))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
-        let file = OpenOptions::new().write(true).open(path)?;
+        let file = open_regular(path, OpenOptions::new().write(true))?;
         file.set_len(len)?;
         file.sync_data()
     }
@@ -108,7 +123,7 @@ impl SessionStorage for FileStorage {
         // Lock the file, then check the path still names it: a concurrent atomic
         // rewrite may have replaced it while we waited.
         loop {
-            let file = OpenOptions::new().read(true).open(path)?;
+            let file = open_regular(path, OpenOptions::new().read(true))?;
             file.lock()?;
             let locked = identity(&file.metadata()?);
             let current = fs::metadata(path).ok().and_then(|m| identity(&m));
@@ -117,6 +132,55 @@ impl SessionStorage for FileStorage {
             }
         }
     }
+
+    fn resolve_link(&self, path: &Path) -> io::Result<PathBuf> {
+        let mut current = path.to_owned();
+        for _ in 0..MAX_LINKS {
+            match fs::symlink_metadata(&current) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let target = fs::read_link(&current)?;
+                    current = match current.parent() {
+                        Some(dir) if target.is_relative() => dir.join(target),
+                        _ => target,
+                    };
+                }
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => return Ok(current),
+            }
+        }
+        Err(io::Error::other(format!("`{}`: too many levels of symbolic links", path.display())))
+    }
+}
+
+/// Opens `path` only if it is a regular file (links followed). The kind is
+/// checked before the open, so a FIFO or a device is never opened (opening a
+/// FIFO blocks until a writer comes); the open itself does not wait (a FIFO
+/// put there in between fails the check on the open file instead of blocking).
+/// A missing file is left to `options` (created, or `NotFound`).
+fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => return Err(not_regular(path, FileKind::of(meta.file_type()))),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let file = no_wait(options).open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(path, FileKind::of(meta.file_type())));
+    }
+    Ok(file)
+}
+
+#[cfg(unix)]
+fn no_wait(options: &mut OpenOptions) -> &mut OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // No effect on a regular file.
+    options.custom_flags(libc::O_NONBLOCK)
+}
+
+#[cfg(not(unix))]
+fn no_wait(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
 }
 
 #[cfg(unix)]

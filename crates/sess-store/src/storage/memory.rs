@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
-use super::{DirEntry, FileStat, SessionStorage, StorageLock, StorageWriter};
+use super::{DirEntry, FileKind, FileStat, SessionStorage, StorageLock, StorageWriter, not_regular};
 
 /// Files and directories in a map. Cloning shares the contents.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +20,9 @@ struct State {
     files: BTreeMap<PathBuf, MemFile>,
     dirs: std::collections::BTreeSet<PathBuf>,
     locked: std::collections::BTreeSet<PathBuf>,
+    /// Paths that are neither files nor directories (FIFOs, devices): listed
+    /// and stated, never opened.
+    specials: BTreeMap<PathBuf, FileKind>,
     next_identity: u64,
 }
 
@@ -45,6 +48,15 @@ impl MemoryStorage {
         self.state().files.keys().cloned().collect()
     }
 
+    /// Puts a file of another kind than regular or directory at `path` (a FIFO,
+    /// a device), for tests of what is refused or skipped.
+    pub fn add_special(&self, path: &Path, kind: FileKind) {
+        let mut state = self.state();
+        state.files.remove(path);
+        state.specials.insert(path.to_owned(), kind);
+        state.add_dirs(path);
+    }
+
     /// Sets a file's modification time (tests of "most recent" logic).
     pub fn set_modified(&self, path: &Path, modified: SystemTime) -> io::Result<()> {
         let mut state = self.state();
@@ -59,6 +71,14 @@ fn not_found(path: &Path) -> io::Error {
 }
 
 impl State {
+    /// The refusal to open `path` when it is a special file.
+    fn check_not_special(&self, path: &Path) -> io::Result<()> {
+        match self.specials.get(path) {
+            Some(&kind) => Err(not_regular(path, kind)),
+            None => Ok(()),
+        }
+    }
+
     fn add_dirs(&mut self, path: &Path) {
         for ancestor in path.ancestors().skip(1) {
             if ancestor.as_os_str().is_empty() {
@@ -118,26 +138,27 @@ impl SessionStorage for MemoryStorage {
     fn stat(&self, path: &Path) -> io::Result<FileStat> {
         let state = self.state();
         if let Some(file) = state.files.get(path) {
-            return Ok(FileStat {
-                len: file.bytes.len() as u64,
-                modified: Some(file.modified),
-                is_dir: false,
-                identity: Some((0, file.identity)),
-            });
+            return Ok(FileStat::file(file.bytes.len() as u64, Some(file.modified), Some((0, file.identity))));
         }
         if state.dirs.contains(path) {
-            return Ok(FileStat { len: 0, modified: None, is_dir: true, identity: None });
+            return Ok(FileStat::dir());
+        }
+        if let Some(&kind) = state.specials.get(path) {
+            return Ok(FileStat::special(kind));
         }
         Err(not_found(path))
     }
 
     fn open_read(&self, path: &Path) -> io::Result<Box<dyn Read + Send>> {
-        let bytes = self.state().files.get(path).map(|f| f.bytes.clone()).ok_or_else(|| not_found(path))?;
+        let state = self.state();
+        state.check_not_special(path)?;
+        let bytes = state.files.get(path).map(|f| f.bytes.clone()).ok_or_else(|| not_found(path))?;
         Ok(Box::new(Cursor::new(bytes)))
     }
 
     fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
         let state = self.state();
+        state.check_not_special(path)?;
         Ok(super::byte_range(&state.files.get(path).ok_or_else(|| not_found(path))?.bytes, offset, max))
     }
 
@@ -146,13 +167,19 @@ impl SessionStorage for MemoryStorage {
         if !state.dirs.contains(dir) {
             return Err(not_found(dir));
         }
-        Ok(super::children(dir, state.files.keys(), state.dirs.iter()))
+        let mut children = super::children(dir, state.files.keys(), state.dirs.iter());
+        children.extend(state.specials.iter().filter(|(p, _)| p.parent() == Some(dir)).map(|(p, &kind)| DirEntry {
+            path: p.clone(),
+            is_dir: false,
+            kind,
+        }));
+        Ok(children)
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
         {
             let mut state = self.state();
-            if state.files.contains_key(path) {
+            if state.files.contains_key(path) || state.specials.contains_key(path) {
                 return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", path.display())));
             }
             let file = state.new_file(Vec::new());
@@ -165,6 +192,7 @@ impl SessionStorage for MemoryStorage {
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
         {
             let mut state = self.state();
+            state.check_not_special(path)?;
             if !state.files.contains_key(path) {
                 let file = state.new_file(Vec::new());
                 state.files.insert(path.to_owned(), file);
@@ -176,6 +204,7 @@ impl SessionStorage for MemoryStorage {
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         let mut state = self.state();
+        state.check_not_special(path)?;
         let file = state.files.get_mut(path).ok_or_else(|| not_found(path))?;
         file.bytes.truncate(usize::try_from(len).unwrap_or(usize::MAX));
         Ok(())
@@ -184,6 +213,7 @@ impl SessionStorage for MemoryStorage {
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut state = self.state();
         if let Some(file) = state.files.remove(from) {
+            state.specials.remove(to);
             state.files.insert(to.to_owned(), file);
             state.add_dirs(to);
             return Ok(());
@@ -213,11 +243,16 @@ impl SessionStorage for MemoryStorage {
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.state().files.remove(path).map(|_| ()).ok_or_else(|| not_found(path))
+        let mut state = self.state();
+        if state.specials.remove(path).is_some() {
+            return Ok(());
+        }
+        state.files.remove(path).map(|_| ()).ok_or_else(|| not_found(path))
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn StorageLock>> {
         let mut state = self.state();
+        state.check_not_special(path)?;
         loop {
             if !state.files.contains_key(path) {
                 return Err(not_found(path));
