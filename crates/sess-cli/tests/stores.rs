@@ -254,3 +254,36 @@ fn sessions_go_through_postgres_and_writers_on_several_processes_lose_nothing() 
         std::fs::read_to_string(&walk(&files)[0]).unwrap().lines().take(19).map(str::to_owned).collect();
     assert_eq!(back, original_lines);
 }
+
+/// A header-only session copied into a store: `sess append` to it stores every
+/// id it prints, the first as the root, and the store reads them back.
+#[test]
+fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let header_only = dir.path().join("header-only.jsonl");
+    let id = "01a3c0de-0000-7000-8000-000000000001";
+    std::fs::write(
+        &header_only,
+        format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}}\n"),
+    )
+    .unwrap();
+    let schema = pg_schema("appends_to_a_stored_session_with_no_entries");
+    let mut stores = vec![
+        format!("sqlite:{}", dir.path().join("s.db").display()),
+        format!("dir:{}", dir.path().join("tree").display()),
+    ];
+    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    for (n, store) in stores.iter().enumerate() {
+        ok(&sess(&["copy", header_only.to_str().unwrap(), store], ""));
+        // Two user messages: no assistant message yet.
+        let input = "{\"role\":\"user\",\"content\":\"one\"}\n{\"role\":\"user\",\"content\":\"two\"}\n";
+        let printed: Vec<String> =
+            ok(&sess(&["append", "--store", store, id], input)).lines().map(str::to_owned).collect();
+        assert_eq!(printed.len(), 2, "{store}");
+        let out = dir.path().join(format!("out{n}"));
+        ok(&sess(&["copy", store, &format!("dir:{}", out.display())], ""));
+        assert_eq!(ids_of(&walk(&out)[0]), printed, "{store}");
+        let segments = json(&sess(&["segments", "--json", "--store", store, id], ""));
+        assert_eq!(segments.as_array().map(Vec::len), Some(1), "{store}: one segment, rooted at the first entry");
+    }
+}

@@ -44,6 +44,7 @@ macro_rules! conformance_tests {
             a_past_state_is_read_only_until_branched,
             session_managers_writing_at_once_auto_fork,
             an_imported_session_keeps_bytes_and_segments,
+            appends_to_a_session_with_no_entries_are_stored,
         );
     };
     (@tests [$make:expr] $guard:tt; $($check:ident),* $(,)?) => {
@@ -334,6 +335,25 @@ pub fn a_session_manager_round_trips(make: Make<'_>) {
     assert_eq!(jsons(reopened.entries()), jsons(sm.entries()));
     assert_eq!(texts(&reopened), ["", "one", "other", "after"]);
     assert_eq!(reopened.header().json(), sm.header().json());
+}
+
+/// A stored session with a header and no entries yet (a header-only file
+/// copied in): every entry appended to it is stored, the first one as the
+/// root, in order, and reads back after a reopen.
+pub fn appends_to_a_session_with_no_entries_are_stored(make: Make<'_>) {
+    let backend = make();
+    backend.create_session(&header("empty"), None).unwrap();
+    let mut sm = SessionManager::builder().backend(backend.clone()).open_in("empty", None).unwrap();
+    let first = sm.append_message(&user("one")).unwrap();
+    let second = sm.append_message(&user("two")).unwrap();
+    sm.close().unwrap();
+    let stored = backend.read_session("empty").unwrap();
+    let ids: Vec<String> = stored.iter().map(|e| e.id().to_string()).collect();
+    assert_eq!(ids, [first.to_string(), second.to_string()]);
+    assert_eq!(stored[0].parent_id(), None);
+    assert_eq!(stored[1].parent_id(), Some(&first));
+    let reopened = SessionManager::builder().backend(backend.clone()).open_in("empty", None).unwrap();
+    assert_eq!(texts(&reopened), ["one", "two"]);
 }
 
 /// A named cursor follows the writer; resuming by name continues there.

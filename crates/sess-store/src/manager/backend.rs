@@ -103,6 +103,9 @@ impl SessionManagerBuilder {
         }
         manager.install_entries(entries);
         manager.disk.persisted = manager.entries.len();
+        // The session exists in the store: every append is stored at once, as
+        // for an opened file, even before it has an assistant message.
+        manager.disk.ensured_on_disk = true;
         manager.stored = Some(Stored {
             backend: backend.clone(),
             created: true,
