@@ -87,7 +87,8 @@ pub(crate) struct MigrateArgs {
     /// Write nothing; exit 1 if any file needs migrating.
     #[arg(long)]
     pub(crate) check: bool,
-    /// Migrate files that have unreadable lines too, dropping those lines. The
+    /// Migrate files that have unreadable lines or bytes that are not UTF-8
+    /// too, dropping those lines and replacing those bytes with U+FFFD. The
     /// original bytes are kept next to the file as `<file>.pre-migrate`.
     #[arg(long)]
     pub(crate) drop_invalid: bool,
