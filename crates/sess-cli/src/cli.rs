@@ -47,7 +47,9 @@ pub(crate) enum Command {
     /// Show a session as a chat transcript (any agent's).
     Show(ShowArgs),
     /// Copy every session of FROM into TO, keeping ids, parents, order and the
-    /// bytes of every entry.
+    /// bytes of every entry. Each session is copied whole or not at all; a
+    /// re-run copies what is missing. Exits 1 when TO holds a session with the
+    /// same id and other entries (it is listed and left alone).
     Copy(CopyArgs),
     /// Build or refresh the search catalog of every agent's sessions.
     Index(IndexArgs),
@@ -87,7 +89,8 @@ pub(crate) struct MigrateArgs {
     /// Write nothing; exit 1 if any file needs migrating.
     #[arg(long)]
     pub(crate) check: bool,
-    /// Migrate files that have unreadable lines too, dropping those lines. The
+    /// Migrate files that have unreadable lines or bytes that are not UTF-8
+    /// too, dropping those lines and replacing those bytes with U+FFFD. The
     /// original bytes are kept next to the file as `<file>.pre-migrate`.
     #[arg(long)]
     pub(crate) drop_invalid: bool,

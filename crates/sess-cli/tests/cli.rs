@@ -247,6 +247,48 @@ mod migrate {
         assert_eq!(fs::read_to_string(dir.path().join("v1.jsonl.pre-migrate")).unwrap(), original);
         assert_eq!(fs::read_to_string(&path).unwrap().lines().count(), 2);
     }
+
+    #[test]
+    fn refuses_to_replace_invalid_utf8_unless_asked_and_then_keeps_the_original() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.jsonl");
+        let mut original = b"{\"type\":\"session\",\"id\":\"s\"}\n".to_vec();
+        original.extend_from_slice(b"{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"caf\xE9\"}}\n");
+        original.extend_from_slice(b"{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"ok\"}}\n");
+        fs::write(&path, &original).unwrap();
+
+        let output = sess(&["migrate", path_str(&path)]);
+        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+        let err = stderr(&output);
+        assert!(err.contains("v1.jsonl` has 1 lines that are not valid UTF-8 (line 2)"), "{err}");
+        assert!(err.contains("--drop-invalid"), "{err}");
+        assert_eq!(fs::read(&path).unwrap(), original, "the file is left as it was");
+        assert!(!dir.path().join("v1.jsonl.pre-migrate").exists());
+
+        let output = sess(&["migrate", "--drop-invalid", path_str(&path)]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(stdout(&output).contains("the original bytes are kept in"), "{}", stdout(&output));
+        assert_eq!(fs::read(dir.path().join("v1.jsonl.pre-migrate")).unwrap(), original);
+        let migrated = fs::read_to_string(&path).unwrap();
+        assert_eq!(migrated.lines().count(), 3);
+        assert!(migrated.contains("caf\u{FFFD}"), "{migrated}");
+    }
+
+    #[test]
+    fn never_overwrites_an_earlier_pre_migrate_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.jsonl");
+        let original = "{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"message\",\"message\":{}}\n{garbage\n";
+        fs::write(&path, original).unwrap();
+        let backup = dir.path().join("v1.jsonl.pre-migrate");
+        fs::write(&backup, "an earlier original\n").unwrap();
+
+        let output = sess(&["migrate", "--drop-invalid", path_str(&path)]);
+        assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+        assert!(stderr(&output).contains("v1.jsonl.pre-migrate` exists"), "{}", stderr(&output));
+        assert_eq!(fs::read_to_string(&backup).unwrap(), "an earlier original\n");
+        assert_eq!(fs::read_to_string(&path).unwrap(), original);
+    }
 }
 
 mod hostile_input {

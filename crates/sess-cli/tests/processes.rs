@@ -208,3 +208,53 @@ fn kill_9_during_migrate_leaves_the_old_file_or_the_new_one() {
     eprintln!("kills before/after the rename: {outcomes:?}");
     assert!(outcomes.0 > 0, "some kills happened before the rename: {outcomes:?}");
 }
+
+/// A tree of `sessions` pi-family files of `entries` messages each.
+fn session_tree(root: &Path, sessions: usize, entries: usize) {
+    let project = root.join("--work--");
+    std::fs::create_dir_all(&project).unwrap();
+    for s in 0..sessions {
+        let id = format!("0199c000-0000-7000-8000-{s:012}");
+        let mut text = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/work\"}}\n"
+        );
+        for n in 0..entries {
+            let parent = if n == 0 { "null".to_owned() } else { format!("\"{s}-{}\"", n - 1) };
+            writeln!(
+                text,
+                r#"{{"type":"message","id":"{s}-{n}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{s} {n}"}}}}"#
+            )
+            .unwrap();
+        }
+        std::fs::write(project.join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")), &text).unwrap();
+    }
+}
+
+#[test]
+fn kill_9_during_copy_leaves_whole_sessions_and_a_re_run_copies_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("from");
+    session_tree(&source, 20, 100);
+    let from = format!("dir:{}", source.display());
+    let sqlite = |round: usize| format!("sqlite:{}", dir.path().join(format!("to-{round}.db")).display());
+    // A kill at any moment; the later ones may come after the copy finished.
+    let trials = [(sqlite(0), 40u64), (sqlite(1), 200), (format!("dir:{}", dir.path().join("to").display()), 300)];
+    for (to, delay_ms) in trials {
+        let mut child = spawn(&["copy", &from, &to]);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let copy = || Command::new(env!("CARGO_BIN_EXE_sess")).args(["copy", &from, &to]).output().unwrap();
+        let again = copy();
+        let out = String::from_utf8_lossy(&again.stdout);
+        let err = String::from_utf8_lossy(&again.stderr);
+        assert_eq!(again.status.code(), Some(0), "{to} after {delay_ms} ms: {out}{err}");
+        // Each session was copied in one step: the kill left none of them half there.
+        assert!(!out.contains("completed"), "{to} after {delay_ms} ms: {out}");
+        // Every session is there with the source's entries, byte for byte.
+        let last = copy();
+        let out = String::from_utf8_lossy(&last.stdout);
+        assert_eq!(last.status.code(), Some(0), "{to}: {out}");
+        assert!(out.contains("copied 0 sessions") && out.contains("20 sessions were already there"), "{to}: {out}");
+    }
+}

@@ -285,5 +285,89 @@ fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
         assert_eq!(ids_of(&walk(&out)[0]), printed, "{store}");
         let segments = json(&sess(&["segments", "--json", "--store", store, id], ""));
         assert_eq!(segments.as_array().map(Vec::len), Some(1), "{store}: one segment, rooted at the first entry");
+
+/// The stores a copy goes into: SQLite, a tree of files, and PostgreSQL when
+/// the tests have a server (the schema is dropped with the returned guard).
+fn copy_targets(dir: &Path, tag: &str, test: &str) -> (Vec<String>, Option<PgSchema>) {
+    let mut stores = vec![
+        format!("sqlite:{}", dir.join(format!("{tag}.db")).display()),
+        format!("dir:{}", dir.join(format!("{tag}-files")).display()),
+    ];
+    let schema = pg_schema(test);
+    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    (stores, schema)
+}
+
+#[test]
+fn a_re_run_completes_what_an_interrupted_copy_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture(MAIN);
+    let text = std::fs::read_to_string(&original).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let segments = json(&sess(&["segments", "--json", original.to_str().unwrap()], ""));
+    let tree = json(&sess(&["tree", "--json", original.to_str().unwrap()], ""));
+    for kept in [0, 7] {
+        // What an interrupted copy leaves: the session with its first `kept` entries (or none).
+        let partial = dir.path().join(format!("partial-{kept}.jsonl"));
+        std::fs::write(&partial, lines[..=kept].join("\n") + "\n").unwrap();
+        let (stores, _schema) = copy_targets(dir.path(), &format!("kept-{kept}"), "a_re_run_completes");
+        for store in &stores {
+            ok(&sess(&["copy", partial.to_str().unwrap(), store], ""));
+            let output = sess(&["copy", original.to_str().unwrap(), store], "");
+            let out = ok(&output);
+            assert!(
+                out.contains(&format!(
+                    "completed 1 sessions an earlier copy had left unfinished ({} entries)",
+                    18 - kept
+                )),
+                "{store}: {out}"
+            );
+            assert_eq!(json(&sess(&["segments", "--json", "--store", store, MAIN_ID], "")), segments, "{store}");
+            assert_eq!(json(&sess(&["tree", "--json", "--store", store, MAIN_ID], "")), tree, "{store}");
+            if let Some(files) = store.strip_prefix("dir:") {
+                let written = walk(Path::new(files));
+                assert_eq!(std::fs::read(&written[0]).unwrap(), text.as_bytes(), "the original bytes");
+            }
+            let again = ok(&sess(&["copy", original.to_str().unwrap(), store], ""));
+            assert!(again.contains("1 sessions were already there"), "{store}: {again}");
+        }
+    }
+}
+
+const BRANCHED_ID: &str = "01a22b45-5c2c-7431-b56d-8b48c24371f1";
+const OH_MY_PI_ID: &str = "01a22b46-5ef8-7000-9e30-b866ca7c6997";
+
+#[test]
+fn a_conflict_on_one_session_is_reported_and_the_others_are_copied() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("from/--home-dev-demo-project--");
+    std::fs::create_dir_all(&project).unwrap();
+    let names =
+        ["pi-mono-0.73.1-main.jsonl", "pi-mono-0.73.1-createBranchedSession.jsonl", "oh-my-pi-18.2.3-bun.jsonl"];
+    for name in names {
+        std::fs::copy(fixture(&format!("pi-family/{name}")), project.join(name)).unwrap();
+    }
+    let from = format!("dir:{}", dir.path().join("from").display());
+    // Another session with the same id, whose entries differ.
+    let other = dir.path().join("other.jsonl");
+    let text = std::fs::read_to_string(fixture(MAIN)).unwrap();
+    std::fs::write(&other, text.replace("second question", "another question")).unwrap();
+    let (stores, _schema) = copy_targets(dir.path(), "to", "a_conflict_on_one_session");
+    for store in &stores {
+        ok(&sess(&["copy", other.to_str().unwrap(), store], ""));
+        let output = sess(&["copy", &from, store], "");
+        assert_eq!(output.status.code(), Some(1), "{store}: {}", common::stderr(&output));
+        let out = common::stdout(&output);
+        assert!(out.contains("copied 2 sessions"), "{store}: {out}");
+        assert!(out.contains("1 sessions were not copied:"), "{store}: {out}");
+        assert!(out.contains(&format!("session {MAIN_ID} is already in `{store}` with different entries")), "{out}");
+        for (name, session) in [(names[1], BRANCHED_ID), (names[2], OH_MY_PI_ID)] {
+            let file = project.join(name);
+            let segments = json(&sess(&["segments", "--json", file.to_str().unwrap()], ""));
+            assert_eq!(json(&sess(&["segments", "--json", "--store", store, session], "")), segments, "{store} {name}");
+        }
+        // The conflicting session was left as it was.
+        let kept = json(&sess(&["segments", "--json", other.to_str().unwrap()], ""));
+        assert_eq!(json(&sess(&["segments", "--json", "--store", store, MAIN_ID], "")), kept);
     }
 }

@@ -11,8 +11,8 @@ use sess_core::segment::Origin;
 use sess_core::{Entry, SessionHeader};
 use sess_store::discovery::SummaryTally;
 use sess_store::{
-    Appended, Backend, Blobs, Clock, Cursor, NewSegment, SegmentInfo, SessionSummary, StoredSession, SystemClock,
-    check_cursor_name, parse_blob_ref,
+    Appended, Backend, Blobs, Clock, Cursor, NewSegment, ReplayStep, SegmentInfo, SessionSummary, StoredSession,
+    SystemClock, check_cursor_name, parse_blob_ref, replay_moved, replay_steps,
 };
 
 use crate::error::{Context, Error, Result};
@@ -236,13 +236,38 @@ impl Backend for SqliteBackend {
 
     fn create_session(&self, header: &SessionHeader, title_line: Option<&str>) -> StoreResult<()> {
         let now = self.clock.now_ms();
-        self.write("creating a session", |tx| {
-            if session_exists(tx, header.id())? {
-                return Err(StoreError::Conflict { what: format!("session {} exists", header.id()) });
+        self.write("creating a session", |tx| insert_session(tx, header, title_line, now))
+    }
+
+    /// The session and all its entries in one transaction: an import that
+    /// fails or is interrupted part way leaves nothing of the session.
+    fn import_session(
+        &self,
+        header: &SessionHeader,
+        title_line: Option<&str>,
+        entries: &[Entry],
+        progress: &mut dyn FnMut(u64),
+    ) -> StoreResult<()> {
+        let now = self.clock.now_ms();
+        let session = header.id();
+        self.write("importing a session", |tx| {
+            insert_session(tx, header, title_line, now)?;
+            for step in replay_steps(entries, 0) {
+                let run = &entries[step.entries()];
+                match &step {
+                    ReplayStep::Create { start, .. } => {
+                        write::create_segment(tx, now, session, start, run)?;
+                    }
+                    ReplayStep::Append { segment, expected_len, .. } => {
+                        if let Appended::TailMoved { len } =
+                            write::append(tx, now, session, segment, *expected_len, run)?
+                        {
+                            return Err(replay_moved(session, segment, len));
+                        }
+                    }
+                }
+                progress(run.len() as u64);
             }
-            tx.prepare_cached("INSERT INTO sessions (id, header, title_line, updated_ms) VALUES (?1, ?2, ?3, ?4)")
-                .and_then(|mut s| s.execute((header.id(), header.json(), title_line, now)))
-                .context("creating a session")?;
             Ok(())
         })
     }
@@ -434,6 +459,17 @@ fn cursor(conn: &Connection, name: &str) -> StoreResult<Option<Cursor>> {
         children,
         version: from_int(version, "cursors")?,
     }))
+}
+
+/// The row of a new session; a conflict if the id exists.
+fn insert_session(conn: &Connection, header: &SessionHeader, title_line: Option<&str>, now: i64) -> StoreResult<()> {
+    if session_exists(conn, header.id())? {
+        return Err(StoreError::Conflict { what: format!("session {} exists", header.id()) });
+    }
+    conn.prepare_cached("INSERT INTO sessions (id, header, title_line, updated_ms) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute((header.id(), header.json(), title_line, now)))
+        .context("creating a session")?;
+    Ok(())
 }
 
 fn session_exists(conn: &Connection, session: &str) -> StoreResult<bool> {

@@ -284,3 +284,24 @@ fn writers_on_separate_connections_fork_and_lose_nothing() {
     }
     assert_eq!(backend.list_sessions().unwrap()[0].message_count, entries.len());
 }
+
+#[test]
+fn an_import_that_fails_part_way_leaves_nothing_of_the_session() {
+    let backend = SqliteBackend::in_memory().unwrap();
+    // The third run (a branch under `a`) repeats the id `b`: the import fails
+    // after the first segment would have been stored.
+    let entries = [
+        message("a", None),
+        message("b", Some("a")),
+        message("c", Some("b")),
+        message("d", Some("a")),
+        message("b", Some("d")),
+    ];
+    let failed = backend.import_session(&header("s"), None, &entries, &mut |_| {});
+    assert!(matches!(failed, Err(StoreError::Conflict { .. })), "{failed:?}");
+    assert!(matches!(backend.session("s"), Err(StoreError::SessionNotFound { .. })));
+    assert_eq!(backend.list_sessions().unwrap().len(), 0);
+    // Nothing blocks a later import of the session.
+    backend.import_session(&header("s"), None, &entries[..4], &mut |_| {}).unwrap();
+    assert_eq!(backend.read_session("s").unwrap().len(), 4);
+}

@@ -1,6 +1,7 @@
 //! The hot paths of `sess-store` on generated inputs (`cargo bench -p sess-store`):
-//! opening a session file and rebuilding its context, the `SessionManager`
-//! append loop, and listing a tree of sessions.
+//! opening a session file and rebuilding its context, reading a session with
+//! one 128 MiB line, the `SessionManager` append loop, and listing a tree of
+//! sessions.
 //!
 //! Inputs come from `sess_testkit::workload` (seeded) and are written to a
 //! temporary directory once; they are small enough that the suite takes
@@ -66,6 +67,32 @@ fn open_and_context(bencher: Bencher, size: usize) {
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         context::build(entries, &index, Leaf::Last)
+    });
+}
+
+/// The length of the one message line of [`long_line`]'s session.
+const LONG_LINE: usize = 128 << 20;
+
+/// `read_session_file` of a session whose one message is a 128 MiB line, far
+/// longer than a block: reading must stay linear in the line's length.
+#[divan::bench(sample_count = 5)]
+fn long_line(bencher: Bencher) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long-line.jsonl");
+    let mut text = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+    );
+    text.push_str("{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",");
+    text.push_str("\"message\":{\"role\":\"user\",\"content\":\"");
+    text.extend(std::iter::repeat_n('a', LONG_LINE));
+    text.push_str("\"}}\n");
+    write_atomic(&FileStorage, &path, text.as_bytes()).unwrap();
+    let len = text.len() as u64;
+    drop(text);
+    bencher.counter(BytesCount::new(len)).bench(|| {
+        let outcome = read_session_file(&path, &mut RandomIds::new()).unwrap();
+        assert_eq!(outcome.file.entries().len(), 1);
+        outcome
     });
 }
 

@@ -20,7 +20,7 @@ use crate::error::Result;
 mod import;
 mod jsonl;
 
-pub use import::replay_session;
+pub use import::{ReplayStep, replay_moved, replay_rest, replay_session, replay_steps};
 pub use jsonl::JsonlBackend;
 
 /// A segment as the store records it.

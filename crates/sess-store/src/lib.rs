@@ -31,8 +31,9 @@ mod session_file;
 pub mod storage;
 
 pub use backend::{
-    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, SegmentInfo, StoredSession, append_or_fork,
-    check_chain, check_cursor_name, check_fork_point, check_new_root, check_segment_entries, is_leaf, replay_session,
+    Appended, Backend, Cursor, JsonlBackend, NewSegment, Placed, ReplayStep, SegmentInfo, StoredSession,
+    append_or_fork, check_chain, check_cursor_name, check_fork_point, check_new_root, check_segment_entries, is_leaf,
+    replay_moved, replay_rest, replay_session, replay_steps,
 };
 pub use blob::{BlobStore, Blobs, blob_hash, blob_ref, parse_blob_ref};
 pub use clock::{Clock, SteppingClock, SystemClock};

@@ -46,28 +46,139 @@ fn read_blocks(
     size: usize,
     send: &std::sync::mpsc::SyncSender<Lines>,
 ) -> std::io::Result<()> {
-    // Each block is read into a buffer of its own, which its entries keep: no
-    // larger than what is left of the file (plus room to see its end).
-    let capacity = |left: usize| left.min(BLOCK_BYTES) + 4096;
-    let mut left = size;
-    let mut buffer: Vec<u8> = Vec::with_capacity(capacity(left));
+    let mut blocks = LineBlocks::new(size, BLOCK_BYTES);
     loop {
-        let want = BLOCK_BYTES.saturating_sub(buffer.len()).max(64 << 10);
-        if file.take(want as u64).read_to_end(&mut buffer)? == 0 {
-            if !buffer.is_empty() {
+        if !blocks.fill(file)? {
+            if let Some(rest) = blocks.into_rest() {
                 // The receiver only goes away when this scope ends.
-                let _ = send.send(Lines::from_vec(buffer, true));
+                let _ = send.send(Lines::from_vec(rest, true));
             }
             return Ok(());
         }
-        if let Some(last) = buffer.iter().rposition(|&b| b == b'\n') {
-            left = left.saturating_sub(last + 1);
-            let mut rest = Vec::with_capacity(capacity(left));
-            rest.extend_from_slice(&buffer[last + 1..]);
-            buffer.truncate(last + 1);
-            if send.send(Lines::from_vec(std::mem::replace(&mut buffer, rest), false)).is_err() {
-                return Ok(());
-            }
+        if let Some(block) = blocks.take_lines()
+            && send.send(Lines::from_vec(block, false)).is_err()
+        {
+            return Ok(());
+        }
+    }
+}
+
+/// The bytes of a file as they are read, cut into blocks of whole lines.
+struct LineBlocks {
+    /// Bytes read and not handed out yet.
+    buffer: Vec<u8>,
+    /// About how many bytes a block holds.
+    block: usize,
+    /// About how many bytes of the file were not handed out yet.
+    left: usize,
+    /// How many bytes at the start of `buffer` are known to hold no newline:
+    /// a line longer than a read is searched once, not again on every read.
+    no_newline: usize,
+    /// Bytes looked at in the search for newlines, all told.
+    #[cfg(test)]
+    searched: usize,
+}
+
+impl LineBlocks {
+    fn new(size: usize, block: usize) -> Self {
+        let mut blocks = Self {
+            buffer: Vec::new(),
+            block,
+            left: size,
+            no_newline: 0,
+            #[cfg(test)]
+            searched: 0,
+        };
+        blocks.buffer = Vec::with_capacity(blocks.capacity());
+        blocks
+    }
+
+    /// Each block is read into a buffer of its own, which its entries keep: no
+    /// larger than what is left of the file (plus room to see its end).
+    fn capacity(&self) -> usize {
+        self.left.min(self.block) + 4096
+    }
+
+    /// Reads the next bytes; false at the end of the file.
+    fn fill(&mut self, file: &mut dyn std::io::Read) -> std::io::Result<bool> {
+        let want = self.block.saturating_sub(self.buffer.len()).max(64 << 10);
+        Ok(file.take(want as u64).read_to_end(&mut self.buffer)? > 0)
+    }
+
+    /// The lines read so far, up to the last newline, if one was read.
+    fn take_lines(&mut self) -> Option<Vec<u8>> {
+        let unsearched = &self.buffer[self.no_newline..];
+        #[cfg(test)]
+        {
+            self.searched += unsearched.len();
+        }
+        let Some(at) = memchr::memrchr(b'\n', unsearched) else {
+            self.no_newline = self.buffer.len();
+            return None;
+        };
+        let last = self.no_newline + at;
+        self.no_newline = 0;
+        self.left = self.left.saturating_sub(last + 1);
+        let mut rest = Vec::with_capacity(self.capacity());
+        rest.extend_from_slice(&self.buffer[last + 1..]);
+        self.buffer.truncate(last + 1);
+        Some(std::mem::replace(&mut self.buffer, rest))
+    }
+
+    /// What is left after the last newline, if anything.
+    fn into_rest(self) -> Option<Vec<u8>> {
+        Some(self.buffer).filter(|rest| !rest.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cuts `bytes` as [`read_session`] does, with blocks of about `block` bytes.
+    fn cut(bytes: &[u8], block: usize) -> (Vec<Vec<u8>>, usize) {
+        let mut blocks = LineBlocks::new(bytes.len(), block);
+        let mut file = bytes;
+        let mut out = Vec::new();
+        while blocks.fill(&mut file).unwrap() {
+            out.extend(blocks.take_lines());
+        }
+        let searched = blocks.searched;
+        out.extend(blocks.into_rest());
+        (out, searched)
+    }
+
+    #[test]
+    fn a_line_longer_than_many_reads_is_searched_for_its_end_once() {
+        // A 16 MiB line, read 64 KiB at a time: 256 reads.
+        let line_len = 16 << 20;
+        let mut bytes = b"{\"type\":\"session\"}\n".to_vec();
+        bytes.resize(bytes.len() + line_len, b'a');
+        bytes.extend_from_slice(b"\nafter\n");
+        let (blocks, searched) = cut(&bytes, 64 << 10);
+        assert_eq!(blocks.concat(), bytes, "every byte handed out once, in order");
+        assert!(blocks.iter().all(|b| b.ends_with(b"\n")), "blocks of whole lines");
+        assert!(
+            searched <= 2 * bytes.len(),
+            "{searched} bytes searched for newlines in a file of {} bytes: a long line is searched again on every read",
+            bytes.len()
+        );
+    }
+
+    #[test]
+    fn blocks_are_whole_lines_and_keep_every_byte() {
+        let mut bytes = Vec::new();
+        for n in 0..200 {
+            bytes.extend(std::iter::repeat_n(b'x', n * 7919 % 150_000));
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(b"no newline at the end");
+        for block in [1, 100, 64 << 10, 1 << 20] {
+            let (blocks, _) = cut(&bytes, block);
+            assert_eq!(blocks.concat(), bytes, "block size {block}");
+            let (last, whole) = blocks.split_last().unwrap();
+            assert!(whole.iter().all(|b| b.ends_with(b"\n")), "block size {block}");
+            assert_eq!(last.as_slice(), b"no newline at the end".as_slice(), "block size {block}");
         }
     }
 }

@@ -250,3 +250,46 @@ fn large_images_go_to_the_blob_store_and_come_back() {
     assert_eq!(reopened.entries()[0].message().unwrap().decode::<Value>().unwrap(), image);
     assert_eq!(storage.list_dir(Path::new("/blobs")).unwrap().len(), 1);
 }
+
+/// `sess copy` into a tree of files: a session whose import fails at any
+/// write, sync, rename or open is there whole or not at all, so a re-run
+/// copies it again instead of finding half of it.
+#[test]
+fn an_import_into_files_that_fails_at_any_step_leaves_the_whole_session_or_none() {
+    use sess_store::{Backend, JsonlBackend};
+    use sess_testkit::backends::{header, message};
+    let entries = [
+        message("a", None),
+        message("b", Some("a")),
+        message("c", Some("b")),
+        message("d", Some("a")),
+        message("e", Some("d")),
+    ];
+    let json = |entries: &[sess_core::Entry]| entries.iter().map(|e| e.json().to_owned()).collect::<Vec<_>>();
+    for op in [Op::Write, Op::Sync, Op::Rename, Op::Open] {
+        let mut failures = 0;
+        for nth in 1..=6 {
+            let memory: Arc<dyn SessionStorage> = Arc::new(MemoryStorage::new());
+            let storage = FaultStorage::new(memory.clone());
+            storage.fail_on(op, nth);
+            let backend = JsonlBackend::new(Arc::new(storage), "/s/sessions");
+            let imported = backend.import_session(&header("s"), None, &entries, &mut |_| {});
+            // What a later process finds.
+            let later = JsonlBackend::new(memory.clone(), "/s/sessions");
+            if let Ok(()) = imported {
+                assert_eq!(json(&later.read_session("s").unwrap()), json(&entries), "{op:?}#{nth}");
+            } else {
+                failures += 1;
+                // A failed sync of the directory comes after the rename: the session is there, whole.
+                let left = later.read_session("s");
+                assert!(
+                    matches!(left, Err(Error::SessionNotFound { .. }))
+                        || left.as_ref().is_ok_and(|left| json(left) == json(&entries)),
+                    "{op:?}#{nth}: a failed import left {:?}",
+                    left.map(|e| json(&e))
+                );
+            }
+        }
+        assert!(failures > 0, "{op:?} never failed an import");
+    }
+}

@@ -2,10 +2,10 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use sess_core::{CURRENT_VERSION, ReadOutcome};
+use sess_core::{CURRENT_VERSION, IssueKind, ReadOutcome};
 use sess_store::{RandomIds, durable, read_session_file};
 
 use crate::Outcome;
@@ -77,31 +77,61 @@ fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
     Ok(Done::Migrated { from, entries: outcome.file.entries().len(), backup })
 }
 
-/// Refuses to drop unreadable lines unless asked; when asked, keeps the
-/// original bytes in `<file>.pre-migrate` first.
+/// Refuses to drop unreadable lines, or to replace bytes that are not UTF-8
+/// with U+FFFD, unless asked; when asked, keeps the original bytes in
+/// `<file>.pre-migrate` first (and never overwrites an earlier such copy).
 fn keep_dropped_lines(path: &Path, outcome: &ReadOutcome, drop_invalid: bool) -> anyhow::Result<Option<String>> {
-    let skipped: Vec<_> = outcome.issues.iter().filter(|i| i.kind.is_skipped()).collect();
-    if skipped.is_empty() {
+    let skipped: Vec<usize> = outcome.issues.iter().filter(|i| i.kind.is_skipped()).map(|i| i.line).collect();
+    let not_utf8: Vec<usize> =
+        outcome.issues.iter().filter(|i| i.kind == IssueKind::InvalidUtf8).map(|i| i.line).collect();
+    if skipped.is_empty() && not_utf8.is_empty() {
         return Ok(None);
     }
     if !drop_invalid {
-        let lines: Vec<String> = skipped.iter().take(10).map(|i| i.line.to_string()).collect();
-        let more = if skipped.len() > 10 { ", …" } else { "" };
+        let mut found = Vec::new();
+        if !skipped.is_empty() {
+            found.push(format!("{} unreadable lines ({})", skipped.len(), line_list(&skipped)));
+        }
+        if !not_utf8.is_empty() {
+            found.push(format!("{} lines that are not valid UTF-8 ({})", not_utf8.len(), line_list(&not_utf8)));
+        }
+        let loss = match (skipped.is_empty(), not_utf8.is_empty()) {
+            (false, true) => "drop them",
+            (true, false) => "replace their invalid bytes with U+FFFD",
+            _ => "drop or change them",
+        };
         return Err(anyhow::Error::new(Hint(format!(
-            "see `sess verify {}`; repair those lines, or pass --drop-invalid to migrate without them",
-            path.display()
-        )))
-        .context(format!(
-            "`{}` has {} unreadable lines (line {}{more}); migrating would drop them",
+            "see `sess verify {}`; repair those lines, or pass --drop-invalid to migrate without them \
+             (the original bytes are then kept in `{}`)",
             path.display(),
-            skipped.len(),
-            lines.join(", ")
-        )));
+            backup_path(path).display()
+        )))
+        .context(format!("`{}` has {}; migrating would {loss}", path.display(), found.join(" and "))));
     }
+    let backup = backup_path(path);
+    let bytes = fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    match fs::read(&backup) {
+        Ok(earlier) if earlier == bytes => {}
+        Ok(_) => {
+            return Err(anyhow::Error::new(Hint("move it away, then run the migration again".to_owned()))
+                .context(format!("`{}` exists and holds other bytes; nothing was written", backup.display())));
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => durable::write_atomic(&backup, &bytes)?,
+        Err(err) => return Err(err).with_context(|| format!("cannot read `{}`", backup.display())),
+    }
+    Ok(Some(backup.display().to_string()))
+}
+
+/// `<file>.pre-migrate`, where the original bytes are kept.
+fn backup_path(path: &Path) -> PathBuf {
     let mut backup = path.as_os_str().to_owned();
     backup.push(".pre-migrate");
-    let backup = Path::new(&backup);
-    let bytes = fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    durable::write_atomic(backup, &bytes)?;
-    Ok(Some(backup.display().to_string()))
+    PathBuf::from(backup)
+}
+
+/// "line 3, 7, …": the first ten line numbers.
+fn line_list(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(10).map(usize::to_string).collect();
+    let more = if lines.len() > 10 { ", …" } else { "" };
+    format!("line {}{more}", shown.join(", "))
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sess_core::segment::{Deriver, Segment};
-use sess_core::{Entry, SequentialIds, SessionHeader};
+use sess_core::{Entry, SequentialIds, SessionFile, SessionHeader};
 
 use super::{
     Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain, check_cursor_name,
@@ -185,6 +185,23 @@ impl JsonlBackend {
         Ok(None)
     }
 
+    /// Creates the file of session `header` holding `entries`, in one atomic
+    /// write; a conflict if the session exists.
+    fn create_file(&self, header: &SessionHeader, title_line: Option<&str>, entries: &[Entry]) -> Result<()> {
+        if self.path_of(header.id()).is_ok() {
+            return Err(Error::Conflict { what: format!("session {} exists", header.id()) });
+        }
+        let dir = self.root.join(discovery::legacy_dir_name(header.cwd().unwrap_or_default()));
+        let name = discovery::session_file_name(header.timestamp().unwrap_or("0000-00-00T00:00:00.000Z"), header.id());
+        let path = dir.join(name);
+        self.storage.create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
+        let file = SessionFile::from_entries(Some(header.clone()), title_line, entries.to_vec());
+        storage::write_atomic(self.storage.as_ref(), &path, file.to_jsonl().as_bytes())
+            .map_err(|e| Error::io("writing", &path, e))?;
+        self.state().paths.insert(header.id().to_owned(), path);
+        Ok(())
+    }
+
     fn lock(&self, path: &Path) -> Result<Box<dyn StorageLock>> {
         self.storage.lock(path).map_err(|e| Error::io("locking", path, e))
     }
@@ -258,23 +275,20 @@ impl Backend for JsonlBackend {
     }
 
     fn create_session(&self, header: &SessionHeader, title_line: Option<&str>) -> Result<()> {
-        if self.path_of(header.id()).is_ok() {
-            return Err(Error::Conflict { what: format!("session {} exists", header.id()) });
-        }
-        let dir = self.root.join(discovery::legacy_dir_name(header.cwd().unwrap_or_default()));
-        let name = discovery::session_file_name(header.timestamp().unwrap_or("0000-00-00T00:00:00.000Z"), header.id());
-        let path = dir.join(name);
-        self.storage.create_dir_all(&dir).map_err(|e| Error::io("creating", &dir, e))?;
-        let mut text = String::new();
-        if let Some(title) = title_line {
-            text.push_str(title);
-            text.push('\n');
-        }
-        text.push_str(header.json());
-        text.push('\n');
-        storage::write_atomic(self.storage.as_ref(), &path, text.as_bytes())
-            .map_err(|e| Error::io("writing", &path, e))?;
-        self.state().paths.insert(header.id().to_owned(), path);
+        self.create_file(header, title_line, &[])
+    }
+
+    /// The whole file, written at once (atomically): an import that fails or
+    /// is interrupted part way leaves no file.
+    fn import_session(
+        &self,
+        header: &SessionHeader,
+        title_line: Option<&str>,
+        entries: &[Entry],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<()> {
+        self.create_file(header, title_line, entries)?;
+        progress(entries.len() as u64);
         Ok(())
     }
 
