@@ -273,6 +273,49 @@ mod persistence {
         assert!(sm.entries().is_empty());
     }
 
+    /// Another agent's session (real Claude Code and Codex files), or lines
+    /// of JSON that are no session at all, have no pi header either: they
+    /// are refused, and neither moved aside nor overwritten.
+    #[test]
+    fn a_file_with_no_pi_line_is_refused_never_moved_aside() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut files: Vec<Vec<u8>> = [
+            "claude-code/claude-basic-toolcall.jsonl",
+            "claude-code/claude-compact-branch.jsonl",
+            "codex/codex-basic-rollout.jsonl",
+            "codex/codex-fork-rollback-compact.jsonl",
+        ]
+        .iter()
+        .map(|name| std::fs::read(fixtures.join(name)).unwrap())
+        .collect();
+        files.push(b"{\"a\":1}\nnot json\n{\"id\":\"x\",\"type\":\"whatever\"}\n".to_vec());
+        for original in files {
+            let storage = memory();
+            let path = Path::new("/s/other.jsonl");
+            sess_store::write_atomic(storage.as_ref(), path, &original).unwrap();
+            let err = builder(&storage).open(path).err().expect("opened another agent's file");
+            assert!(matches!(err, sess_store::Error::NotAPiSession { .. }), "{err:?}");
+            assert!(err.to_string().contains("`/s/other.jsonl` is not a pi-family session"), "{err}");
+            assert_eq!(storage.read(path).unwrap(), original);
+            let names: Vec<PathBuf> = storage.list_dir(Path::new("/s")).unwrap().into_iter().map(|e| e.path).collect();
+            assert_eq!(names, [PathBuf::from("/s/other.jsonl")]);
+        }
+    }
+
+    /// A pi-family session cut inside its header line, before any entry was
+    /// written, is still taken for a damaged one.
+    #[test]
+    fn a_header_cut_before_any_entry_is_moved_aside() {
+        let storage = memory();
+        let path = Path::new("/s/cut.jsonl");
+        let original = "{\"type\":\"session\",\"version\":3,\"id\":\"01a2";
+        sess_store::write_atomic(storage.as_ref(), path, original.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::CorruptFileMoved { moved_to }) = notices.first() else { panic!("{notices:?}") };
+        assert_eq!(storage.read(moved_to).unwrap(), original.as_bytes());
+    }
+
     #[test]
     fn a_torn_last_line_is_cut_before_the_next_append() {
         let storage = memory();
