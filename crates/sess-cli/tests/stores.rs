@@ -267,12 +267,7 @@ fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
         format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}}\n"),
     )
     .unwrap();
-    let schema = pg_schema("appends_to_a_stored_session_with_no_entries");
-    let mut stores = vec![
-        format!("sqlite:{}", dir.path().join("s.db").display()),
-        format!("dir:{}", dir.path().join("tree").display()),
-    ];
-    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    let (stores, _schema) = copy_targets(dir.path(), "empty", "appends_to_a_stored_session_with_no_entries");
     for (n, store) in stores.iter().enumerate() {
         ok(&sess(&["copy", header_only.to_str().unwrap(), store], ""));
         // Two user messages: no assistant message yet.
@@ -285,6 +280,8 @@ fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
         assert_eq!(ids_of(&walk(&out)[0]), printed, "{store}");
         let segments = json(&sess(&["segments", "--json", "--store", store, id], ""));
         assert_eq!(segments.as_array().map(Vec::len), Some(1), "{store}: one segment, rooted at the first entry");
+    }
+}
 
 /// The stores a copy goes into: SQLite, a tree of files, and PostgreSQL when
 /// the tests have a server (the schema is dropped with the returned guard).
