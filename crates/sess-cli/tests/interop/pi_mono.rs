@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sess_store::{CompactionParams, CustomMessageParams, FileStorage, SessionManager};
 
-use crate::harness::{Dialect, Mismatches, Peer, check_reads, compare_view, parse, peer, scenarios, seed, sess, show};
+use sess_core::EntryKind;
+
+use crate::harness::{
+    Dialect, Mismatches, Ours, Peer, check_reads, compare_view, first_difference, parse, peer, scenarios, seed, sess,
+    show,
+};
 
 fn pi_mono() -> Option<Peer> {
     peer("pi-mono", "node", "driver.mjs", "@mariozechner/pi-coding-agent")
@@ -199,6 +204,89 @@ fn pi_mono_opens_what_sess_writes() {
         mismatches.compared
     );
     mismatches.finish("pi-mono write");
+}
+
+/// `sess fork --at ID --new-session` drops the label entries of the path, as
+/// pi-mono's `createBranchedSession` does, but keeps the chain whole (docs/format.md,
+/// "Where sess differs"): pi-mono reads the new file with the context it computes
+/// at ID in the original. Forked at entries whose path runs through a label: in a
+/// session written by sess with a label on the path whose target is off the path,
+/// and in sessions pi-mono generated.
+#[test]
+fn pi_mono_reads_a_fork_with_the_context_at_its_entry() {
+    let Some(peer) = pi_mono() else { return };
+    let seed = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let mut sm = SessionManager::builder()
+        .storage(std::sync::Arc::new(FileStorage))
+        .create("/home/dev/project", &dir.path().join("own"))
+        .unwrap();
+    let message = |role: &str, text: &str| json!({"role": role, "content": [{"type": "text", "text": text}], "provider": "p", "model": "m", "timestamp": 1});
+    let one = sm.append_message(&message("user", "one")).unwrap();
+    let off = sm.append_message(&message("assistant", "off the path")).unwrap();
+    sm.branch(one.as_str()).unwrap();
+    sm.append_label_change(off.as_str(), Some("elsewhere")).unwrap();
+    sm.append_message(&message("assistant", "two")).unwrap();
+    sm.append_label_change(one.as_str(), Some("start")).unwrap();
+    sm.append_message(&message("user", "three")).unwrap();
+    let four = sm.append_message(&message("assistant", "four")).unwrap();
+    sm.close().unwrap();
+    let mut forks: Vec<(PathBuf, String)> = vec![(sm.session_file().unwrap().to_owned(), four.to_string())];
+
+    let generated = peer.generate(dir.path(), seed, scenarios(150) / 10);
+    for scenario in generated.as_array().unwrap() {
+        let file = PathBuf::from(scenario["session"]["file"].as_str().unwrap());
+        let ours = Ours::read(&file, None);
+        let through_a_label: Vec<String> = ours
+            .entries
+            .iter()
+            .filter(|e| !matches!(e.kind(), EntryKind::Label(_)))
+            .filter(|e| ours.path(Some(e.id().as_str())).iter().any(|p| matches!(p.kind(), EntryKind::Label(_))))
+            .map(|e| e.id().to_string())
+            .collect();
+        let picks = [through_a_label.first(), through_a_label.get(through_a_label.len() / 2), through_a_label.last()];
+        let mut picks: Vec<&String> = picks.into_iter().flatten().collect();
+        picks.dedup();
+        forks.extend(picks.into_iter().map(|id| (file.clone(), id.clone())));
+    }
+
+    let out = dir.path().join("forks");
+    let mut files = Vec::new();
+    for (file, at) in &forks {
+        let output =
+            sess(&["fork", file.to_str().unwrap(), "--at", at, "--new-session", "--dir", out.to_str().unwrap()]);
+        assert!(
+            output.status.success(),
+            "sess fork {} --at {at}: {}",
+            file.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        files.push(file.clone());
+        files.push(PathBuf::from(String::from_utf8(output.stdout).unwrap().trim()));
+    }
+    let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let views = peer.run(dir.path(), &[&["inspect"], paths.as_slice()].concat());
+    let views = views.as_array().unwrap();
+    let mut mismatches = Mismatches::new(seed);
+    for ((file, at), pair) in forks.iter().zip(views.chunks(2)) {
+        let (original, fork) = (&pair[0]["contexts"][at], &pair[1]["last"]);
+        for key in ["messages", "thinkingLevel", "model"] {
+            mismatches.check(original[key] == fork[key], || {
+                format!(
+                    "seed {seed} {} forked at {at}: pi-mono's {key} of the fork differs from the original's\n  {}",
+                    file.display(),
+                    first_difference(&fork[key], &original[key])
+                )
+            });
+        }
+        compare_view(Dialect::PiMono, dir.path(), &pair[1], &mut mismatches, false);
+    }
+    eprintln!(
+        "interop pi-mono fork (seed {seed}): {} forks read by pi-mono, {} comparisons",
+        forks.len(),
+        mismatches.compared
+    );
+    mismatches.finish("pi-mono fork");
 }
 
 fn run_with_stdin(args: &[&str], input: &str) -> String {
