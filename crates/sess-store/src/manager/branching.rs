@@ -56,10 +56,11 @@ impl SessionManager {
     /// switches to it. Labels are not copied as entries: each label on an entry
     /// of the path is written again at the end (same text and time, new id). An
     /// entry whose parent was a label entry of the path hangs under the nearest
-    /// entry kept before it, so the chain stays whole (see [`without_labels`]).
-    /// The header's `parentSession` is the old session file. A persisted session is
-    /// written at once, atomically; returns its path (`None` for a session in
-    /// memory or in a backend, whose id is then [`session_id`](Self::session_id)).
+    /// entry kept before it, and a compaction kept from one keeps from the next
+    /// kept entry, so the chain and the context stay whole. The header's
+    /// `parentSession` is the old session file. A persisted session is written
+    /// at once, atomically; returns its path (`None` for a session in memory or
+    /// in a backend, whose id is then [`session_id`](Self::session_id)).
     pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
         self.create_branched_session_in(leaf_id, None)
     }
