@@ -137,6 +137,28 @@ fn fork_at_a_turn_in_a_store() {
     assert_eq!(listed[0]["source"], "sqlite");
 }
 
+/// A fork into a new session in a store drops the path's label entries as a
+/// file's fork does, and keeps the chain whole: the entry after the label
+/// f6836503 hangs under the entry before it, so the context is the original's.
+#[test]
+fn fork_into_a_new_session_in_a_store_keeps_the_context_across_a_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture(MAIN);
+    let expected = json(&sess(&["context", "--leaf", "5ef624f7", original.to_str().unwrap()], ""));
+    let schema = pg_schema("fork_into_a_new_session_in_a_store");
+    let mut stores = vec![
+        format!("sqlite:{}", dir.path().join("store.db").display()),
+        format!("dir:{}", dir.path().join("sessions").display()),
+    ];
+    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    for store in &stores {
+        ok(&sess(&["copy", original.to_str().unwrap(), store], ""));
+        let new_session = ok(&sess(&["fork", "--store", store, MAIN_ID, "--at", "5ef624f7", "--new-session"], ""));
+        let context = json(&sess(&["context", "--store", store, new_session.trim()], ""));
+        assert_eq!(context, expected, "{store}");
+    }
+}
+
 #[test]
 fn store_urls_are_checked() {
     let bad = sess(&["list", "--store", "ftp://x"], "");
