@@ -100,8 +100,13 @@ mod line;
 mod lineage;
 mod output;
 mod rollout;
+mod turns;
+mod verify;
 
 use std::path::{Path, PathBuf};
+
+pub use turns::{Turn, Turns, turns, turns_of};
+pub use verify::verify;
 
 use crate::error::{Error, Result};
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
@@ -185,6 +190,11 @@ pub fn load(path: &Path) -> Result<Transcript> {
 pub fn load_counting_inherited(path: &Path) -> Result<(Transcript, usize)> {
     let bytes = compression::read_rollout(path)?;
     Ok(read_counting_inherited(path, &bytes))
+}
+
+/// Checks the rollout at `path` ([`verify`]).
+pub fn verify_file(path: &Path) -> Result<crate::Checked> {
+    Ok(verify(&compression::read_rollout(path)?))
 }
 
 /// The (decompressed) bytes of the rollout at `path`: a `.zst` file is

@@ -16,6 +16,7 @@ pub mod jsonl;
 mod listing;
 pub mod pi;
 mod transcript;
+mod verify;
 
 pub use detect::detect;
 pub use error::{Error, Result};
@@ -24,3 +25,4 @@ pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, SourceKind, ToolCall, ToolStatus, Transcript, content_text,
     finish_pending, first_prompt, input_gist,
 };
+pub use verify::Checked;
