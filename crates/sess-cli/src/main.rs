@@ -7,6 +7,7 @@ mod env;
 mod load;
 mod output;
 mod render;
+mod resolve;
 mod session;
 mod sources;
 mod store;
