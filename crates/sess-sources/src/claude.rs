@@ -2,7 +2,9 @@
 //! (formats.md §1, seed 003).
 //!
 //! - [`config_dirs`] and [`project_dir_name`] find the folders; [`list`] and
-//!   [`session_files`] find the sessions; [`load`] and [`parse`] read one.
+//!   [`session_files`] find the sessions; [`load`] and [`parse`] read one;
+//!   [`tree`] gives its lines as a tree by `uuid`/`parentUuid` and [`verify`]
+//!   what is damaged in it (`claude/tree.rs`).
 //! - Sessions are the `*.jsonl` files directly in a project folder, except
 //!   `agent-*.jsonl` (subagents of the old flat layout). Folders beside them
 //!   (`<uuid>/subagents/`, `<uuid>/tool-results/`) are not searched.

@@ -90,6 +90,12 @@
 //!   Codex home (archived rollouts included) and show it before the fork's own
 //!   lines; when a base cannot be read, a system notice says so in its place.
 //!   A fork is titled by its own first prompt, as Codex titles it.
+//!
+//! # Turns and checks
+//!
+//! [`turns`] gives a thread as its line of turns (`codex/turns.rs`: a turn per
+//! prompt of the transcript, rollbacks, aborts and compactions marked), and
+//! [`verify`] the lines a transcript had to skip.
 
 mod compression;
 mod echo;
