@@ -107,7 +107,8 @@ fn tree_shows_a_codex_rollout_as_its_line_of_turns() {
         "Codex thread 0199c4f0-11aa-7b22-8c33-d44e55f66a77, forked from 0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81\n\
          turn 1  Why is test_parse_dates failing?\n\
          turn 2  Instead, auto-detect day-first vs month-first.  ↺ rolled back\n\
-         turn 3  Add a --day-first CLI flag.  ◆ compacted\n\
+         turn 3  Add a --day-first CLI flag.\n\
+         \x20       ◆ context compacted\n\
          turn 4  Also update the README  ✗ aborted  ← leaf\n"
     );
     let turns = json_out(&sess(&["tree", "--json", path_str(&path)]));
@@ -116,6 +117,7 @@ fn tree_shows_a_codex_rollout_as_its_line_of_turns() {
     assert_eq!(turns["leafTurn"], 4);
     let rolled: Vec<bool> = turns["turns"].as_array().unwrap().iter().map(|t| t["rolledBack"] == true).collect();
     assert_eq!(rolled, [false, true, false, false]);
+    assert_eq!(turns["compactions"], json!([{"afterTurn": 3, "id": "19"}]));
 }
 
 /// `sess` with `CLAUDE_CONFIG_DIR` and `CODEX_HOME` naming the folders the

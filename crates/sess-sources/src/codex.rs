@@ -94,7 +94,7 @@
 //! # Turns and checks
 //!
 //! [`turns`] gives a thread as its line of turns (`codex/turns.rs`: a turn per
-//! prompt of the transcript, rollbacks, aborts and compactions marked), and
+//! prompt of the transcript, rollbacks and aborts marked, compactions placed), and
 //! [`verify`] the lines a transcript had to skip.
 
 mod compression;
@@ -111,7 +111,7 @@ mod verify;
 
 use std::path::{Path, PathBuf};
 
-pub use turns::{Turn, Turns, turns, turns_of};
+pub use turns::{Compaction, Turn, Turns, turns, turns_of};
 pub use verify::verify;
 
 use crate::error::{Error, Result};

@@ -5,8 +5,8 @@
 //! echoes paired, injected context hidden), so turn numbers agree with
 //! `sess show`. `thread_rolled_back` undoes the last `num_turns` turns still
 //! in the thread: they stay in the file and are marked rolled back. A turn
-//! that ended with `turn_aborted` is marked aborted, one in which the context
-//! was compacted is marked compacted. A fork says which thread it was forked
+//! that ended with `turn_aborted` is marked aborted. A compaction is placed
+//! after the turns that came before it. A fork says which thread it was forked
 //! from; the turns of the history it continues (read from that thread's
 //! rollout, for a fork by reference, or copied into the file by older builds)
 //! are marked inherited for a fork by reference. Rollbacks are read from the
@@ -24,8 +24,6 @@ use crate::transcript::{Block, Role};
 /// One turn; it serializes with camelCase names.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-// The marks are independent: an inherited turn can be compacted and rolled back.
-#[allow(clippy::struct_excessive_bools)]
 pub struct Turn {
     /// 1-based, in thread order.
     pub number: usize,
@@ -41,8 +39,17 @@ pub struct Turn {
     pub rolled_back: bool,
     /// Stopped by `turn_aborted`.
     pub aborted: bool,
-    /// The context was compacted during the turn.
-    pub compacted: bool,
+}
+
+/// A compaction of the thread's context.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compaction {
+    /// How many turns came before it (it was during the last of them, or
+    /// before the next one).
+    pub after_turn: usize,
+    /// The id of its notice in `sess show --json`.
+    pub id: Option<String>,
 }
 
 /// A thread's line of turns.
@@ -54,6 +61,8 @@ pub struct Turns {
     pub forked_from: Option<String>,
     /// The turns, oldest first.
     pub turns: Vec<Turn>,
+    /// The compactions, oldest first.
+    pub compactions: Vec<Compaction>,
     /// The turn the thread continues from: the last one not rolled back.
     pub leaf: Option<usize>,
     /// The rollout's lines that were skipped because they do not parse.
@@ -75,6 +84,7 @@ pub fn turns_of(path: &Path, bytes: &[u8]) -> Turns {
     let (transcript, inherited) = read_counting_inherited(path, bytes);
     let events = own_events(bytes);
     let mut turns: Vec<Turn> = Vec::new();
+    let mut compactions = Vec::new();
     for (index, message) in transcript.messages.iter().enumerate() {
         match message.role {
             Role::User => turns.push(Turn {
@@ -85,13 +95,10 @@ pub fn turns_of(path: &Path, bytes: &[u8]) -> Turns {
                 inherited: index < inherited,
                 rolled_back: false,
                 aborted: false,
-                compacted: false,
             }),
             Role::System => {
-                if message.blocks.iter().any(|b| matches!(b, Block::Summary { .. }))
-                    && let Some(turn) = turns.last_mut()
-                {
-                    turn.compacted = true;
+                if message.blocks.iter().any(|b| matches!(b, Block::Summary { .. })) {
+                    compactions.push(Compaction { after_turn: turns.len(), id: message.id.clone() });
                 }
                 match message.id.as_ref().and_then(|id| events.get(id)) {
                     Some(Marker::RolledBack(count)) => {
@@ -112,7 +119,7 @@ pub fn turns_of(path: &Path, bytes: &[u8]) -> Turns {
         }
     }
     let leaf = turns.iter().rposition(|t| !t.rolled_back);
-    Turns { id: transcript.id, forked_from, turns, leaf, issues: transcript.issues }
+    Turns { id: transcript.id, forked_from, turns, compactions, leaf, issues: transcript.issues }
 }
 
 /// What a system notice of the rollout's own lines was.
@@ -171,17 +178,18 @@ mod tests {
         let (path, bytes) = fixture("codex-fork-rollback-compact.jsonl");
         let turns = turns_of(&path, &bytes);
         assert_eq!(turns.forked_from.as_deref(), Some("0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81"));
-        let marks: Vec<(&str, bool, bool, bool)> =
-            turns.turns.iter().map(|t| (t.prompt.as_str(), t.rolled_back, t.aborted, t.compacted)).collect();
+        let marks: Vec<(&str, bool, bool)> =
+            turns.turns.iter().map(|t| (t.prompt.as_str(), t.rolled_back, t.aborted)).collect();
         assert_eq!(
             marks,
             [
-                ("Why is test_parse_dates failing?", false, false, false),
-                ("Instead, auto-detect day-first vs month-first.", true, false, false),
-                ("Add a --day-first CLI flag.", false, false, true),
-                ("Also update the README", false, true, false),
+                ("Why is test_parse_dates failing?", false, false),
+                ("Instead, auto-detect day-first vs month-first.", true, false),
+                ("Add a --day-first CLI flag.", false, false),
+                ("Also update the README", false, true),
             ]
         );
+        assert_eq!(turns.compactions.iter().map(|c| c.after_turn).collect::<Vec<_>>(), [3]);
         assert_eq!(turns.leaf, Some(3));
     }
 }

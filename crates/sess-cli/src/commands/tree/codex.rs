@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use serde::Serialize;
-use sess_sources::codex::{self, Turn, Turns};
+use sess_sources::codex::{self, Compaction, Turn, Turns};
 
 use crate::Outcome;
 use crate::cli::TreeArgs;
@@ -20,8 +20,10 @@ struct TurnsJson<'a> {
     forked_from: Option<&'a str>,
     /// The leaf turn's number.
     leaf_turn: Option<usize>,
-    /// `[{"number","id","timestamp","prompt","inherited","rolledBack","aborted","compacted"}]`.
+    /// `[{"number","id","timestamp","prompt","inherited","rolledBack","aborted"}]`.
     turns: &'a [Turn],
+    /// `[{"afterTurn","id"}]`.
+    compactions: &'a [Compaction],
 }
 
 pub(super) fn run(args: &TreeArgs, path: &Path) -> anyhow::Result<Outcome> {
@@ -44,6 +46,7 @@ fn json(turns: &Turns) -> TurnsJson<'_> {
         forked_from: turns.forked_from.as_deref(),
         leaf_turn: turns.leaf.map(|l| turns.turns[l].number),
         turns: &turns.turns,
+        compactions: &turns.compactions,
     }
 }
 
@@ -55,13 +58,14 @@ fn write_text(out: &mut impl Write, turns: &Turns) -> anyhow::Result<()> {
     }
     writeln!(out)?;
     let width = turns.turns.len().to_string().len();
+    let compacted_after = |done: usize| turns.compactions.iter().filter(move |c| c.after_turn == done);
+    for _ in compacted_after(0) {
+        writeln!(out, "◆ context compacted")?;
+    }
     for (index, turn) in turns.turns.iter().enumerate() {
         write!(out, "turn {:<width$}  {}", turn.number, turn.prompt)?;
         if turn.inherited {
             write!(out, "  [inherited]")?;
-        }
-        if turn.compacted {
-            write!(out, "  ◆ compacted")?;
         }
         if turn.aborted {
             write!(out, "  ✗ aborted")?;
@@ -73,6 +77,9 @@ fn write_text(out: &mut impl Write, turns: &Turns) -> anyhow::Result<()> {
             write!(out, "  ← leaf")?;
         }
         writeln!(out)?;
+        for _ in compacted_after(turn.number) {
+            writeln!(out, "{:width$}       ◆ context compacted", "")?;
+        }
     }
     if turns.turns.is_empty() {
         writeln!(out, "(no turns)")?;
