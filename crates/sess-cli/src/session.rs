@@ -93,7 +93,11 @@ pub(crate) fn report(manager: &mut SessionManager) {
                 moved_to.display()
             )),
             Notice::OriginalKept { copy } => {
-                warn(format_args!("`{file}`: unreadable lines were kept in `{}` before rewriting", copy.display()));
+                warn(format_args!(
+                    "`{file}`: its original bytes (unreadable lines or bytes that are not UTF-8) were kept in `{}` \
+                     before rewriting",
+                    copy.display()
+                ));
             }
             Notice::SkippedLines { lines } => {
                 let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();

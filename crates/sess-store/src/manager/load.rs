@@ -136,7 +136,7 @@ impl SessionManager {
             known_len: outcome.torn_tail_at.unwrap_or(outcome.len),
             identity: self.storage.stat(path).ok().and_then(|s| s.identity),
             tail: super::Tail::of(&outcome).unless_torn(),
-            lossy: !skipped.is_empty(),
+            lossy: outcome.issues.iter().any(|i| i.kind.is_lost_by_rewrite()),
             ..super::DiskState::default()
         };
         if !skipped.is_empty() {
