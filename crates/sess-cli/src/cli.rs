@@ -122,6 +122,15 @@ pub(crate) struct AppendArgs {
     /// Append under this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
+    /// The longest stdin line accepted, in bytes (its newline not counted); a
+    /// longer one stops the command before any of it is written.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = crate::commands::append::DEFAULT_MAX_LINE_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub(crate) max_line_bytes: u64,
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use sess_store::discovery::{self, PiAgent};
 use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 
 use crate::output::{Hint, warn};
-use crate::sources::{all_summaries, looks_like_path};
+use crate::sources::{all_summaries, looks_like_path, refuse_other_agents};
 
 /// The session file `arg` names: a path, or an id or id prefix of a session the
 /// agents keep on this machine.
@@ -36,6 +36,7 @@ pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionMana
     }
     let path = resolve(arg)?;
     check_folder(&path)?;
+    refuse_other_agents(&path)?;
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let mut builder = SessionManager::builder().cwd(cwd);
     if let Some(blobs) = blobs_dir_for(&path) {

@@ -54,6 +54,9 @@ pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> 
     found
 }
 
+/// How much of a file tells which agent wrote it.
+const DETECT_BYTES: usize = 16 * 1024;
+
 /// Every pi-family session file on the machine, for resolving an id.
 pub(crate) fn all_summaries() -> Vec<SessionSummary> {
     pi_sessions(None).into_iter().map(|(_, s)| s).collect()
@@ -129,7 +132,7 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
 /// FIFO or a device is refused without being opened).
 fn detect(path: &Path) -> anyhow::Result<SourceKind> {
     let head = FileStorage
-        .read_range(path, 0, 16 * 1024)
+        .read_range(path, 0, DETECT_BYTES)
         .map_err(|e| sess_store::Error::from_io("reading", path, e))
         .with_context(|| format!("cannot read `{}`", path.display()))?;
     sess_sources::detect(path, &head).with_context(|| {
@@ -138,6 +141,28 @@ fn detect(path: &Path) -> anyhow::Result<SourceKind> {
             path.display()
         )
     })
+}
+
+/// Refuses to write to `path` when another agent wrote it (told as `sess
+/// show` tells it): `sess` writes only pi-family sessions, and the file is
+/// not touched. A missing file is fine: it is a new session.
+pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
+    let head = match FileStorage.read_range(path, 0, DETECT_BYTES) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        read => read
+            .map_err(|e| sess_store::Error::from_io("reading", path, e))
+            .with_context(|| format!("cannot read `{}`", path.display()))?,
+    };
+    match sess_sources::detect(path, &head) {
+        Some(kind) if kind != SourceKind::Pi => {
+            Err(anyhow::Error::new(Hint(format!("`sess show {}` reads it", path.display()))).context(format!(
+                "`{}` is a {} session; sess writes only pi-family sessions",
+                path.display(),
+                kind.agent_name()
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The transcript of a located session, at `leaf` for a pi-family one.

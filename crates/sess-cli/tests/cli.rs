@@ -468,6 +468,24 @@ mod writing {
         assert_eq!(sess(&["verify", path_str(&new_path)]).status.code(), Some(0));
     }
 
+    /// The path to 5ef624f7 runs through the label entry f6836503, which the new
+    /// session does not copy: the entry after it hangs under the entry before it
+    /// (pi-mono 0.73.1 leaves its parent dangling), so the context stays whole.
+    #[test]
+    fn fork_new_session_keeps_the_context_across_a_label_on_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let main = dir.path().join("main.jsonl");
+        fs::copy(fixture(PI_MAIN), &main).unwrap();
+        let expected = json_out(&sess(&["context", "--leaf", "5ef624f7", path_str(&main)]));
+        assert_eq!(expected["messages"].as_array().unwrap().len(), 6, "{expected}");
+        let forked = sess(&["fork", path_str(&main), "--at", "5ef624f7", "--new-session"]);
+        let new = PathBuf::from(ids(&forked).concat());
+        assert_eq!(json_out(&sess(&["context", path_str(&new)])), expected);
+        assert_eq!(json_out(&sess(&["context", "--leaf", "5ef624f7", path_str(&new)])), expected);
+        let verified = sess(&["verify", path_str(&new)]);
+        assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+    }
+
     /// Every file in `dir` whose bytes are `bytes`.
     fn files_holding(dir: &Path, bytes: &[u8]) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> =

@@ -1,6 +1,6 @@
 //! `sess serve` over a real socket against clients that misbehave: requests
-//! sent half way, bodies too large, forks at entries that do not exist, and
-//! `--open` where no browser can be opened.
+//! sent half way, bodies too large, forks at entries that do not exist or past
+//! a label, and `--open` where no browser can be opened.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
@@ -187,6 +187,32 @@ fn a_fork_at_an_entry_that_does_not_exist_is_404_naming_no_file() {
     assert_eq!(status, 404, "{answer}");
     assert_eq!(answer, format!("{{\"error\":\"entry `no-such-entry` of session {id} not found\"}}"));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before, "nothing is written");
+}
+
+/// "Fork from here" past the label entry f6836503 of pi-mono's session: the new
+/// session has the context the original has at that entry (the entry after the
+/// label hangs under the entry before it).
+#[test]
+fn fork_from_here_past_a_label_keeps_the_context() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let token = server.token();
+    let (_, sessions) = server.get("/api/sessions?source=pi");
+    let sessions: Value = serde_json::from_str(&sessions).unwrap();
+    let id = sessions[0]["id"].as_str().unwrap().to_owned();
+    let original = home.path().join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl");
+    let expected = home.json(&["context", "--leaf", "5ef624f7", original.to_str().unwrap()]);
+    let body = r#"{"entryId":"5ef624f7"}"#;
+    let (status, answer) = server.exchange(&format!(
+        "POST /api/sessions/{id}/fork HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nX-Sess-Token: {token}\r\nContent-Length: {}\r\n\r\n{body}",
+        server.host(),
+        body.len()
+    ));
+    assert_eq!(status, 200, "{answer}");
+    let forked: Value = serde_json::from_str(&answer).unwrap();
+    let path = forked["path"].as_str().unwrap();
+    assert_eq!(home.json(&["context", path]), expected);
 }
 
 /// The server's children that have exited and were not waited for.

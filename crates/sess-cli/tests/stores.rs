@@ -137,6 +137,28 @@ fn fork_at_a_turn_in_a_store() {
     assert_eq!(listed[0]["source"], "sqlite");
 }
 
+/// A fork into a new session in a store drops the path's label entries as a
+/// file's fork does, and keeps the chain whole: the entry after the label
+/// f6836503 hangs under the entry before it, so the context is the original's.
+#[test]
+fn fork_into_a_new_session_in_a_store_keeps_the_context_across_a_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture(MAIN);
+    let expected = json(&sess(&["context", "--leaf", "5ef624f7", original.to_str().unwrap()], ""));
+    let schema = pg_schema("fork_into_a_new_session_in_a_store");
+    let mut stores = vec![
+        format!("sqlite:{}", dir.path().join("store.db").display()),
+        format!("dir:{}", dir.path().join("sessions").display()),
+    ];
+    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    for store in &stores {
+        ok(&sess(&["copy", original.to_str().unwrap(), store], ""));
+        let new_session = ok(&sess(&["fork", "--store", store, MAIN_ID, "--at", "5ef624f7", "--new-session"], ""));
+        let context = json(&sess(&["context", "--store", store, new_session.trim()], ""));
+        assert_eq!(context, expected, "{store}");
+    }
+}
+
 #[test]
 fn store_urls_are_checked() {
     let bad = sess(&["list", "--store", "ftp://x"], "");
@@ -267,12 +289,7 @@ fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
         format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}}\n"),
     )
     .unwrap();
-    let schema = pg_schema("appends_to_a_stored_session_with_no_entries");
-    let mut stores = vec![
-        format!("sqlite:{}", dir.path().join("s.db").display()),
-        format!("dir:{}", dir.path().join("tree").display()),
-    ];
-    stores.extend(schema.as_ref().map(|s| s.url.clone()));
+    let (stores, _schema) = copy_targets(dir.path(), "empty", "appends_to_a_stored_session_with_no_entries");
     for (n, store) in stores.iter().enumerate() {
         ok(&sess(&["copy", header_only.to_str().unwrap(), store], ""));
         // Two user messages: no assistant message yet.
@@ -285,6 +302,8 @@ fn appends_to_a_stored_session_with_no_entries_are_all_stored() {
         assert_eq!(ids_of(&walk(&out)[0]), printed, "{store}");
         let segments = json(&sess(&["segments", "--json", "--store", store, id], ""));
         assert_eq!(segments.as_array().map(Vec::len), Some(1), "{store}: one segment, rooted at the first entry");
+    }
+}
 
 /// The stores a copy goes into: SQLite, a tree of files, and PostgreSQL when
 /// the tests have a server (the schema is dropped with the returned guard).

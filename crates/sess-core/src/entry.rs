@@ -422,6 +422,56 @@ impl Entry {
             .collect()
     }
 
+    /// This entry with its `parentId` set to `parent` (`None`: `null`). The
+    /// value is replaced where it stands, so every other byte of the line is
+    /// kept; a line without the key gets it at the end.
+    ///
+    /// # Errors
+    /// Only if the entry's own text is not an entry (never for a parsed entry).
+    pub fn with_parent_id(&self, parent: Option<&EntryId>) -> Result<Self, EntryError> {
+        let mut value = String::new();
+        match parent {
+            Some(parent) => push_json_string(&mut value, parent.as_str()),
+            None => value.push_str("null"),
+        }
+        self.with_field(Field::ParentId, "parentId", &value)
+    }
+
+    /// This entry with its `firstKeptEntryId` set to `id`, the rest of the
+    /// line kept as [`with_parent_id`](Self::with_parent_id) keeps it.
+    ///
+    /// # Errors
+    /// Only if the entry's own text is not an entry (never for a parsed entry).
+    pub fn with_first_kept_entry_id(&self, id: &EntryId) -> Result<Self, EntryError> {
+        let mut value = String::new();
+        push_json_string(&mut value, id.as_str());
+        self.with_field(Field::FirstKeptEntryId, "firstKeptEntryId", &value)
+    }
+
+    /// The line with the (last) value of `field` replaced by the JSON `value`,
+    /// or `"key":value` added before the closing brace, parsed again.
+    fn with_field(&self, field: Field, key: &str, value: &str) -> Result<Self, EntryError> {
+        let line = self.json();
+        let old = Envelope::parse(line)?.get(field).map(|raw| {
+            let start = offset_in(line, raw.get());
+            start..start + raw.get().len()
+        });
+        if let Some(span) = old {
+            return Self::parse(&[&line[..span.start], value, &line[span.end..]].concat());
+        }
+        let body = line.strip_suffix('}').ok_or(EntryError::NotAnObject)?.trim_end_matches(is_json_whitespace);
+        let mut text = String::with_capacity(line.len() + key.len() + value.len() + 4);
+        text.push_str(body);
+        if !body.ends_with('{') {
+            text.push(',');
+        }
+        push_json_string(&mut text, key);
+        text.push(':');
+        text.push_str(value);
+        text.push('}');
+        Self::parse(&text)
+    }
+
     /// The entry's id.
     pub fn id(&self) -> &EntryId {
         &self.id
@@ -661,5 +711,28 @@ mod tests {
         assert!(matches!(Entry::parse("{\"type\":\"message\"}"), Err(EntryError::MissingId)));
         assert!(matches!(Entry::parse("{\"id\":\"a\"} {}"), Err(EntryError::Json(_))));
         assert!(matches!(Entry::parse("{\"id\":"), Err(EntryError::Json(_))));
+    }
+
+    #[test]
+    fn a_changed_parent_or_kept_entry_keeps_the_rest_of_the_line() {
+        let line = r#"{"type":"message","id":"b","parentId":"lbl" , "timestamp":"t","message":{"role":"user","content":"x \u00e9"},"z":1}"#;
+        let entry = Entry::parse(line).unwrap();
+        let moved = entry.with_parent_id(Some(&EntryId::new("a\"q"))).unwrap();
+        assert_eq!(moved.json(), line.replace(r#""lbl""#, r#""a\"q""#));
+        assert_eq!(moved.parent_id().map(EntryId::as_str), Some("a\"q"));
+        assert_eq!((moved.id(), moved.timestamp(), moved.kind()), (entry.id(), entry.timestamp(), entry.kind()));
+        let root = entry.with_parent_id(None).unwrap();
+        assert_eq!(root.json(), line.replace(r#""lbl""#, "null"));
+        assert_eq!(root.parent_id(), None);
+
+        // A repeated key: the last one is the one readers use, and the one changed.
+        let twice = Entry::parse(r#"{"id":"c","parentId":"x","parentId":"y"}"#).unwrap();
+        assert_eq!(twice.with_parent_id(None).unwrap().json(), r#"{"id":"c","parentId":"x","parentId":null}"#);
+        // No key: added at the end.
+        let bare = Entry::parse(r#"{"type":"compaction","id":"d" }"#).unwrap();
+        let kept = bare.with_first_kept_entry_id(&EntryId::new("e")).unwrap();
+        assert_eq!(kept.json(), r#"{"type":"compaction","id":"d","firstKeptEntryId":"e"}"#);
+        let EntryKind::Compaction(compaction) = kept.kind() else { panic!("{kept:?}") };
+        assert_eq!(compaction.first_kept_entry_id.as_ref().map(EntryId::as_str), Some("e"));
     }
 }

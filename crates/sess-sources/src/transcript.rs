@@ -39,6 +39,15 @@ impl SourceKind {
             Self::Codex => "codex",
         }
     }
+    /// The agent's name in messages: `pi-family`, `Claude Code`, `Codex`.
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            Self::Pi => "pi-family",
+            Self::Claude => "Claude Code",
+            Self::Codex => "Codex",
+        }
+    }
+
     /// The source [`as_str`](Self::as_str) names.
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)

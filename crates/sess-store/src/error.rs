@@ -22,6 +22,18 @@ pub enum Error {
         /// What it is.
         kind: sess_core::FileKind,
     },
+    /// A file opened for writing that has no valid session header and does not
+    /// look like a pi-family session whose header was damaged: none of its
+    /// lines is a pi entry and its first line does not begin as a pi header
+    /// does (another agent's session, or any other file). It was left as it is.
+    #[error(
+        "`{}` is not a pi-family session: it has no session header and none of its lines is a pi entry; it was left as it is",
+        path.display()
+    )]
+    NotAPiSession {
+        /// The file.
+        path: PathBuf,
+    },
     /// Reading or writing a file failed.
     #[error("{operation} `{}`: {source}", path.display())]
     Io {

@@ -273,6 +273,49 @@ mod persistence {
         assert!(sm.entries().is_empty());
     }
 
+    /// Another agent's session (real Claude Code and Codex files), or lines
+    /// of JSON that are no session at all, have no pi header either: they
+    /// are refused, and neither moved aside nor overwritten.
+    #[test]
+    fn a_file_with_no_pi_line_is_refused_never_moved_aside() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut files: Vec<Vec<u8>> = [
+            "claude-code/claude-basic-toolcall.jsonl",
+            "claude-code/claude-compact-branch.jsonl",
+            "codex/codex-basic-rollout.jsonl",
+            "codex/codex-fork-rollback-compact.jsonl",
+        ]
+        .iter()
+        .map(|name| std::fs::read(fixtures.join(name)).unwrap())
+        .collect();
+        files.push(b"{\"a\":1}\nnot json\n{\"id\":\"x\",\"type\":\"whatever\"}\n".to_vec());
+        for original in files {
+            let storage = memory();
+            let path = Path::new("/s/other.jsonl");
+            sess_store::write_atomic(storage.as_ref(), path, &original).unwrap();
+            let err = builder(&storage).open(path).err().expect("opened another agent's file");
+            assert!(matches!(err, sess_store::Error::NotAPiSession { .. }), "{err:?}");
+            assert!(err.to_string().contains("`/s/other.jsonl` is not a pi-family session"), "{err}");
+            assert_eq!(storage.read(path).unwrap(), original);
+            let names: Vec<PathBuf> = storage.list_dir(Path::new("/s")).unwrap().into_iter().map(|e| e.path).collect();
+            assert_eq!(names, [PathBuf::from("/s/other.jsonl")]);
+        }
+    }
+
+    /// A pi-family session cut inside its header line, before any entry was
+    /// written, is still taken for a damaged one.
+    #[test]
+    fn a_header_cut_before_any_entry_is_moved_aside() {
+        let storage = memory();
+        let path = Path::new("/s/cut.jsonl");
+        let original = "{\"type\":\"session\",\"version\":3,\"id\":\"01a2";
+        sess_store::write_atomic(storage.as_ref(), path, original.as_bytes()).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::CorruptFileMoved { moved_to }) = notices.first() else { panic!("{notices:?}") };
+        assert_eq!(storage.read(moved_to).unwrap(), original.as_bytes());
+    }
+
     #[test]
     fn a_torn_last_line_is_cut_before_the_next_append() {
         let storage = memory();
@@ -466,6 +509,75 @@ mod new_sessions {
         assert_eq!(sm.session_file(), Some(new.as_path()));
         assert_eq!(sm.leaf_id().unwrap().as_str(), "e4");
         assert!(sm.create_branched_session("missing").is_err());
+    }
+
+    /// Label entries on the path are not copied; what followed one hangs under
+    /// the entry before it, and a compaction that kept from one keeps from the
+    /// entry after it, so the new session has the context the old one had.
+    #[test]
+    fn create_branched_session_keeps_the_chain_whole_where_labels_were() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        let one = sm.append_message(&user("one")).unwrap();
+        let off = sm.append_message(&assistant("off the path")).unwrap();
+        sm.branch(one.as_str()).unwrap();
+        // A label on the path whose target is off the path: not written again.
+        let label_off = sm.append_label_change(off.as_str(), Some("elsewhere")).unwrap();
+        let two = sm.append_message(&assistant("two")).unwrap();
+        // A label on the path whose target is on it: written again at the end.
+        let label_on = sm.append_label_change(one.as_str(), Some("start")).unwrap();
+        let kept_from = sm.append_label_change(two.as_str(), Some("kept")).unwrap();
+        let three = sm.append_message(&user("three")).unwrap();
+        let compaction = sm
+            .append_compaction(CompactionParams {
+                summary: "so far".into(),
+                first_kept_entry_id: kept_from.to_string(),
+                tokens_before: 10,
+                ..CompactionParams::default()
+            })
+            .unwrap();
+        let four = sm.append_message(&assistant("four")).unwrap();
+        let old = sm.session_file().unwrap().to_owned();
+        let mut original = builder(&storage).open(&old).unwrap();
+        original.branch(four.as_str()).unwrap();
+        let expected = serde_json::to_value(original.build_session_context()).unwrap();
+        assert_eq!(expected["messages"].as_array().unwrap().len(), 3, "{expected}");
+
+        let new = sm.create_branched_session(four.as_str()).unwrap().unwrap();
+        let lines = lines(&storage, &new);
+        let line = |id: &sess_core::EntryId| lines.iter().find(|l| l["id"] == id.as_str()).unwrap();
+        for dropped in [&label_off, &label_on, &kept_from] {
+            assert!(lines.iter().all(|l| l["id"] != dropped.as_str()), "{dropped} was copied");
+        }
+        assert_eq!(line(&two)["parentId"], one.as_str());
+        assert_eq!(line(&three)["parentId"], two.as_str());
+        assert_eq!(line(&compaction)["firstKeptEntryId"], three.as_str());
+        // Only those fields changed: the rest of each line is the original's text.
+        let old_lines: Vec<String> =
+            String::from_utf8(storage.read(&old).unwrap()).unwrap().lines().map(str::to_owned).collect();
+        let new_text = String::from_utf8(storage.read(&new).unwrap()).unwrap();
+        let two_old = old_lines.iter().find(|l| l.contains(&format!("\"id\":\"{two}\""))).unwrap();
+        assert!(
+            new_text.contains(
+                &two_old.replace(&format!("\"parentId\":\"{label_off}\""), &format!("\"parentId\":\"{one}\""))
+            )
+        );
+        // Every entry's parent is in the file.
+        for l in &lines[1..] {
+            let parent = l["parentId"].as_str();
+            assert!(parent.is_none_or(|p| lines.iter().any(|o| o["id"] == p)), "dangling parent in {l}");
+        }
+        let labels: Vec<(&str, &str)> = lines[1..]
+            .iter()
+            .filter(|l| l["type"] == "label")
+            .map(|l| (l["targetId"].as_str().unwrap(), l["label"].as_str().unwrap()))
+            .collect();
+        assert_eq!(labels, [(one.as_str(), "start"), (two.as_str(), "kept")]);
+
+        // The new session read back has the old one's context at that entry.
+        let reopened = builder(&storage).open(&new).unwrap();
+        assert_eq!(serde_json::to_value(reopened.build_session_context()).unwrap(), expected);
+        assert_eq!(serde_json::to_value(sm.build_session_context()).unwrap(), expected);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //   node driver.mjs generate SEED COUNT DIR   sessions, damaged and legacy copies, and the peer's view of each
 //   node driver.mjs inspect FILE...           how the peer reads files sess wrote
 //   node driver.mjs migrate FILE...           let the peer migrate legacy files (it rewrites them on open)
+//   node driver.mjs branch DIR FILE ID...     the entries of createBranchedSession(ID) of each FILE (new files in DIR)
 //
 // Output is JSON on stdout.
 import fs from "node:fs";
@@ -75,7 +76,16 @@ if (command === "generate") {
 } else if (command === "migrate") {
   for (const file of args) SessionManager.open(file);
   process.stdout.write("[]");
+} else if (command === "branch") {
+  const [dir, ...pairs] = args;
+  const out = [];
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const sm = SessionManager.open(pairs[i], dir);
+    sm.createBranchedSession(pairs[i + 1]);
+    out.push(sm.getEntries());
+  }
+  process.stdout.write(JSON.stringify(out));
 } else {
-  console.error("usage: driver.mjs generate SEED COUNT DIR | inspect FILE... | migrate FILE...");
+  console.error("usage: driver.mjs generate SEED COUNT DIR | inspect FILE... | migrate FILE... | branch DIR FILE ID...");
   process.exit(2);
 }

@@ -5,7 +5,7 @@
 //! before it reached the OS, and a producer that writes one line at a time gets
 //! each id as soon as its line is written.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read as _, Write};
 use std::sync::mpsc;
 
 use anyhow::{Context as _, anyhow};
@@ -22,6 +22,11 @@ use crate::session;
 const MAX_BATCH_LINES: usize = 4096;
 const MAX_BATCH_BYTES: usize = 4 << 20;
 
+/// The longest stdin line accepted by default (`--max-line-bytes`): far above
+/// any real message, low enough that an endless line (`< /dev/zero`) stops
+/// before it takes the machine's memory.
+pub(crate) const DEFAULT_MAX_LINE_BYTES: u64 = 256 << 20;
+
 pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let mut manager = session::open(&args.session, store)?;
     if let Some(leaf) = &args.leaf {
@@ -33,7 +38,8 @@ pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outc
     // across threads makes the allocator lock).
     let (send, batches) = mpsc::sync_channel(2);
     let (give_back, returned) = mpsc::channel();
-    std::thread::spawn(move || read_stdin(&send, &returned));
+    let max_line_bytes = args.max_line_bytes;
+    std::thread::spawn(move || read_stdin(&send, &returned, max_line_bytes));
     let mut out = stdout();
     for mut batch in batches {
         let (ids, failure) = manager
@@ -90,8 +96,9 @@ enum Line {
 
 /// Reads stdin in batches and sends them checked: the next line (waiting for
 /// it), then every further complete line the buffer already holds. Stops after
-/// a line that cannot be appended.
-fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<Line>>) {
+/// a line that cannot be appended, and at a line longer than `max_line_bytes`
+/// without reading the rest of it.
+fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<Line>>, max_line_bytes: u64) {
     let mut input = BufReader::with_capacity(1 << 20, io::stdin());
     let mut number = 0;
     let mut raw = Vec::new();
@@ -103,7 +110,7 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
         let mut stop = false;
         while !stop {
             raw.clear();
-            match input.read_until(b'\n', &mut raw) {
+            match read_line(&mut input, &mut raw, max_line_bytes) {
                 Ok(0) => break,
                 Ok(read) => bytes += read,
                 Err(err) => {
@@ -113,6 +120,13 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
                 }
             }
             number += 1;
+            if line_len(&raw) > max_line_bytes {
+                batch.push(Line::Invalid(anyhow!(
+                    "stdin line {number}: longer than {max_line_bytes} bytes (--max-line-bytes); nothing of it was written"
+                )));
+                stop = true;
+                continue;
+            }
             let line = match simdutf8::basic::from_utf8(&raw) {
                 Ok(text) => check_line(number, text),
                 Err(_) => Line::Invalid(anyhow!("stdin line {number}: not UTF-8")),
@@ -127,6 +141,19 @@ fn read_stdin(send: &mpsc::SyncSender<Vec<Line>>, returned: &mpsc::Receiver<Vec<
             return;
         }
     }
+}
+
+/// Reads the next line of `input`, through its newline, into `raw`, but
+/// stops after `max_line_bytes + 1` bytes without one: a longer line is never
+/// held whole. Returns the bytes read (0 at the end of the input).
+fn read_line(input: &mut impl BufRead, raw: &mut Vec<u8>, max_line_bytes: u64) -> io::Result<usize> {
+    input.take(max_line_bytes.saturating_add(1)).read_until(b'\n', raw)
+}
+
+/// The length of a line read by [`read_line`], without its newline.
+fn line_len(raw: &[u8]) -> u64 {
+    let len = raw.len() - usize::from(raw.last() == Some(&b'\n'));
+    u64::try_from(len).unwrap_or(u64::MAX)
 }
 
 /// What stdin line `number` asks for: one pass checks it is JSON and finds its

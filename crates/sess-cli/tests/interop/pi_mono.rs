@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sess_store::{CompactionParams, CustomMessageParams, FileStorage, SessionManager};
 
-use crate::harness::{Dialect, Mismatches, Peer, check_reads, compare_view, parse, peer, scenarios, seed, sess, show};
+use sess_core::EntryKind;
+
+use crate::harness::{
+    Dialect, Mismatches, Ours, Peer, check_reads, compare_view, first_difference, parse, peer, scenarios, seed, sess,
+    show,
+};
 
 fn pi_mono() -> Option<Peer> {
     peer("pi-mono", "node", "driver.mjs", "@mariozechner/pi-coding-agent")
@@ -199,6 +204,173 @@ fn pi_mono_opens_what_sess_writes() {
         mismatches.compared
     );
     mismatches.finish("pi-mono write");
+}
+
+/// `sess fork --at ID --new-session` drops the label entries of the path, as
+/// pi-mono's `createBranchedSession` does, but keeps the chain whole (docs/format.md,
+/// "Where sess differs"): pi-mono reads the new file with the context it computes
+/// at ID in the original. Forked at entries whose path runs through a label: in a
+/// session written by sess with a label on the path whose target is off the path,
+/// and in sessions pi-mono generated.
+#[test]
+fn pi_mono_reads_a_fork_with_the_context_at_its_entry() {
+    let Some(peer) = pi_mono() else { return };
+    let seed = seed();
+    let dir = tempfile::tempdir().unwrap();
+    let mut sm = SessionManager::builder()
+        .storage(std::sync::Arc::new(FileStorage))
+        .create("/home/dev/project", &dir.path().join("own"))
+        .unwrap();
+    let message = |role: &str, text: &str| json!({"role": role, "content": [{"type": "text", "text": text}], "provider": "p", "model": "m", "timestamp": 1});
+    let one = sm.append_message(&message("user", "one")).unwrap();
+    let off = sm.append_message(&message("assistant", "off the path")).unwrap();
+    sm.branch(one.as_str()).unwrap();
+    sm.append_label_change(off.as_str(), Some("elsewhere")).unwrap();
+    sm.append_message(&message("assistant", "two")).unwrap();
+    sm.append_label_change(one.as_str(), Some("start")).unwrap();
+    sm.append_message(&message("user", "three")).unwrap();
+    let four = sm.append_message(&message("assistant", "four")).unwrap();
+    sm.close().unwrap();
+    let mut forks: Vec<(PathBuf, String)> = vec![(sm.session_file().unwrap().to_owned(), four.to_string())];
+
+    let generated = peer.generate(dir.path(), seed, scenarios(150) / 10);
+    for scenario in generated.as_array().unwrap() {
+        let file = PathBuf::from(scenario["session"]["file"].as_str().unwrap());
+        let ours = Ours::read(&file, None);
+        let through_a_label: Vec<String> = ours
+            .entries
+            .iter()
+            .filter(|e| !matches!(e.kind(), EntryKind::Label(_)))
+            .filter(|e| ours.path(Some(e.id().as_str())).iter().any(|p| matches!(p.kind(), EntryKind::Label(_))))
+            .map(|e| e.id().to_string())
+            .collect();
+        let picks = [through_a_label.first(), through_a_label.get(through_a_label.len() / 2), through_a_label.last()];
+        let mut picks: Vec<&String> = picks.into_iter().flatten().collect();
+        picks.dedup();
+        forks.extend(picks.into_iter().map(|id| (file.clone(), id.clone())));
+    }
+
+    let out = dir.path().join("forks");
+    let mut files = Vec::new();
+    for (file, at) in &forks {
+        let output =
+            sess(&["fork", file.to_str().unwrap(), "--at", at, "--new-session", "--dir", out.to_str().unwrap()]);
+        assert!(
+            output.status.success(),
+            "sess fork {} --at {at}: {}",
+            file.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        files.push(file.clone());
+        files.push(PathBuf::from(String::from_utf8(output.stdout).unwrap().trim()));
+    }
+    let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let views = peer.run(dir.path(), &[&["inspect"], paths.as_slice()].concat());
+    let views = views.as_array().unwrap();
+    let mut mismatches = Mismatches::new(seed);
+    for ((file, at), pair) in forks.iter().zip(views.chunks(2)) {
+        let (original, fork) = (&pair[0]["contexts"][at], &pair[1]["last"]);
+        for key in ["messages", "thinkingLevel", "model"] {
+            mismatches.check(original[key] == fork[key], || {
+                format!(
+                    "seed {seed} {} forked at {at}: pi-mono's {key} of the fork differs from the original's\n  {}",
+                    file.display(),
+                    first_difference(&fork[key], &original[key])
+                )
+            });
+        }
+        compare_view(Dialect::PiMono, dir.path(), &pair[1], &mut mismatches, false);
+    }
+    // And against pi-mono's own `createBranchedSession` at the same entries.
+    let branched = dir.path().join("branched");
+    let mut args = vec!["branch", branched.to_str().unwrap()];
+    for (file, at) in &forks {
+        args.extend([file.to_str().unwrap(), at.as_str()]);
+    }
+    let theirs = peer.run(dir.path(), &args);
+    let intended_before = mismatches.intended;
+    for (((file, at), ours), theirs) in forks.iter().zip(files.chunks(2).map(|p| &p[1])).zip(theirs.as_array().unwrap())
+    {
+        let lines: Vec<Value> =
+            fs::read_to_string(ours).unwrap().lines().skip(1).map(|l| parse(l.as_bytes())).collect();
+        let original = Ours::read(file, None);
+        let what = format!("seed {seed} {} forked at {at}", file.display());
+        compare_with_create_branched_session(&original, at, &lines, theirs.as_array().unwrap(), &mut mismatches, &what);
+    }
+    eprintln!(
+        "interop pi-mono fork (seed {seed}): {} forks read by pi-mono and compared with its createBranchedSession, \
+         {} comparisons, {} intended differences ({} where the chain is kept whole without the labels; \
+         the rest: an explicit model_change wins, custom message attribution)",
+        forks.len(),
+        mismatches.compared,
+        mismatches.intended,
+        mismatches.intended - intended_before
+    );
+    mismatches.finish("pi-mono fork");
+}
+
+/// sess's fork of `original` at `at` (`ours`, its entries) against pi-mono's
+/// `createBranchedSession` there (`theirs`): the same entries, keys in the same
+/// order, and the same labels (as a set: both write them again at the end, in
+/// their own order and with new ids), except by the rule of docs/format.md
+/// ("Where sess differs"): where pi-mono's `parentId` or `firstKeptEntryId` names a
+/// label entry it left out, sess names the nearest entry kept before it (parent)
+/// or the first entry of the path kept after that label (first kept).
+fn compare_with_create_branched_session(
+    original: &Ours,
+    at: &str,
+    ours: &[Value],
+    theirs: &[Value],
+    mismatches: &mut Mismatches,
+    what: &str,
+) {
+    let is_label = |v: &&Value| v["type"] == "label";
+    let (our_labels, our_entries): (Vec<&Value>, Vec<&Value>) = ours.iter().partition(is_label);
+    let (their_labels, their_entries): (Vec<&Value>, Vec<&Value>) = theirs.iter().partition(is_label);
+    let label_set = |labels: &[&Value]| -> std::collections::BTreeSet<String> {
+        labels.iter().map(|l| json!([l["targetId"], l["label"], l["timestamp"]]).to_string()).collect()
+    };
+    mismatches.check(label_set(&our_labels) == label_set(&their_labels), || {
+        format!("{what}: labels {:?}, pi-mono {:?}", label_set(&our_labels), label_set(&their_labels))
+    });
+    let ids = |entries: &[&Value]| entries.iter().map(|e| e["id"].clone()).collect::<Vec<_>>();
+    mismatches.check(ids(&our_entries) == ids(&their_entries), || {
+        format!("{what}: entries {:?}, pi-mono {:?}", ids(&our_entries), ids(&their_entries))
+    });
+    let path = original.path(Some(at));
+    let is_left_out_label = |id: &Value| {
+        id.as_str().is_some_and(|id| {
+            path.iter().any(|e| e.id().as_str() == id && matches!(e.kind(), EntryKind::Label(_)))
+                && !their_entries.iter().any(|e| e["id"] == id)
+        })
+    };
+    let first_kept_after = |label: &Value| -> Value {
+        let at = path.iter().position(|e| Some(e.id().as_str()) == label.as_str());
+        at.and_then(|at| path[at..].iter().find(|e| !matches!(e.kind(), EntryKind::Label(_))))
+            .map_or(Value::Null, |e| json!(e.id().as_str()))
+    };
+    for (i, (mine, peer)) in our_entries.iter().zip(&their_entries).enumerate() {
+        let (mut mine, mut peer) = ((*mine).clone(), (*peer).clone());
+        for key in ["parentId", "firstKeptEntryId"] {
+            if mine[key] == peer[key] || !is_left_out_label(&peer[key]) {
+                continue;
+            }
+            let expected = if key == "parentId" {
+                i.checked_sub(1).map_or(Value::Null, |before| our_entries[before]["id"].clone())
+            } else {
+                first_kept_after(&peer[key])
+            };
+            mismatches.check(mine[key] == expected, || {
+                format!("{what}: {} has {key} {}, expected {expected} (pi-mono: {})", mine["id"], mine[key], peer[key])
+            });
+            mismatches.intended += 1;
+            (mine[key], peer[key]) = (Value::Null, Value::Null);
+        }
+        let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+        mismatches.check(mine == peer && keys(&mine) == keys(&peer), || {
+            format!("{what}: entry {} differs from pi-mono's: {}", mine["id"], first_difference(&mine, &peer))
+        });
+    }
 }
 
 fn run_with_stdin(args: &[&str], input: &str) -> String {

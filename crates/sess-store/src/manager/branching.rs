@@ -2,6 +2,7 @@
 //! `reset_leaf`, `branch_with_summary`, `create_branched_session`, `fork`,
 //! `move_to`, `set_session_name`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -53,10 +54,13 @@ impl SessionManager {
 
     /// Starts a new session holding the path from the root to `leaf_id`, and
     /// switches to it. Labels are not copied as entries: each label on an entry
-    /// of the path is written again at the end (same text and time, new id). The
-    /// header's `parentSession` is the old session file. A persisted session is
-    /// written at once, atomically; returns its path (`None` for a session in
-    /// memory or in a backend, whose id is then [`session_id`](Self::session_id)).
+    /// of the path is written again at the end (same text and time, new id). An
+    /// entry whose parent was a label entry of the path hangs under the nearest
+    /// entry kept before it, and a compaction kept from one keeps from the next
+    /// kept entry, so the chain and the context stay whole. The header's
+    /// `parentSession` is the old session file. A persisted session is written
+    /// at once, atomically; returns its path (`None` for a session in memory or
+    /// in a backend, whose id is then [`session_id`](Self::session_id)).
     pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
         self.create_branched_session_in(leaf_id, None)
     }
@@ -64,12 +68,7 @@ impl SessionManager {
     /// [`create_branched_session`](Self::create_branched_session) into another
     /// directory (`None`: this session's directory).
     pub fn create_branched_session_in(&mut self, leaf_id: &str, dir: Option<&Path>) -> Result<Option<PathBuf>> {
-        let path: Vec<Entry> = self
-            .branch_entries(Some(leaf_id))
-            .into_iter()
-            .filter(|e| !matches!(e.kind(), EntryKind::Label(_)))
-            .cloned()
-            .collect();
+        let path = without_labels(&self.branch_entries(Some(leaf_id)))?;
         if path.is_empty() {
             return Err(Error::EntryNotFound { id: leaf_id.to_owned() });
         }
@@ -233,6 +232,51 @@ impl SessionManager {
             Ok(())
         }
     }
+}
+
+/// `path` (root first) without its `label` entries, its chain kept whole.
+///
+/// An entry whose parent was a dropped label hangs under the nearest entry kept
+/// before it (`null` when there is none), and a compaction whose
+/// `firstKeptEntryId` named a dropped label of the path keeps from the first
+/// entry kept after that label. Labels add nothing to the context, so the
+/// context at every kept entry is the one it had. (pi-mono 0.73.1 drops the
+/// labels the same way but leaves those fields naming entries that are not in
+/// the new file, which then starts after the last dropped label.)
+fn without_labels(path: &[&Entry]) -> Result<Vec<Entry>> {
+    let is_label = |e: &Entry| matches!(e.kind(), EntryKind::Label(_));
+    let kept_ids: HashSet<&EntryId> = path.iter().filter(|e| !is_label(e)).map(|e| e.id()).collect();
+    let dropped = |id: &EntryId| !kept_ids.contains(id);
+    // Each dropped label of the path, with the first entry kept after it.
+    let mut next_kept: HashMap<&EntryId, &EntryId> = HashMap::new();
+    let mut waiting: Vec<&EntryId> = Vec::new();
+    let mut last_kept: Option<&EntryId> = None;
+    let mut kept = Vec::with_capacity(kept_ids.len());
+    for &entry in path {
+        if is_label(entry) {
+            waiting.push(entry.id());
+            continue;
+        }
+        next_kept.extend(waiting.drain(..).map(|label| (label, entry.id())));
+        let mut entry_out = std::borrow::Cow::Borrowed(entry);
+        if entry.parent_id().is_some_and(|p| dropped(p) && next_kept.contains_key(p)) {
+            entry_out = std::borrow::Cow::Owned(entry.with_parent_id(last_kept).map_err(invalid)?);
+        }
+        if let EntryKind::Compaction(compaction) = entry.kind()
+            && let Some(first) = compaction.first_kept_entry_id.as_ref().filter(|f| dropped(f))
+            && let Some(&next) = next_kept.get(first)
+        {
+            entry_out = std::borrow::Cow::Owned(entry_out.with_first_kept_entry_id(next).map_err(invalid)?);
+        }
+        kept.push(entry_out.into_owned());
+        last_kept = Some(entry.id());
+    }
+    Ok(kept)
+}
+
+#[allow(clippy::needless_pass_by_value)] // Used with `map_err`.
+fn invalid(err: sess_core::EntryError) -> Error {
+    Error::InvalidEntry { reason: err.to_string() }
 }
 
 fn header_field(header: &SessionHeader, key: &str) -> Option<Value> {

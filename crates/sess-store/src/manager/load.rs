@@ -2,13 +2,14 @@
 
 use std::path::Path;
 
-use sess_core::{EntryIndex, IssueKind, ReadOutcome};
+use sess_core::{EntryIndex, EntryKind, IssueKind, ReadOutcome};
 
 use super::{Notice, SessionManager, SessionManagerBuilder};
 use crate::discovery;
 use crate::error::{Error, Result};
 use crate::prepare::resolve_entries;
 use crate::session_file::read_session;
+use crate::storage::SessionStorage;
 
 impl SessionManagerBuilder {
     /// Opens the session file at `path`.
@@ -93,10 +94,15 @@ impl SessionManager {
     }
 
     /// Moves a file without a valid header aside (never overwriting its bytes)
-    /// and starts a new session at `path`.
+    /// and starts a new session at `path`. A file that does not look like a
+    /// pi-family session with a damaged header (another agent's session, any
+    /// other file) is refused and left where it is.
     fn replace_corrupt_file(&mut self, path: &Path, outcome: &ReadOutcome) -> Result<()> {
         let has_content = outcome.len > 0 && (!outcome.issues.is_empty() || !outcome.file.entries().is_empty());
         if has_content {
+            if !looks_like_damaged_pi_session(self.storage.as_ref(), path, outcome) {
+                return Err(Error::NotAPiSession { path: path.to_owned() });
+            }
             // A symbolic link stays: the file it points to is moved aside, and
             // the new session is written there through the link.
             let target = self.storage.resolve_link(path).map_err(|e| Error::io("moving aside", path, e))?;
@@ -187,4 +193,24 @@ impl SessionManager {
             }
         }
     }
+}
+
+/// How pi-family files begin: the session header, or oh-my-pi's title line
+/// (compared with the whitespace of the first line removed).
+const PI_FIRST_LINES: [&[u8]; 2] = [b"{\"type\":\"session\"", b"{\"type\":\"title\""];
+
+/// Whether a file read without a valid header is a pi-family session whose
+/// header was damaged: one of its entries is of a type the pi family writes,
+/// or its first line begins as a pi header does (a header cut by an
+/// interrupted write). Another agent's lines have no string `id`, so they are
+/// no entries, and their first line is no pi header.
+fn looks_like_damaged_pi_session(storage: &dyn SessionStorage, path: &Path, outcome: &ReadOutcome) -> bool {
+    if outcome.file.entries().iter().any(|e| !matches!(e.kind(), EntryKind::Unknown(_))) {
+        return true;
+    }
+    let Ok(head) = storage.read_range(path, 0, 256) else { return false };
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first_line = first_line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first_line);
+    let compact: Vec<u8> = first_line.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    PI_FIRST_LINES.iter().any(|start| compact.starts_with(start))
 }

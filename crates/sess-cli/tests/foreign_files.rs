@@ -1,0 +1,163 @@
+//! Writing verbs on another agent's session file: refused, the file left as
+//! it is, nothing moved aside.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
+
+use common::{fixture, stderr};
+
+/// The real Claude Code and Codex files of `fixtures/`, with the agent's
+/// name as `sess` gives it.
+const FOREIGN: [(&str, &str); 6] = [
+    ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
+    ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
+    (
+        "claude-code/real-2.1.332/claude-config/projects/-tmp-sess-claude-code-x-app---/8b6d40a5-430e-448a-b2d4-e0292f81d519.jsonl",
+        "Claude Code",
+    ),
+    ("codex/codex-basic-rollout.jsonl", "Codex"),
+    ("codex/codex-fork-rollback-compact.jsonl", "Codex"),
+    (
+        "codex/real-0.171.0/codex-home/sessions/2026/11/30/rollout-2026-11-30T09-46-18-01a22bd9-1dad-7982-8c13-8e5f854e52d0.jsonl",
+        "Codex",
+    ),
+];
+
+/// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,
+/// any word will do): the verbs that need one get one that exists.
+fn some_entry(bytes: &str) -> String {
+    bytes.split("\"uuid\":\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or("a1").to_owned()
+}
+
+/// `sess` in `home` with `stdin` as its input, which it may not read: a
+/// refusal comes before it.
+fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .current_dir(home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A broken pipe means it did not read its input.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+/// Every writing verb, with the arguments it needs.
+fn writing_verbs(file: &str, entry: &str) -> Vec<(Vec<String>, &'static str)> {
+    let owned = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+    vec![
+        (owned(&["append", file]), "{\"role\":\"user\",\"content\":\"hello\"}\n"),
+        (owned(&["rename", file, "T"]), ""),
+        (owned(&["label", file, entry, "L"]), ""),
+        (owned(&["fork", file, "--at", entry]), ""),
+        (owned(&["fork", file, "--at", entry, "--new-session"]), ""),
+        (owned(&["migrate", file]), ""),
+    ]
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_writing_verb_refuses_another_agents_session_and_leaves_it_byte_identical() {
+    for (path, agent) in FOREIGN {
+        let original = fs::read(fixture(path)).unwrap();
+        let entry = some_entry(&String::from_utf8_lossy(&original));
+        let name = Path::new(path).file_name().unwrap().to_str().unwrap();
+        for (args, stdin) in writing_verbs(name, &entry) {
+            let home = tempfile::tempdir().unwrap();
+            let file = home.path().join(name);
+            fs::write(&file, &original).unwrap();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let output = sess_at(home.path(), &args, stdin);
+            let err = stderr(&output);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains(&format!("`{name}` is a {agent} session; sess writes only pi-family sessions")),
+                "{args:?}: {err}"
+            );
+            assert_eq!(fs::read(&file).unwrap(), original, "{args:?} changed the file");
+            assert_eq!(names(home.path()), [name], "{args:?} left files beside it");
+            assert!(output.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stdout));
+        }
+    }
+}
+
+#[test]
+fn a_codex_rollout_named_only_by_its_content_is_refused_too() {
+    // Renamed: the content alone says it is Codex's.
+    let original = fs::read(fixture("codex/codex-basic-rollout.jsonl")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    fs::write(home.path().join("notes.jsonl"), &original).unwrap();
+    let output = sess_at(home.path(), &["append", "notes.jsonl"], "{\"role\":\"user\",\"content\":\"hi\"}\n");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("`notes.jsonl` is a Codex session"), "{}", stderr(&output));
+    assert_eq!(fs::read(home.path().join("notes.jsonl")).unwrap(), original);
+    assert_eq!(names(home.path()), ["notes.jsonl"]);
+}
+
+#[test]
+fn a_compressed_codex_rollout_is_refused() {
+    // The zstd frame magic number, as an old rollout begins.
+    let original = [0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x05, 0x29, 0x00, 0x00, b'{', b'}', b'\n'];
+    let home = tempfile::tempdir().unwrap();
+    fs::write(home.path().join("old.jsonl.zst"), original).unwrap();
+    let output = sess_at(home.path(), &["append", "old.jsonl.zst"], "{\"role\":\"user\",\"content\":\"hi\"}\n");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("`old.jsonl.zst` is a Codex session"), "{}", stderr(&output));
+    assert_eq!(fs::read(home.path().join("old.jsonl.zst")).unwrap(), original);
+    assert_eq!(names(home.path()), ["old.jsonl.zst"]);
+}
+
+#[test]
+fn a_file_of_json_objects_that_are_not_session_lines_is_refused_not_moved_aside() {
+    // No agent's session either: the store refuses it rather than taking it
+    // for a pi-family session with a damaged header.
+    let original = "{\"a\":1}\n{\"b\":[2,3]}\n";
+    let home = tempfile::tempdir().unwrap();
+    fs::write(home.path().join("data.jsonl"), original).unwrap();
+    let output = sess_at(home.path(), &["rename", "data.jsonl", "T"], "");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("`data.jsonl` is not a pi-family session"), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(home.path().join("data.jsonl")).unwrap(), original);
+    assert_eq!(names(home.path()), ["data.jsonl"]);
+}
+
+#[test]
+fn a_pi_session_whose_header_was_cut_is_still_moved_aside_and_restarted() {
+    let main = fs::read_to_string(fixture("pi-family/pi-mono-0.73.1-main.jsonl")).unwrap();
+    let damaged = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"x\n{}",
+        main.split_inclusive('\n').skip(1).collect::<String>()
+    );
+    let home = tempfile::tempdir().unwrap();
+    fs::write(home.path().join("s.jsonl"), &damaged).unwrap();
+    let output = sess_at(home.path(), &["rename", "s.jsonl", "T"], "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let moved: Vec<String> = names(home.path()).into_iter().filter(|n| n.starts_with("s.jsonl.corrupt-")).collect();
+    assert_eq!(moved.len(), 1, "{:?}", names(home.path()));
+    assert_eq!(fs::read_to_string(home.path().join(&moved[0])).unwrap(), damaged);
+}
