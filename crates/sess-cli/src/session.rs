@@ -104,6 +104,14 @@ pub(crate) fn report(manager: &mut SessionManager) {
                 let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
                 warn(format_args!("`{file}`: skipped unreadable lines {} (run `sess verify`)", shown.join(", ")));
             }
+            Notice::InvalidUtf8 { lines } => {
+                let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
+                let (line, hold) = if lines.len() == 1 { ("line", "holds") } else { ("lines", "hold") };
+                warn(format_args!(
+                    "`{file}`: {line} {} {hold} bytes that are not UTF-8, read as U+FFFD (run `sess verify`)",
+                    shown.join(", ")
+                ));
+            }
             Notice::UnresolvedBlob { warning } => warn(format_args!("`{file}`: {warning}")),
             Notice::AutoForked { segment, from, at } => warn(format_args!(
                 "another writer appended to segment {from} first; these entries went to a new segment {segment} \

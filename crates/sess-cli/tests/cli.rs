@@ -486,6 +486,20 @@ mod writing {
         assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
     }
 
+    #[test]
+    fn a_fork_into_a_new_session_says_that_bytes_were_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        let original = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n\
+{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xE9\"}}\n";
+        fs::write(&file, original).unwrap();
+        let output = sess_at(dir.path(), &["fork", path_str(&file), "--at", "a", "--new-session"], "");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let err = stderr(&output);
+        assert!(err.contains("s.jsonl`: line 2 holds bytes that are not UTF-8"), "{err}");
+        assert_eq!(fs::read(&file).unwrap(), original);
+    }
+
     /// Every file in `dir` whose bytes are `bytes`.
     fn files_holding(dir: &Path, bytes: &[u8]) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> =

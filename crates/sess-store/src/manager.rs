@@ -84,6 +84,13 @@ pub enum Notice {
         /// Where the original bytes are now.
         moved_to: PathBuf,
     },
+    /// Lines holding bytes that are not UTF-8 were read with U+FFFD in their
+    /// place. The file is unchanged; a rewrite first keeps its original bytes
+    /// ([`Notice::OriginalKept`]).
+    InvalidUtf8 {
+        /// Their numbers (1-based).
+        lines: Vec<usize>,
+    },
     /// A rewrite would have dropped lines that could not be read, or replaced
     /// bytes that are not UTF-8; the original bytes were copied aside first.
     OriginalKept {

@@ -423,6 +423,16 @@ mod persistence {
     const INVALID_UTF8_V3: &[u8] = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n";
 
     #[test]
+    fn opening_a_file_with_bytes_that_are_not_utf8_says_which_lines() {
+        let storage = memory();
+        let path = Path::new("/s/latin1.jsonl");
+        sess_store::write_atomic(storage.as_ref(), path, INVALID_UTF8_V3).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        assert_eq!(sm.drain_notices(), [Notice::InvalidUtf8 { lines: vec![2] }]);
+        assert_eq!(storage.read(path).unwrap(), INVALID_UTF8_V3, "opening writes nothing");
+    }
+
+    #[test]
     fn bytes_that_are_not_utf8_are_copied_aside_before_a_rewrite() {
         let storage = memory();
         let path = Path::new("/s/latin1.jsonl");

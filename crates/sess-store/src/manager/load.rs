@@ -148,6 +148,11 @@ impl SessionManager {
         if !skipped.is_empty() {
             self.notices.push(Notice::SkippedLines { lines: skipped });
         }
+        let not_utf8: Vec<usize> =
+            outcome.issues.iter().filter(|i| i.kind == IssueKind::InvalidUtf8).map(|i| i.line).collect();
+        if !not_utf8.is_empty() {
+            self.notices.push(Notice::InvalidUtf8 { lines: not_utf8 });
+        }
         let migrated = outcome.migrated_from.is_some();
         let entries = outcome.file.into_entries();
         self.install_entries(entries);
