@@ -83,11 +83,23 @@ pub(crate) fn report(manager: &mut SessionManager) {
                 moved_to.display()
             )),
             Notice::OriginalKept { copy } => {
-                warn(format_args!("`{file}`: unreadable lines were kept in `{}` before rewriting", copy.display()));
+                warn(format_args!(
+                    "`{file}`: its original bytes (unreadable lines or bytes that are not UTF-8) were kept in `{}` \
+                     before rewriting",
+                    copy.display()
+                ));
             }
             Notice::SkippedLines { lines } => {
                 let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
                 warn(format_args!("`{file}`: skipped unreadable lines {} (run `sess verify`)", shown.join(", ")));
+            }
+            Notice::InvalidUtf8 { lines } => {
+                let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
+                let (line, hold) = if lines.len() == 1 { ("line", "holds") } else { ("lines", "hold") };
+                warn(format_args!(
+                    "`{file}`: {line} {} {hold} bytes that are not UTF-8, read as U+FFFD (run `sess verify`)",
+                    shown.join(", ")
+                ));
             }
             Notice::UnresolvedBlob { warning } => warn(format_args!("`{file}`: {warning}")),
             Notice::AutoForked { segment, from, at } => warn(format_args!(
