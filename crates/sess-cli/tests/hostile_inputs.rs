@@ -16,12 +16,11 @@ mod common;
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{Read as _, Write as _};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use common::fixture;
+use common::{SessRun, fixture};
 
 /// A command that has not finished after this long is taken as hung.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -44,55 +43,15 @@ const LINE: &str = "{\"role\":\"user\",\"content\":\"hello\",\"timestamp\":1}\n"
 /// a panic, a signal, or a command still running after [`LIMIT`] (it is killed).
 fn run(home: &Path, args: &[&str], stdin: &[u8]) -> Result<Output, String> {
     let shown = format!("sess {}", args.iter().map(|a| shorten(a)).collect::<Vec<_>>().join(" "));
-    let mut command = Command::new("sh");
-    // `ulimit -v` bounds memory; `exec` keeps the pid so a kill reaches `sess`.
-    command
-        .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KB} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
+    let output = SessRun::new(home, args)
+        .stdin(stdin)
         .env("XDG_DATA_HOME", home.join(".local/share"))
         .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
         .env("RUST_BACKTRACE", "0")
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&stdin);
-    });
-    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().unwrap()));
-    let err = drain(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = writer.join();
-            return Err(format!("`{shown}` still running after {LIMIT:?}: killed"));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let _ = writer.join();
-    let output = Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() };
+        .memory_kb(MEMORY_KB)
+        .time_limit(LIMIT)
+        .try_output()
+        .ok_or_else(|| format!("`{shown}` still running after {LIMIT:?}: killed"))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
         Some(0..=2) if !stderr.contains("panicked") => Ok(output),
