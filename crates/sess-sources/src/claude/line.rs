@@ -81,7 +81,7 @@ pub(super) struct CwdOnly {
 }
 
 /// A string field; any other JSON value reads as absent.
-fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+pub(super) fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::String(text) => Some(text),
         _ => None,
@@ -89,6 +89,6 @@ fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, 
 }
 
 /// A flag, by JavaScript truthiness.
-fn truthy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+pub(super) fn truthy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     Ok(crate::jsonl::is_truthy(&Value::deserialize(deserializer)?))
 }

@@ -16,10 +16,11 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::Value;
 use sess_core::{IssueKind, LineIssue};
 
+use super::line::{string, truthy};
 use crate::jsonl::{JsonLines, RawLine};
 
 /// One line with a `uuid`.
@@ -87,17 +88,6 @@ struct TreeLine {
     timestamp: Option<String>,
     #[serde(default)]
     message: Option<Value>,
-}
-
-fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::String(text) => Some(text),
-        _ => None,
-    })
-}
-
-fn truthy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    Ok(crate::jsonl::is_truthy(&Value::deserialize(deserializer)?))
 }
 
 /// The line tree of a session file's bytes.
