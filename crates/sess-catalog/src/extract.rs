@@ -10,6 +10,7 @@
 //! of role `tool` that search ranks below the conversation. Thinking, attached
 //! context and images are left out.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -109,25 +110,93 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
                 .filter_map(|line| Entry::parse(line).ok())
                 .collect();
             let messages = sess_sources::pi::entry_messages(&entries);
+            let mut docs = docs_of(&messages);
+            docs.extend(late_pi_results(&entries, &messages));
             Tail {
                 title: session_info_name(&entries),
                 message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
-                docs: docs_of(&messages),
+                docs,
             }
         }
         SourceKind::Claude => {
             let part = sess_sources::claude::parse_part(bytes, session_id);
-            Tail {
-                title: part.explicit_title,
-                message_count: part.transcript.messages.len(),
-                docs: docs_of(&part.transcript.messages),
-            }
+            let mut docs = docs_of(&part.transcript.messages);
+            docs.extend(late_claude_results(bytes, &part.transcript.messages));
+            Tail { title: part.explicit_title, message_count: part.transcript.messages.len(), docs }
         }
         SourceKind::Codex => {
             let transcript = sess_sources::codex::parse_after(bytes, lines_before);
             Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
         }
     }
+}
+
+/// The ids of the tool calls among `messages`.
+fn calls(messages: &[Message]) -> HashSet<&str> {
+    messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .filter_map(|block| match block {
+            Block::ToolCall(call) => Some(call.id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+// A file read from where the catalog stopped may begin with the result of a
+// call read before (the agent wrote the call, a refresh ran, the tool
+// answered). The transcript drops such a result, having no call to put it
+// under; the catalog keeps it as a `tool` document of its own.
+
+/// pi's `toolResult` entries among `entries` whose call is not in `messages`,
+/// each at its own entry (a leaf `sess show --leaf` takes).
+fn late_pi_results(entries: &[Entry], messages: &[Message]) -> Vec<Doc> {
+    let calls = calls(messages);
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let EntryKind::Message(message) = entry.kind() else { return None };
+            let value: Value = message.message.as_ref()?.decode().ok()?;
+            if value.get("role").and_then(Value::as_str) != Some("toolResult") {
+                return None;
+            }
+            let call = value.get("toolCallId").and_then(Value::as_str).unwrap_or_default();
+            if calls.contains(call) {
+                return None;
+            }
+            result_doc(Some(entry.id().as_str().to_owned()), value.get("content"))
+        })
+        .collect()
+}
+
+/// Claude Code's `tool_result` blocks among the lines `bytes` whose call is
+/// not in `messages`, with no id (the message that shows them was read
+/// before).
+fn late_claude_results(bytes: &[u8], messages: &[Message]) -> Vec<Doc> {
+    let calls = calls(messages);
+    let mut docs = Vec::new();
+    // Only the lines that can hold a result are parsed again.
+    for line in bytes.split(|&b| b == b'\n').filter(|line| memchr::memmem::find(line, b"tool_result").is_some()) {
+        let Ok(value) = serde_json::from_slice::<Value>(line) else { continue };
+        let Some(Value::Array(parts)) = value.pointer("/message/content") else { continue };
+        for part in parts {
+            if part.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let call = part.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
+            if !calls.contains(call) {
+                docs.extend(result_doc(None, part.get("content")));
+            }
+        }
+    }
+    docs
+}
+
+/// A `tool` document of one result's `content`, cut at [`MAX_RESULT`].
+fn result_doc(entry_id: Option<String>, content: Option<&Value>) -> Option<Doc> {
+    let text = sess_sources::content_text(content?);
+    let body = clean(text[..floor_char_boundary(&text, MAX_RESULT)].to_owned(), MAX_RESULT);
+    if body.trim().is_empty() { None } else { Some(Doc { entry_id, role: TOOL_ROLE, body }) }
 }
 
 fn full_pi(bytes: &[u8]) -> Result<Full, String> {

@@ -223,3 +223,36 @@ fn a_catalog_of_the_version_before_tool_output_is_built_again() {
     assert_eq!((report.added, report.unchanged), (1, 0));
     assert_eq!(hits(&catalog, "ECONNRESET"), [("one".into(), "tool".into(), Some("a1".into()))]);
 }
+
+#[test]
+fn a_result_written_after_a_refresh_read_its_call_is_found() {
+    let mut s = Setup::new();
+    // pi: the call is cataloged, then the file grows by its result.
+    let header = r#"{"type":"session","version":3,"id":"p2","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work/app"}"#;
+    let call = json!({"type": "message", "id": "e1", "parentId": null, "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}], "timestamp": 1}});
+    let result = json!({"type": "message", "id": "e2", "parentId": "e1", "timestamp": "2026-01-01T00:00:02.000Z",
+        "message": {"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "segmentation fault (core dumped)"}], "timestamp": 2}});
+    let pi = s.add(SourceKind::Pi, "p2.jsonl", &format!("{header}\n{call}\n"));
+    // Claude Code: the same.
+    let claude_call = line(
+        "assistant",
+        "a1",
+        &json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "go test"}}]),
+    );
+    let claude_result = line(
+        "user",
+        "r1",
+        &json!([{"type": "tool_result", "tool_use_id": "t1", "content": "panic: runtime error: index out of range"}]),
+    );
+    let claude = s.add(SourceKind::Claude, "c2.jsonl", &[line("user", "u1", &json!("test it")), claude_call].concat());
+    drop(s.refreshed());
+    append(&pi, &format!("{result}\n"));
+    append(&claude, &claude_result);
+    let mut catalog = Catalog::open(s.catalog_path()).unwrap();
+    assert_eq!(catalog.refresh(&s.files, &mut |_| {}).unwrap().grown, 2);
+    // pi: at the `toolResult` entry, a leaf `sess show --leaf` takes.
+    assert_eq!(hits(&catalog, "segmentation"), [("p2".into(), "tool".into(), Some("e2".into()))]);
+    // Claude Code: the message that shows it was read before; no id.
+    assert_eq!(hits(&catalog, "\"index out of range\""), [("c2".into(), "tool".into(), None)]);
+}
