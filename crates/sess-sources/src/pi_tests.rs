@@ -1,6 +1,6 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use sess_core::{Leaf, SequentialIds, read};
+use sess_core::{Leaf, read};
 
 use super::transcript;
 use crate::{Block, Role, ToolStatus, Transcript};
@@ -11,7 +11,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 fn load(bytes: &[u8]) -> Transcript {
-    let outcome = read(bytes, &mut SequentialIds::new("m"));
+    let outcome = read(bytes);
     assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
     transcript(&outcome.file, Leaf::Last)
 }

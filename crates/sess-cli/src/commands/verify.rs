@@ -7,7 +7,7 @@ use serde::Serialize;
 use sess_core::FileKind;
 use sess_core::integrity::{self, Finding, Severity};
 use sess_store::storage::regular_file;
-use sess_store::{Error, FileStorage, RandomIds, SessionStorage as _, discovery, read_session_file};
+use sess_store::{Error, FileStorage, SessionStorage as _, discovery, read_session_file};
 
 use crate::Outcome;
 use crate::cli::VerifyArgs;
@@ -67,7 +67,7 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 fn verify_file(path: &Path) -> FileReport {
-    match read_session_file(path, &mut RandomIds::new()) {
+    match read_session_file(path) {
         Ok(outcome) => {
             let findings = integrity::check(&outcome);
             let ok = findings.iter().all(|f| f.severity != Severity::Error);
