@@ -263,6 +263,13 @@ fn a_pi_sessions_listing_has_pis_count_and_the_shown_count() {
     assert_eq!(item["messageCount"], 10, "{item}");
     assert_eq!(item["shownMessages"].as_u64(), Some(shown(&home, PI_MAIN) as u64), "{item}");
     assert_eq!(item["shownMessages"], 6, "{item}");
+    // The same for the session in a store.
+    let store = format!("dir:{}", home.path().join(".pi/agent/sessions").display());
+    let stored = home.json(&["--store", &store, "list", "--all-projects", "--json"]);
+    assert_eq!(
+        (&stored[0]["id"], &stored[0]["messageCount"], &stored[0]["shownMessages"]),
+        (&item["id"], &item["messageCount"], &item["shownMessages"])
+    );
 }
 
 /// A pi session whose last message was stamped before its header (pi-mono

@@ -408,12 +408,17 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// Parses `lines` of `text` (all after a v3 header), on as many threads as
 /// the machine has when there is enough text; in order.
 fn parse_lines(text: &Text, lines: &[BlockLine]) -> Vec<Parsed> {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let bytes: usize = lines.iter().map(|l| l.raw_len).sum();
     let one = |lines: &[BlockLine]| -> Vec<Parsed> {
         lines.iter().map(|l| parse_line(text, l.span.clone(), l.terminated)).collect()
     };
-    if threads < 2 || bytes < PARALLEL_BYTES || lines.len() < 2 {
+    if bytes < PARALLEL_BYTES || lines.len() < 2 {
+        return one(lines);
+    }
+    // Asked only for a large block: it reads the cgroup files on each call,
+    // which a listing of thousands of small files would pay for each.
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if threads < 2 {
         return one(lines);
     }
     // Contiguous groups of about equal bytes, one per thread.

@@ -180,7 +180,7 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
 /// transcript at the last entry), read on several threads; a session that
 /// cannot be read now gets none.
 fn count_shown_messages(rows: &mut [Row], backend: Option<&dyn Backend>) {
-    let shown = |file: &SessionFile| sess_sources::pi::transcript(file, Leaf::Last).messages.len();
+    let shown = |file: &SessionFile| sess_sources::pi::shown_message_count(file, Leaf::Last);
     if let Some(backend) = backend {
         for row in rows.iter_mut().filter(|r| matches!(r.pi, Some(PiSession::Stored))) {
             let id = row.info.id.as_str();
