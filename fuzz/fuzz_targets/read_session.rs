@@ -3,10 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sess_core::{EntryIndex, Leaf, SequentialIds, Tree, context, integrity, read, segment};
+use sess_core::{EntryIndex, Leaf, Tree, context, integrity, read, segment};
 
 fuzz_target!(|data: &[u8]| {
-    let outcome = read(data, &mut SequentialIds::new("f"));
+    let outcome = read(data);
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let tree = Tree::build(entries, &index);
@@ -19,6 +19,6 @@ fuzz_target!(|data: &[u8]| {
     let _ = integrity::check(&outcome);
     // What was read writes back and reads again to the same entries.
     let text = outcome.file.to_jsonl();
-    let again = read(text.as_bytes(), &mut SequentialIds::new("g"));
+    let again = read(text.as_bytes());
     assert_eq!(again.file.entries().len(), entries.len());
 });

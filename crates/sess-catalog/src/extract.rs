@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
-use sess_core::{Entry, EntryKind, SequentialIds};
+use sess_core::{Entry, EntryKind};
 use sess_sources::{Block, Message, Role, SourceKind, input_gist};
 
 /// The longest text kept of one message, in bytes.
@@ -200,7 +200,7 @@ fn result_doc(entry_id: Option<String>, content: Option<&Value>) -> Option<Doc> 
 }
 
 fn full_pi(bytes: &[u8]) -> Result<Full, String> {
-    let outcome = sess_core::read(bytes, &mut SequentialIds::new("catalog"));
+    let outcome = sess_core::read(bytes);
     let file = outcome.file;
     let Some(header) = file.header() else {
         let why = outcome.issues.first().map_or_else(|| "no session header".to_owned(), ToString::to_string);

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use sess_core::{ReadOutcome, SessionFile};
 use std::sync::Arc;
 
-use sess_store::{BlobStore, Blobs, FileStorage, RandomIds, read_session_file, resolve_entries};
+use sess_store::{BlobStore, Blobs, FileStorage, read_session_file, resolve_entries};
 
 use crate::output::warn;
 use crate::resolve::Session;
@@ -42,8 +42,7 @@ pub(crate) fn load_session(session: Session) -> anyhow::Result<Loaded> {
 
 /// Reads the session file at `path` and warns about every line it had to skip.
 pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
-    let mut outcome =
-        read_session_file(path, &mut RandomIds::new()).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let mut outcome = read_session_file(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     // Images an agent moved to its blob store are put back, as the agent does.
     if let Some(dir) = crate::session::blobs_dir_for(path).filter(|d| d.is_dir()) {
         let blobs = BlobStore::new(Arc::new(FileStorage), dir);
@@ -62,7 +61,7 @@ pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
     }
     if let Some(from) = outcome.migrated_from {
         warn(format_args!(
-            "`{}` is format version {}; it was migrated in memory with new entry ids (run `sess migrate` to keep them)",
+            "`{}` is format version {}; it was migrated in memory (run `sess migrate` to write it as version 3)",
             path.display(),
             from.0
         ));

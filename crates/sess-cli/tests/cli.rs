@@ -561,7 +561,11 @@ mod list {
         let items = json_out(&output);
         let items = items.as_array().unwrap();
         assert_eq!(items.len(), 2);
-        let main = &items[0];
+        // The branched session's copied messages are older than its header: it
+        // was modified when it was created, after the main session's last message.
+        let (branched, main) = (&items[0], &items[1]);
+        assert_eq!(branched["modified"], "2026-11-30T07:04:55.596Z");
+        assert_eq!(branched["created"], branched["modified"]);
         assert_eq!(main["path"], path_str(&project.join("pi-mono-0.73.1-main.jsonl")));
         assert_eq!(main["source"], "pi");
         assert_eq!(main["agent"], "pi-mono");
@@ -573,7 +577,7 @@ mod list {
         assert_eq!(main["messageCount"], 10);
         assert_eq!(main["firstMessage"], "hello");
         assert_eq!(
-            items[1]["parentSession"],
+            branched["parentSession"],
             "/home/dev/.pi/agent/sessions/--home-dev-demo-project--/2026-11-30T07-04-55-591Z_01a22b45-5c27-7725-b56f-8270ebb2b80e.jsonl"
         );
 

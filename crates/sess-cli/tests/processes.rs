@@ -11,7 +11,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use sess_core::SequentialIds;
 use sess_store::read_session_file;
 
 fn spawn(args: &[&str]) -> Child {
@@ -39,7 +38,7 @@ fn messages(from: usize, count: usize, tag: &str) -> String {
 
 /// Entries of the file, which must read with at most a torn last line.
 fn entries(path: &Path) -> Vec<(String, Option<String>)> {
-    let outcome = read_session_file(path, &mut SequentialIds::new("x")).unwrap();
+    let outcome = read_session_file(path).unwrap();
     assert!(outcome.issues.iter().all(|i| i.kind == sess_core::IssueKind::TruncatedLastLine), "{:?}", outcome.issues);
     assert!(outcome.file.header().is_some());
     outcome.file.entries().iter().map(|e| (e.id().to_string(), e.parent_id().map(ToString::to_string))).collect()
@@ -168,7 +167,7 @@ fn kill_9_during_append_keeps_every_acknowledged_entry() {
     let mut child = spawn(&["append", path_str]);
     child.stdin.take().unwrap().write_all(messages(0, 1, "after").as_bytes()).unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
-    let outcome = read_session_file(&path, &mut SequentialIds::new("x")).unwrap();
+    let outcome = read_session_file(&path).unwrap();
     assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
 }
 
@@ -198,7 +197,7 @@ fn kill_9_during_migrate_leaves_the_old_file_or_the_new_one() {
         if bytes == original.as_bytes() {
             outcomes.0 += 1;
         } else {
-            let outcome = read_session_file(&path, &mut SequentialIds::new("x")).unwrap();
+            let outcome = read_session_file(&path).unwrap();
             assert!(outcome.issues.is_empty(), "delay {delay_ms}: {:?}", &outcome.issues[..1]);
             assert_eq!(outcome.migrated_from, None, "delay {delay_ms}: a complete v3 file");
             assert_eq!(outcome.file.entries().len(), 20_000);

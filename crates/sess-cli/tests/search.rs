@@ -246,3 +246,35 @@ fn the_page_forks_a_stored_session_into_its_store() {
     let ids: Vec<&str> = listed.as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&new_id) && ids.contains(&PI_MAIN), "{ids:?}");
 }
+
+/// A v1 pi file (no entry ids) read without `sess migrate`: the command search
+/// prints finds the entry, `show` shows the same ids on every read, and
+/// `sess migrate` writes the ids the reads showed.
+#[test]
+fn a_legacy_files_minted_ids_are_the_same_for_search_show_and_migrate() {
+    let home = Home::new();
+    let path = home.path().join(".pi/agent/sessions/--work-legacy--/legacy.jsonl");
+    common::place(&common::fixture("legacy/v1-basic.jsonl"), &path, 1);
+    let text = stdout(&home.run(&["search", "--all-projects", "\"second question\""]));
+    let command = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("sess show legacy-v1 --leaf "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let leaf = command.trim();
+    let shown = home.json(&["show", "legacy-v1", "--leaf", leaf, "--json"]);
+    let ids = |shown: &Value| -> Vec<String> {
+        shown["messages"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(ids(&shown).last().map(String::as_str), Some(leaf), "{shown}");
+    let found = home.json(&["search", "--cwd", "/work/legacy", "--json", "\"second question\""]);
+    assert_eq!(found[0]["entryId"].as_str(), Some(leaf), "{found}");
+    let all = home.json(&["show", "legacy-v1", "--json"]);
+    assert_eq!(ids(&home.json(&["show", "legacy-v1", "--json"])), ids(&all), "the same ids on every read");
+    assert!(ids(&all).iter().all(|id| id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit())), "{all}");
+
+    let migrated = home.run(&["migrate", path.to_str().unwrap()]);
+    assert_eq!(migrated.status.code(), Some(0), "{}", stderr(&migrated));
+    assert_eq!(ids(&home.json(&["show", "legacy-v1", "--json"])), ids(&all), "migrate wrote the ids reads showed");
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.lines().any(|l| l.contains("second question") && l.contains(&format!("\"id\":\"{leaf}\""))));
+}

@@ -218,3 +218,82 @@ fn show_at_a_pi_leaf() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--leaf works on pi-family sessions"), "{}", stderr(&out));
 }
+
+/// How many messages `sess show --all` shows of `session`.
+fn shown(home: &Home, session: &str) -> usize {
+    home.json(&["show", "--all", "--json", session])["messages"].as_array().unwrap().len()
+}
+
+/// For Claude Code and Codex, `messageCount` is what `sess show --all` shows,
+/// and the listed id is one `sess show` finds — also for a rollout whose
+/// `session_meta` names another id than its file name (a copied or renamed
+/// rollout).
+#[test]
+fn list_counts_what_show_all_shows_for_claude_and_codex() {
+    const RENAMED: &str = "0199c3a1-aaaa-7bbb-8ccc-dddddddddddd";
+    let home = Home::new();
+    let basic = fs::read_to_string(fixture("codex/codex-basic-rollout.jsonl")).unwrap();
+    let copied = basic.replacen(CODEX_BASIC, "0199c3a1-5f2e-7d40-9b1a-000000000000", 1);
+    let renamed = home.path().join(format!(".codex/sessions/2026/08/21/rollout-2026-08-21T09-00-00-{RENAMED}.jsonl"));
+    fs::create_dir_all(renamed.parent().unwrap()).unwrap();
+    fs::write(&renamed, copied).unwrap();
+
+    let mut items = Vec::new();
+    for source in ["claude", "codex"] {
+        items.extend(home.json(&["list", "--all-projects", "--json", "--source", source]).as_array().unwrap().clone());
+    }
+    assert_eq!(items.len(), 5, "{items:?}");
+    assert!(items.iter().any(|i| i["id"] == RENAMED), "the id sess show finds: {items:?}");
+    for item in &items {
+        let id = item["id"].as_str().unwrap();
+        assert_eq!(item["messageCount"].as_u64(), Some(shown(&home, id) as u64), "{item}");
+        assert!(item.get("shownMessages").is_none(), "{item}");
+    }
+}
+
+/// A pi-family session's `messageCount` is pi's own count (message entries on
+/// every branch); `shownMessages` is what `sess show --all` shows (the leaf's
+/// path).
+#[test]
+fn a_pi_sessions_listing_has_pis_count_and_the_shown_count() {
+    let home = Home::new();
+    let items = home.json(&["list", "--all-projects", "--json", "--source", "pi"]);
+    let item = &items[0];
+    assert_eq!(item["id"], PI_MAIN);
+    assert_eq!(item["messageCount"], 10, "{item}");
+    assert_eq!(item["shownMessages"].as_u64(), Some(shown(&home, PI_MAIN) as u64), "{item}");
+    assert_eq!(item["shownMessages"], 6, "{item}");
+    // The same for the session in a store.
+    let store = format!("dir:{}", home.path().join(".pi/agent/sessions").display());
+    let stored = home.json(&["--store", &store, "list", "--all-projects", "--json"]);
+    assert_eq!(
+        (&stored[0]["id"], &stored[0]["messageCount"], &stored[0]["shownMessages"]),
+        (&item["id"], &item["messageCount"], &item["shownMessages"])
+    );
+}
+
+/// A pi session whose last message was stamped before its header (pi-mono
+/// reports that message's time) lists `modified` no earlier than `created`;
+/// without a name its first prompt is its title, as for the other agents.
+#[test]
+fn a_pi_listing_is_never_modified_before_created_and_is_titled_by_its_first_prompt() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".pi/agent/sessions/--work-p--/s.jsonl");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(
+        &file,
+        concat!(
+            r#"{"type":"session","version":3,"id":"early-msg","timestamp":"2026-11-30T00:53:00.000Z","cwd":"/work/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-11-30T00:42:00.000Z","message":{"role":"user","content":"fix the build please","timestamp":1795999320000}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let items = json_out(&sess_at(home.path(), &["list", "--all-projects", "--json"], ""));
+    let item = &items[0];
+    assert_eq!(item["created"], "2026-11-30T00:53:00.000Z");
+    assert_eq!(item["modified"], "2026-11-30T00:53:00.000Z", "{item}");
+    assert_eq!(item["title"], "fix the build please", "{item}");
+    assert_eq!(item["firstMessage"], "fix the build please");
+}

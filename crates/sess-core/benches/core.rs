@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use divan::Bencher;
 use divan::counter::BytesCount;
-use sess_core::{EntryIndex, Leaf, ReadOutcome, SequentialIds, context, read, segment};
+use sess_core::{EntryIndex, Leaf, ReadOutcome, context, read, segment};
 use sess_testkit::workload::pi_session;
 
 /// Session sizes, in bytes.
@@ -23,7 +23,7 @@ fn session(size: usize) -> &'static str {
 }
 
 fn parse(text: &str) -> ReadOutcome {
-    read(text.as_bytes(), &mut SequentialIds::new("m"))
+    read(text.as_bytes())
 }
 
 fn main() {

@@ -49,7 +49,8 @@ impl From<&str> for EntryId {
 }
 
 /// Mints fresh entry ids. `sess-core` reads no clock and no randomness: whoever
-/// needs new ids (migration, appends) passes a source in.
+/// appends entries passes a source in. (A migration derives its ids from the file:
+/// [`line_id`].)
 pub trait IdSource {
     /// A new id candidate. Callers check it against the ids already taken and ask
     /// again on a collision.
@@ -74,6 +75,27 @@ pub fn fresh_id(source: &mut dyn IdSource, taken: &dyn Fn(&str) -> bool) -> Entr
         }
         n += 1;
     }
+}
+
+/// The id a migration gives the entry of line `line` (1-based) whose text is
+/// `text`: 8 lowercase hex digits, the form the agents mint, derived from the line
+/// number and the line's bytes, so every read of a legacy file shows the same ids
+/// and `sess migrate` writes them. `attempt` picks another id when one is taken.
+///
+/// The hash is FNV-1a (64 bits) over the line number, the attempt and the bytes,
+/// then the `SplitMix64` finalizer; it is fixed here, not `std`'s hasher, so the
+/// ids stay the same across builds and platforms.
+pub fn line_id(line: usize, text: &str, attempt: u32) -> EntryId {
+    const PRIME: u64 = 0x0000_0100_0000_01B3;
+    let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
+    let line = u64::try_from(line).unwrap_or(u64::MAX);
+    for byte in line.to_le_bytes().iter().chain(&attempt.to_le_bytes()).chain(text.as_bytes()) {
+        hash = (hash ^ u64::from(*byte)).wrapping_mul(PRIME);
+    }
+    hash = (hash ^ (hash >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    hash = (hash ^ (hash >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    hash ^= hash >> 31;
+    EntryId::new(format!("{:08x}", hash >> 32))
 }
 
 /// Ids `prefix0`, `prefix1`, … for tests and deterministic tools.

@@ -193,11 +193,10 @@ fn check_links(file: &SessionFile, findings: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::SequentialIds;
     use crate::jsonl::read;
 
     fn codes(text: &str) -> Vec<(&'static str, Option<usize>)> {
-        check(&read(text.as_bytes(), &mut SequentialIds::new("m"))).iter().map(|f| (f.code, f.line)).collect()
+        check(&read(text.as_bytes())).iter().map(|f| (f.code, f.line)).collect()
     }
 
     const H: &str = r#"{"type":"session","version":3,"id":"s"}"#;

@@ -16,8 +16,7 @@ use crate::entry::{Entry, EntryError, is_json_whitespace, offset_in};
 use crate::envelope::{Envelope, EnvelopeError, Field};
 use crate::header::SessionHeader;
 use crate::header::Version;
-use crate::id::IdSource;
-use crate::migrate::migrate_values;
+use crate::migrate::{Origin, migrate_values};
 use crate::raw::Text;
 use crate::session_file::SessionFile;
 
@@ -108,7 +107,7 @@ pub struct ReadOutcome {
 }
 
 /// Reads a whole JSONL file held in memory.
-pub fn read(bytes: &[u8], ids: &mut dyn IdSource) -> ReadOutcome {
+pub fn read(bytes: &[u8]) -> ReadOutcome {
     let mut reader = SessionReader::new();
     let mut rest = bytes;
     while !rest.is_empty() {
@@ -116,7 +115,7 @@ pub fn read(bytes: &[u8], ids: &mut dyn IdSource) -> ReadOutcome {
         reader.push_block(&rest[..cut], cut == rest.len());
         rest = &rest[cut..];
     }
-    reader.finish(ids)
+    reader.finish()
 }
 
 /// About how many bytes of lines [`read`] and file readers hand to
@@ -172,6 +171,7 @@ pub struct SessionReader {
     line_no: usize,
     title_line: Option<Box<str>>,
     header: Option<SessionHeader>,
+    header_line: usize,
     header_seen: bool,
     legacy: Option<Vec<(usize, Value, String)>>,
     entries: Vec<Entry>,
@@ -313,6 +313,7 @@ impl SessionReader {
                     self.legacy = Some(Vec::new());
                 }
                 self.header = Some(header);
+                self.header_line = line_no;
                 return;
             }
             self.issue(line_no, IssueKind::NotAHeader);
@@ -330,8 +331,9 @@ impl SessionReader {
         self.record(line_no, line_start, parsed);
     }
 
-    /// Ends the file: migrates a legacy file and returns the session.
-    pub fn finish(mut self, ids: &mut dyn IdSource) -> ReadOutcome {
+    /// Ends the file: migrates a legacy file (its new ids derived from its lines,
+    /// see [`crate::line_id`]) and returns the session.
+    pub fn finish(mut self) -> ReadOutcome {
         let mut migrated_from = None;
         let legacy = self.legacy.take();
         let legacy_header = if legacy.is_some() { self.header.take() } else { None };
@@ -339,7 +341,10 @@ impl SessionReader {
             let header_value: Value = serde_json::from_str(header.json()).unwrap_or(Value::Null);
             let mut values: Vec<Value> =
                 std::iter::once(header_value).chain(legacy.iter().map(|(_, value, _)| value.clone())).collect();
-            let migration = migrate_values(&mut values, ids);
+            let origins: Vec<Origin<'_>> = std::iter::once(Origin { line: self.header_line, text: header.json() })
+                .chain(legacy.iter().map(|(line, _, text)| Origin { line: *line, text }))
+                .collect();
+            let migration = migrate_values(&mut values, &origins);
             migrated_from = migration.as_ref().map(|m| m.from);
             let changed = migration.map(|m| m.changed).unwrap_or_default();
             let text = |index: usize, original: &str| {
@@ -410,12 +415,17 @@ const PARALLEL_BYTES: usize = 1 << 20;
 /// Parses `lines` of `text` (all after a v3 header), on as many threads as
 /// the machine has when there is enough text; in order.
 fn parse_lines(text: &Text, lines: &[BlockLine]) -> Vec<Parsed> {
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let bytes: usize = lines.iter().map(|l| l.raw_len).sum();
     let one = |lines: &[BlockLine]| -> Vec<Parsed> {
         lines.iter().map(|l| parse_line(text, l.span.clone(), l.terminated)).collect()
     };
-    if threads < 2 || bytes < PARALLEL_BYTES || lines.len() < 2 {
+    if bytes < PARALLEL_BYTES || lines.len() < 2 {
+        return one(lines);
+    }
+    // Asked only for a large block: it reads the cgroup files on each call,
+    // which a listing of thousands of small files would pay for each.
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if threads < 2 {
         return one(lines);
     }
     // Contiguous groups of about equal bytes, one per thread.

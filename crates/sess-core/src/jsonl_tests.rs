@@ -1,5 +1,4 @@
 use super::*;
-use crate::id::SequentialIds;
 use pretty_assertions::assert_eq;
 use rstest::rstest;
 
@@ -13,7 +12,7 @@ fn entry(id: &str, parent: Option<&str>) -> String {
 }
 
 fn read_text(text: &str) -> ReadOutcome {
-    read(text.as_bytes(), &mut SequentialIds::new("m"))
+    read(text.as_bytes())
 }
 
 fn ids(outcome: &ReadOutcome) -> Vec<&str> {
@@ -114,7 +113,7 @@ fn invalid_utf8_is_replaced_and_kept() {
     bytes.extend_from_slice(
         b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"content\":\"\xff\xfe\"}}\n",
     );
-    let outcome = read(&bytes, &mut SequentialIds::new("m"));
+    let outcome = read(&bytes);
     assert_eq!(ids(&outcome), ["a"]);
     assert_eq!(issues(&outcome), [(2, IssueKind::InvalidUtf8)]);
     assert!(outcome.file.entries()[0].json().contains('\u{fffd}'));
@@ -146,14 +145,20 @@ fn legacy_files_are_migrated_on_read() {
                 {\"type\":\"message\",\"timestamp\":\"t2\",\"message\":{\"role\":\"hookMessage\"}}\n";
     let outcome = read_text(text);
     assert_eq!(outcome.migrated_from, Some(Version(1.0)));
-    assert_eq!(ids(&outcome), ["m0", "m1"]);
+    // The ids come from each entry's line number in the file and its bytes.
+    let lines: Vec<&str> = text.lines().collect();
+    let [first, second] = [2, 4].map(|n| crate::line_id(n, lines[n - 1], 0));
+    assert_eq!(ids(&outcome), [first.as_str(), second.as_str()]);
     assert_eq!(outcome.file.entry_lines(), [2, 4]);
     assert_eq!(issues(&outcome), [(3, IssueKind::InvalidJson(String::new()))]);
     assert_eq!(outcome.file.header().unwrap().json(), r#"{"type":"session","id":"s","timestamp":"t","version":3}"#);
     assert_eq!(
         outcome.file.entries()[1].json(),
-        r#"{"type":"message","timestamp":"t2","message":{"role":"custom"},"id":"m1","parentId":"m0"}"#
+        format!(
+            r#"{{"type":"message","timestamp":"t2","message":{{"role":"custom"}},"id":"{second}","parentId":"{first}"}}"#
+        )
     );
+    assert_eq!(ids(&read_text(text)), ids(&outcome), "every read gives the same ids");
 }
 
 #[test]

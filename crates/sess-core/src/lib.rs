@@ -12,14 +12,14 @@
 //! back unchanged.
 //!
 //! ```
-//! use sess_core::{context, read, EntryIndex, Leaf, SequentialIds};
+//! use sess_core::{context, read, EntryIndex, Leaf};
 //!
 //! let text = concat!(
 //!     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#, "\n",
 //!     r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#, "\n",
 //!     r#"{"type":"thinking_level_change","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","thinkingLevel":"high"}"#, "\n",
 //! );
-//! let outcome = read(text.as_bytes(), &mut SequentialIds::new("id"));
+//! let outcome = read(text.as_bytes());
 //! assert!(outcome.issues.is_empty());
 //! let entries = outcome.file.entries();
 //! let index = EntryIndex::new(entries);
@@ -55,7 +55,7 @@ pub use entry::{
 };
 pub use file_kind::FileKind;
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
-pub use id::{EntryId, IdSource, SequentialIds, fresh_id};
+pub use id::{EntryId, IdSource, SequentialIds, fresh_id, line_id};
 pub use json_text::JsonText;
 pub use jsonl::{BLOCK_BYTES, IssueKind, LineIssue, Lines, ReadOutcome, SessionReader, block_end, read};
 pub use raw::{RawJson, json_is_truthy, replace_lone_surrogate_escapes};

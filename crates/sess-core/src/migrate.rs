@@ -1,7 +1,10 @@
 //! Format migrations v1 → v2 → v3, exactly as the pi family performs them.
 //!
-//! - v1 → v2: every non-header entry gets a fresh id and the previous entry as its
-//!   parent (a linear chain in file order); a compaction's `firstKeptEntryIndex`
+//! - v1 → v2: every non-header entry gets a new id and the previous entry as its
+//!   parent (a linear chain in file order). pi mints random ids; here the id is
+//!   derived from the entry's line number and bytes ([`line_id`]), so every read of
+//!   the file shows the same ids and `sess migrate` writes those. An id already in
+//!   the file, or minted for an earlier line, is never reused; a compaction's `firstKeptEntryIndex`
 //!   (an index into the parsed lines, header at 0) becomes `firstKeptEntryId`.
 //!   Keys that were not there before are appended at the end of the object, as
 //!   JavaScript does.
@@ -12,7 +15,9 @@
 use serde_json::{Map, Value};
 
 use crate::header::{CURRENT_VERSION, Version};
-use crate::id::{EntryId, IdSource, fresh_id};
+use std::collections::HashSet;
+
+use crate::id::{EntryId, line_id};
 
 /// What a migration did.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,23 +36,56 @@ pub fn version_of(values: &[Value]) -> Version {
     crate::header::Version::from_json_text(raw.as_deref())
 }
 
+/// Where a parsed value came from: its line number in the file (1-based) and the
+/// line's text. A migration derives the ids it mints from them.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin<'a> {
+    /// The line number.
+    pub line: usize,
+    /// The line's text.
+    pub text: &'a str,
+}
+
 /// Migrates the parsed values of a file (header included, in file order) to the
-/// current version in place. Returns `None` when the file is already current.
-pub fn migrate_values(values: &mut [Value], ids: &mut dyn IdSource) -> Option<Migration> {
+/// current version in place. `origins` is parallel to `values`. Returns `None`
+/// when the file is already current.
+pub fn migrate_values(values: &mut [Value], origins: &[Origin<'_>]) -> Option<Migration> {
     let from = version_of(values);
     if !from.needs_migration() {
         return None;
     }
     let mut changed = vec![false; values.len()];
     if from.0 < 2.0 {
-        v1_to_v2(values, &mut changed, ids);
+        v1_to_v2(values, &mut changed, origins);
     }
     v2_to_v3(values, &mut changed);
     Some(Migration { from, changed })
 }
 
-fn v1_to_v2(values: &mut [Value], changed: &mut [bool], ids: &mut dyn IdSource) {
-    let mut minted: std::collections::HashSet<EntryId> = std::collections::HashSet::new();
+/// The id for the value at `index`: [`line_id`] of its line, tried again with the
+/// next attempt while `taken` holds it. Past 1000 attempts (never met: that many
+/// 32-bit ids would all have to be taken) a numeric suffix makes it free.
+fn minted_id(origin: Option<&Origin<'_>>, index: usize, taken: &HashSet<String>) -> EntryId {
+    let (line, text) = origin.map_or((index, ""), |o| (o.line, o.text));
+    for attempt in 0..1000 {
+        let id = line_id(line, text, attempt);
+        if !taken.contains(id.as_str()) {
+            return id;
+        }
+    }
+    let base = line_id(line, text, 1000);
+    // Of `taken.len() + 1` distinct candidates at least one is free.
+    (1..=taken.len() + 1)
+        .map(|n| EntryId::new(format!("{base}-{n}")))
+        .find(|id| !taken.contains(id.as_str()))
+        .unwrap_or(base)
+}
+
+fn v1_to_v2(values: &mut [Value], changed: &mut [bool], origins: &[Origin<'_>]) {
+    // Ids the file already has (overwritten below, but a forward
+    // `firstKeptEntryIndex` may still name one) and those minted so far.
+    let mut taken: HashSet<String> =
+        values.iter().filter_map(|v| v.get("id").and_then(Value::as_str)).map(str::to_owned).collect();
     let mut previous: Option<EntryId> = None;
     for index in 0..values.len() {
         let Some(object) = values[index].as_object_mut() else {
@@ -58,8 +96,8 @@ fn v1_to_v2(values: &mut [Value], changed: &mut [bool], ids: &mut dyn IdSource) 
             object.insert("version".into(), 2.into());
             continue;
         }
-        let id = fresh_id(ids, &|candidate| minted.contains(candidate));
-        minted.insert(id.clone());
+        let id = minted_id(origins.get(index), index, &taken);
+        taken.insert(id.as_str().to_owned());
         object.insert("id".into(), id.as_str().into());
         object.insert("parentId".into(), previous.as_ref().map_or(Value::Null, |p| p.as_str().into()));
         previous = Some(id);
@@ -131,13 +169,60 @@ fn is_object_type(object: &Map<String, Value>, ty: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::SequentialIds;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
+    /// The values as lines 1, 2, … of a file.
+    fn texts(values: &[Value]) -> Vec<String> {
+        values.iter().map(|v| serde_json::to_string(v).unwrap()).collect()
+    }
+
+    fn migrate(values: &mut [Value]) -> Option<Migration> {
+        let texts = texts(values);
+        let origins: Vec<Origin<'_>> =
+            texts.iter().enumerate().map(|(index, text)| Origin { line: index + 1, text }).collect();
+        migrate_values(values, &origins)
+    }
+
+    /// The migrated lines, with the ids minted for lines 2, 3, … written `n0`,
+    /// `n1`, … (which ids they are is [`minted_ids_come_from_each_line`]'s test).
     fn run(mut values: Vec<Value>) -> (Vec<String>, Option<Migration>) {
-        let migration = migrate_values(&mut values, &mut SequentialIds::new("n"));
-        (values.iter().map(|v| serde_json::to_string(v).unwrap()).collect(), migration)
+        let before = texts(&values);
+        let migration = migrate(&mut values);
+        let mut lines = texts(&values);
+        if migration.as_ref().is_some_and(|m| m.from.0 < 2.0) {
+            for (n, (index, text)) in before.iter().enumerate().skip(1).enumerate() {
+                let minted = line_id(index + 1, text, 0);
+                for line in &mut lines {
+                    *line = line.replace(&format!("\"{minted}\""), &format!("\"n{n}\""));
+                }
+            }
+        }
+        (lines, migration)
+    }
+
+    #[test]
+    fn minted_ids_come_from_each_line_and_are_never_taken_ones() {
+        let second = json!({"type":"message","timestamp":"t1","message":{"role":"user","content":"hi"}});
+        let second_id = line_id(2, &serde_json::to_string(&second).unwrap(), 0);
+        assert_eq!(second_id.as_str().len(), 8);
+        assert!(second_id.as_str().bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+        let header = json!({"type":"session","id":"s","timestamp":"t0"});
+        let plain = vec![header.clone(), second.clone()];
+        let (mut once, mut twice) = (plain.clone(), plain);
+        migrate(&mut once);
+        migrate(&mut twice);
+        assert_eq!(once, twice, "the same file, the same ids");
+        assert_eq!(once[1]["id"], second_id.as_str());
+
+        // A later line already holds the id line 2 would get: line 2 takes its next attempt.
+        let third = json!({"type":"message","id":second_id.as_str(),"message":{"role":"user","content":"yo"}});
+        let mut values = vec![header, second.clone(), third.clone()];
+        migrate(&mut values);
+        let texts = [second, third].map(|v| serde_json::to_string(&v).unwrap());
+        assert_eq!(values[1]["id"], line_id(2, &texts[0], 1).as_str());
+        assert_eq!(values[2]["id"], line_id(3, &texts[1], 0).as_str());
+        assert_ne!(values[1]["id"], values[2]["id"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use sess_core::segment;
-use sess_core::{EntryIndex, Leaf, SequentialIds, Tree, context, read};
+use sess_core::{EntryIndex, Leaf, Tree, context, read};
 
 /// What an agent does to a session.
 #[derive(Clone, Debug)]
@@ -97,7 +97,7 @@ proptest! {
     #[test]
     fn a_read_session_writes_back_unchanged(ops in proptest::collection::vec(op(), 0..80)) {
         let text = session_text(&ops);
-        let outcome = read(text.as_bytes(), &mut SequentialIds::new("x"));
+        let outcome = read(text.as_bytes());
         prop_assert!(outcome.issues.is_empty());
         prop_assert_eq!(outcome.file.to_jsonl(), text);
     }
@@ -105,7 +105,7 @@ proptest! {
     #[test]
     fn the_tree_holds_every_entry_once_in_timestamp_order(ops in proptest::collection::vec(op(), 0..80)) {
         let text = session_text(&ops);
-        let outcome = read(text.as_bytes(), &mut SequentialIds::new("x"));
+        let outcome = read(text.as_bytes());
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         let tree = Tree::build(entries, &index);
@@ -130,7 +130,7 @@ proptest! {
     #[test]
     fn every_leaf_has_a_finite_path_of_existing_parents(ops in proptest::collection::vec(op(), 1..80)) {
         let text = session_text(&ops);
-        let outcome = read(text.as_bytes(), &mut SequentialIds::new("x"));
+        let outcome = read(text.as_bytes());
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         for leaf in 0..entries.len() {
@@ -149,7 +149,7 @@ proptest! {
     #[test]
     fn segments_partition_the_entries_into_linear_runs(ops in proptest::collection::vec(op(), 0..80)) {
         let text = session_text(&ops);
-        let outcome = read(text.as_bytes(), &mut SequentialIds::new("x"));
+        let outcome = read(text.as_bytes());
         let entries = outcome.file.entries();
         let derived = segment::derive(entries);
         let mut covered = HashSet::new();
@@ -191,11 +191,11 @@ proptest! {
             });
         }
         let text = lines.join("\n") + "\n";
-        let once = read(text.as_bytes(), &mut SequentialIds::new("a"));
+        let once = read(text.as_bytes());
         prop_assert!(once.migrated_from.is_some());
         prop_assert_eq!(once.file.entries().len(), kinds.len());
         let once_text = once.file.to_jsonl();
-        let twice = read(once_text.as_bytes(), &mut SequentialIds::new("b"));
+        let twice = read(once_text.as_bytes());
         prop_assert_eq!(twice.migrated_from, None);
         prop_assert_eq!(twice.file.to_jsonl(), once_text);
         prop_assert!(!twice.file.to_jsonl().contains("hookMessage"));
@@ -209,13 +209,13 @@ proptest! {
         at in any::<usize>(),
     ) {
         let text = session_text(&ops);
-        let clean = read(text.as_bytes(), &mut SequentialIds::new("x"));
+        let clean = read(text.as_bytes());
         let mut lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
         let garbage: Vec<u8> = garbage.into_iter().filter(|&b| b != b'\n').collect();
         let position = 1 + at % lines.len();
         lines.insert(position, garbage);
         let damaged: Vec<u8> = lines.join(&b'\n').into_iter().chain([b'\n']).collect();
-        let outcome = read(&damaged, &mut SequentialIds::new("x"));
+        let outcome = read(&damaged);
         let ids = |o: &sess_core::ReadOutcome| o.file.entries().iter().map(|e| e.id().to_string()).collect::<Vec<_>>();
         let mut got = ids(&outcome);
         // The garbage line itself may happen to be a valid entry; everything else must survive.
@@ -227,7 +227,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-        let outcome = read(&bytes, &mut SequentialIds::new("x"));
+        let outcome = read(&bytes);
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         let _ = Tree::build(entries, &index);

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use sess_core::{EntryIndex, Leaf, ReadOutcome, SequentialIds, Tree, context, read};
+use sess_core::{EntryIndex, Leaf, ReadOutcome, Tree, context, read};
 
 fn fixture(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(path)
@@ -18,7 +18,7 @@ fn fixture(path: &str) -> PathBuf {
 
 fn load(path: &str) -> ReadOutcome {
     let bytes = std::fs::read(fixture(path)).unwrap();
-    read(&bytes, &mut SequentialIds::new("m"))
+    read(&bytes)
 }
 
 fn context_json(outcome: &ReadOutcome, leaf: Leaf<'_>) -> Value {
@@ -95,7 +95,7 @@ mod file_format {
                     {\"type\":\"message\",\"id\":\"1\",\"parentId\":null,\"message\":{}}\n\
                     {\"type\":\"message\",\"id\":\"V1StGXR8_Z5jdHi6B-myT\",\"parentId\":\"1\",\"message\":{}}\n\
                     {\"type\":\"message\",\"id\":\"0189f7ea-ae8e-7d2c-8a8f-4c6f8a9b0c1d\",\"parentId\":\"V1StGXR8_Z5jdHi6B-myT\",\"message\":{}}\n";
-        let outcome = read(text.as_bytes(), &mut SequentialIds::new("m"));
+        let outcome = read(text.as_bytes());
         let entries = outcome.file.entries();
         let path = EntryIndex::new(entries).path(entries, 2);
         assert_eq!(path.entries, [0, 1, 2]);
@@ -144,7 +144,7 @@ mod migration {
     #[test]
     fn migrating_a_migrated_file_changes_nothing() {
         let once = load("legacy/v1-basic.jsonl").file.to_jsonl();
-        let twice = read(once.as_bytes(), &mut SequentialIds::new("z"));
+        let twice = read(once.as_bytes());
         assert_eq!(twice.migrated_from, None);
         assert_eq!(twice.file.to_jsonl(), once);
     }

@@ -178,7 +178,10 @@ pub fn find_session_files(codex_home: &Path) -> FoundFiles {
 /// Loads one rollout (plain or zstd) as a full transcript; the caller trims it
 /// with [`Transcript::keep_newest`].
 ///
-/// The id is `session_meta.id`, else the one in the file name; the cwd comes
+/// The id is the UUID in the file name (what Codex and every verb of `sess`
+/// find the thread by, even when a copied or renamed rollout's `session_meta`
+/// names another), else `session_meta.id`, else the rest of the file name
+/// after `rollout-`; the cwd comes
 /// from `session_meta`; the title from the `session_index.jsonl` of the Codex
 /// home the file lives in (the folder above its `sessions` or
 /// `archived_sessions` ancestor), when it names the thread, else its own first
@@ -223,7 +226,9 @@ pub fn read_counting_inherited(path: &Path, bytes: &[u8]) -> (Transcript, usize)
     let own_title = rollout.own_first_prompt().map(ToOwned::to_owned);
     let inherited = rollout.inherited;
     let mut transcript = rollout.transcript;
-    if transcript.id.is_empty()
+    if let Some(id) = files::thread_uuid_from_name(path) {
+        transcript.id = id;
+    } else if transcript.id.is_empty()
         && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
     {
         transcript.id = id;
@@ -294,7 +299,12 @@ fn session_info<'a>(
     // it; its messages count the history it continues too.
     let first_message = rollout.own_first_prompt().or_else(|| rollout.transcript.first_prompt()).map(ToOwned::to_owned);
     let transcript = rollout.transcript;
-    let id = if transcript.id.is_empty() { file_id } else { transcript.id.clone() };
+    // The UUID in the file name, as `load` gives it: the one every verb finds it by.
+    let id = match files::thread_uuid_from_name(path) {
+        Some(id) => id,
+        None if transcript.id.is_empty() => file_id,
+        None => transcript.id.clone(),
+    };
     Ok(Some(SessionInfo {
         source: SourceKind::Codex,
         title: titles.get(&id).map(ToOwned::to_owned).or_else(|| first_message.clone()),

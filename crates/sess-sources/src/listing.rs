@@ -36,7 +36,9 @@ pub struct SessionInfo {
     /// The file's modification time, in ms since the Unix epoch.
     #[serde(skip)]
     pub modified_ms: i64,
-    /// How many messages its transcript has.
+    /// How many messages its transcript has: what `sess show --all` shows. (A
+    /// pi-family session's listing carries pi's own count instead: `message`
+    /// entries on every branch.)
     pub message_count: usize,
     /// The first prompt, for a listing without a title.
     pub first_message: Option<String>,

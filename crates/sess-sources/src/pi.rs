@@ -16,6 +16,10 @@ use sess_core::{Entry, EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format
 
 use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, content_text, finish_pending};
 
+#[path = "pi_count.rs"]
+mod count;
+pub use count::shown_message_count;
+
 /// The transcript of `file` at `leaf`.
 ///
 /// The id, cwd and title come from the header; a `session_info` name (the

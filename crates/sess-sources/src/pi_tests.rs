@@ -1,6 +1,6 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use sess_core::{Leaf, SequentialIds, read};
+use sess_core::{Leaf, read};
 
 use super::transcript;
 use crate::{Block, Role, ToolStatus, Transcript};
@@ -11,7 +11,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 fn load(bytes: &[u8]) -> Transcript {
-    let outcome = read(bytes, &mut SequentialIds::new("m"));
+    let outcome = read(bytes);
     assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
     transcript(&outcome.file, Leaf::Last)
 }
@@ -138,4 +138,44 @@ fn cwd_comes_from_the_header() {
     assert_eq!((transcript.id.as_str(), transcript.cwd.as_deref()), ("s1", Some("/work/p")));
     assert_eq!(transcript.title, None);
     assert_eq!(transcript.first_prompt(), Some("hi"));
+}
+
+#[test]
+fn the_shown_count_is_the_transcripts_length_at_every_leaf() {
+    let odd = session(&[
+        json!({"role": "user", "content": "hi"}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash"}]}),
+        json!({"role": "toolResult", "toolCallId": "c1", "content": "ok"}),
+        json!({"role": "assistant", "content": "done"}),
+        json!({"role": "toolResult", "toolCallId": 7, "content": "a wrong type: left out"}),
+        json!({"role": "assistant", "content": "still the same turn"}),
+        json!({"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0}),
+        json!({"role": "bashExecution", "command": "ls", "exitCode": 1.5}),
+        json!({"role": "assistant", "content": "after the command", "isError": "yes"}),
+        json!({"role": "assistant", "content": "a new turn"}),
+        json!({"role": "custom", "customType": "note", "content": "hidden", "display": false}),
+        json!({"role": "assistant", "content": "the turn goes on past a hidden message"}),
+        json!({"role": "hookMessage", "customType": "note", "content": "shown", "display": 1}),
+        json!({"role": 5, "content": "no role"}),
+        json!({"role": "somethingElse", "content": "x"}),
+        json!({"role": "assistant", "content": "x", "stopReason": null, "timestamp": "t"}),
+    ]);
+    let mut files: Vec<Vec<u8>> =
+        ["pi-mono-0.73.1-main.jsonl", "pi-mono-0.73.1-createBranchedSession.jsonl", "oh-my-pi-18.2.3-bun.jsonl"]
+            .into_iter()
+            .map(fixture)
+            .collect();
+    files.push(odd);
+    for name in ["v1-basic.jsonl", "v2-hook-message.jsonl"] {
+        files.push(std::fs::read(format!("{}/../../fixtures/legacy/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap());
+    }
+    for bytes in &files {
+        let file = read(bytes).file;
+        let ids: Vec<String> = file.entries().iter().map(|e| e.id().as_str().to_owned()).collect();
+        let leaves = std::iter::once(Leaf::Last).chain(ids.iter().map(|id| Leaf::Id(id)));
+        for leaf in leaves {
+            let expected = transcript(&file, leaf).messages.len();
+            assert_eq!(super::shown_message_count(&file, leaf), expected, "{leaf:?}");
+        }
+    }
 }

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use divan::Bencher;
 use divan::counter::{BytesCount, ItemsCount};
 use sess_core::{EntryIndex, Leaf, context};
-use sess_store::{FileStorage, RandomIds, SessionManager, discovery, read_session_file, write_atomic};
+use sess_store::{FileStorage, SessionManager, discovery, read_session_file, write_atomic};
 use sess_testkit::workload::{append_messages, pi_session, session_tree};
 use tempfile::TempDir;
 
@@ -63,7 +63,7 @@ fn open_and_context(bencher: Bencher, size: usize) {
     let path = &INPUTS.sessions.iter().find(|(s, _)| *s == size).unwrap().1;
     let len = std::fs::metadata(path).unwrap().len();
     bencher.counter(BytesCount::new(len)).bench(|| {
-        let outcome = read_session_file(path, &mut RandomIds::new()).unwrap();
+        let outcome = read_session_file(path).unwrap();
         let entries = outcome.file.entries();
         let index = EntryIndex::new(entries);
         context::build(entries, &index, Leaf::Last)
@@ -90,7 +90,7 @@ fn long_line(bencher: Bencher) {
     let len = text.len() as u64;
     drop(text);
     bencher.counter(BytesCount::new(len)).bench(|| {
-        let outcome = read_session_file(&path, &mut RandomIds::new()).unwrap();
+        let outcome = read_session_file(&path).unwrap();
         assert_eq!(outcome.file.entries().len(), 1);
         outcome
     });

@@ -6,14 +6,14 @@
 //! `sess-core`.
 //!
 //! ```
-//! use sess_store::{durable, read_session_file, RandomIds};
+//! use sess_store::{durable, read_session_file};
 //!
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("s.jsonl");
 //! durable::write_atomic(&path, br#"{"type":"session","version":3,"id":"s","cwd":"/p"}
 //! {"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}
 //! "#)?;
-//! let outcome = read_session_file(&path, &mut RandomIds::new())?;
+//! let outcome = read_session_file(&path)?;
 //! assert_eq!(outcome.file.entries().len(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

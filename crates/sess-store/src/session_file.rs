@@ -3,20 +3,20 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use sess_core::{BLOCK_BYTES, IdSource, Lines, ReadOutcome, SessionReader};
+use sess_core::{BLOCK_BYTES, Lines, ReadOutcome, SessionReader};
 
 use crate::error::{Error, Result};
 use crate::storage::{self, FileStorage, SessionStorage};
 
 /// Reads the session file at `path` on the local file system (see [`read_session`]).
-pub fn read_session_file(path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
-    read_session(&FileStorage, path, ids)
+pub fn read_session_file(path: &Path) -> Result<ReadOutcome> {
+    read_session(&FileStorage, path)
 }
 
 /// Reads the session file at `path` line by line (lenient, see
-/// [`sess_core::read`]). A legacy file is migrated in memory only; the caller
-/// decides whether to write it back.
-pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdSource) -> Result<ReadOutcome> {
+/// [`sess_core::read`]). A legacy file is migrated in memory only, with the ids
+/// every read of it gives; the caller decides whether to write it back.
+pub fn read_session(storage: &dyn SessionStorage, path: &Path) -> Result<ReadOutcome> {
     // Only a regular file is opened: a FIFO would block, `/dev/zero` never ends.
     let stat = storage::regular_file(storage, path).map_err(|e| Error::io("reading", path, e))?;
     let mut file = storage.open_read(path).map_err(|e| Error::io("reading", path, e))?;
@@ -35,7 +35,7 @@ pub fn read_session(storage: &dyn SessionStorage, path: &Path, ids: &mut dyn IdS
         reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
     .map_err(|e| Error::io("reading", path, e))?;
-    Ok(reader.finish(ids))
+    Ok(reader.finish())
 }
 
 /// Reads `file`, of about `size` bytes, in blocks of whole lines (about

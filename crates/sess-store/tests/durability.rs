@@ -55,7 +55,7 @@ fn ids_on_disk(storage: &dyn SessionStorage, path: &Path) -> Vec<String> {
     if !storage.exists(path) {
         return Vec::new();
     }
-    let outcome = read_session(storage, path, &mut SequentialIds::new("x")).unwrap();
+    let outcome = read_session(storage, path).unwrap();
     assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
     assert!(outcome.file.header().is_some());
     outcome.file.entries().iter().map(|e| e.id().to_string()).collect()
@@ -212,7 +212,7 @@ mod concurrent_writers {
             })
             .collect();
         let chains: Vec<Vec<EntryId>> = writers.into_iter().map(|h| h.join().unwrap()).collect();
-        let outcome = read_session(&FileStorage, &path, &mut SequentialIds::new("x")).unwrap();
+        let outcome = read_session(&FileStorage, &path).unwrap();
         assert!(outcome.issues.is_empty());
         let entries = outcome.file.entries();
         assert_eq!(entries.len(), 1 + 4 * 150);

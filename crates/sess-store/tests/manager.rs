@@ -328,7 +328,7 @@ mod persistence {
         sm.append_message(&user("after")).unwrap();
         let notices = sm.drain_notices();
         assert!(matches!(notices.as_slice(), [Notice::TornTailRemoved { bytes: 31, .. }]), "{notices:?}");
-        let outcome = read_session(storage.as_ref(), path, &mut SequentialIds::new("x")).unwrap();
+        let outcome = read_session(storage.as_ref(), path).unwrap();
         assert!(outcome.issues.is_empty());
         assert_eq!(outcome.file.entries().len(), 2);
         assert_eq!(outcome.file.entries()[1].parent_id().unwrap().as_str(), "a");

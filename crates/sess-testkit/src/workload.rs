@@ -22,7 +22,7 @@
 //!
 //! let text = workload::pi_session(200_000, 7);
 //! assert_eq!(text, workload::pi_session(200_000, 7));
-//! let outcome = sess_core::read(text.as_bytes(), &mut sess_core::SequentialIds::new("m"));
+//! let outcome = sess_core::read(text.as_bytes());
 //! assert!(outcome.issues.is_empty());
 //! assert!(outcome.file.entries().len() > 10);
 //! ```

@@ -1,12 +1,15 @@
 //! `sess list [--source pi|claude|codex|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
 
 use std::io::Write;
+use std::num::NonZeroUsize;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
-use sess_core::format_iso_millis;
+use sess_core::{Leaf, SessionFile, format_iso_millis};
 use sess_sources::{Scope, SessionInfo, SourceKind};
-use sess_store::SessionSummary;
+use sess_store::discovery::NO_MESSAGES;
+use sess_store::{Backend, FileStorage, SessionStorage as _, SessionSummary};
 
 use crate::Outcome;
 use crate::cli::ListArgs;
@@ -26,6 +29,9 @@ struct Item<'a> {
     created: Option<&'a str>,
     modified: String,
     message_count: usize,
+    /// pi-family only: how many messages `sess show --all` shows (the leaf's path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shown_messages: Option<usize>,
     first_message: Option<&'a str>,
     parent_session: Option<&'a str>,
 }
@@ -35,6 +41,16 @@ struct Row {
     source: &'static str,
     agent: Option<&'static str>,
     info: SessionInfo,
+    /// Where a pi-family session is, to count the messages `sess show` shows.
+    pi: Option<PiSession>,
+    /// That count, for `--json`.
+    shown: Option<usize>,
+}
+
+/// A pi-family session: a file, or a session of the store being listed.
+enum PiSession {
+    File,
+    Stored,
 }
 
 pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -42,13 +58,17 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
-    let mut rows = match store {
-        Some(url) => store_rows(url, args, &cwd)?,
+    let backend = store.map(crate::store::open).transpose()?;
+    let mut rows = match &backend {
+        Some(backend) => store_rows(backend.as_ref(), args, &cwd)?,
         None => source_rows(args, &cwd),
     };
     rows.sort_by(|a, b| b.info.modified_ms.cmp(&a.info.modified_ms).then_with(|| a.info.path.cmp(&b.info.path)));
     if let Some(limit) = args.limit {
         rows.truncate(limit);
+    }
+    if args.json {
+        count_shown_messages(&mut rows, backend.as_deref());
     }
     let items: Vec<Item<'_>> = rows
         .iter()
@@ -64,6 +84,7 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
                 created: s.created.as_deref(),
                 modified: format_iso_millis(s.modified_ms),
                 message_count: s.message_count,
+                shown_messages: row.shown,
                 first_message: s.first_message.as_deref(),
                 parent_session: s.parent_session.as_deref(),
             }
@@ -112,8 +133,7 @@ fn unique_prefix_len<'a>(ids: impl Iterator<Item = &'a str>, min: usize) -> usiz
 }
 
 /// The sessions of a store: every project unless a directory is asked for.
-fn store_rows(url: &str, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
-    let backend = crate::store::open(url)?;
+fn store_rows(backend: &dyn Backend, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
     let source = backend.kind();
     let cwd_text = cwd.display().to_string();
     let wanted = |s: &SessionSummary| args.scope.all_projects || args.scope.cwd.is_none() || s.cwd == cwd_text;
@@ -121,7 +141,7 @@ fn store_rows(url: &str, args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>
         .list_sessions()?
         .into_iter()
         .filter(wanted)
-        .map(|s| Row { source, agent: None, info: pi_info(s) })
+        .map(|s| Row { source, agent: None, info: pi_info(s), pi: Some(PiSession::Stored), shown: None })
         .collect())
 }
 
@@ -136,6 +156,8 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
                 source: "pi",
                 agent: Some(agent.name()),
                 info: pi_info(s),
+                pi: Some(PiSession::File),
+                shown: None,
             }));
             continue;
         }
@@ -143,19 +165,71 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
         for problem in &listing.problems {
             warn(format_args!("{kind}: {problem}"));
         }
-        rows.extend(listing.sessions.into_iter().map(|info| Row { source: kind.as_str(), agent: None, info }));
+        rows.extend(listing.sessions.into_iter().map(|info| Row {
+            source: kind.as_str(),
+            agent: None,
+            info,
+            pi: None,
+            shown: None,
+        }));
     }
     rows
 }
 
-/// A pi-family listing item in the shape of the other sources.
+/// How many messages `sess show --all` shows of each pi-family session (its
+/// transcript at the last entry), read on several threads; a session that
+/// cannot be read now gets none.
+fn count_shown_messages(rows: &mut [Row], backend: Option<&dyn Backend>) {
+    let shown = |file: &SessionFile| sess_sources::pi::shown_message_count(file, Leaf::Last);
+    if let Some(backend) = backend {
+        for row in rows.iter_mut().filter(|r| matches!(r.pi, Some(PiSession::Stored))) {
+            let id = row.info.id.as_str();
+            let file = backend.session(id).and_then(|stored| {
+                let entries = backend.read_session(id)?;
+                Ok(SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries))
+            });
+            row.shown = file.ok().map(|file| shown(&file));
+        }
+    }
+    let count = |path: &Path| {
+        let bytes = FileStorage.read(path).ok()?;
+        Some(shown(&sess_core::read(&bytes).file))
+    };
+    let files: Vec<(usize, &Path)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| matches!(row.pi, Some(PiSession::File)))
+        .map(|(index, row)| (index, row.info.path.as_path()))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut counted = Vec::new();
+        while let Some(&(index, path)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+            counted.push((index, count(path)));
+        }
+        counted
+    };
+    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(files.len()).max(1);
+    let counted: Vec<(usize, Option<usize>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        // A panic in a worker is a bug; surface it on this thread.
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    for (index, shown) in counted {
+        rows[index].shown = shown;
+    }
+}
+
+/// A pi-family listing item in the shape of the other sources: untitled, it is
+/// titled by its first prompt, as Claude Code and Codex sessions are.
 fn pi_info(summary: SessionSummary) -> SessionInfo {
+    let first_prompt = (summary.first_message != NO_MESSAGES).then(|| summary.first_message.clone());
     SessionInfo {
         source: SourceKind::Pi,
         id: summary.id,
         path: summary.path,
         cwd: Some(summary.cwd).filter(|c| !c.is_empty()),
-        title: summary.title,
+        title: summary.title.or(first_prompt),
         created: summary.created,
         modified_ms: summary.modified_ms,
         message_count: summary.message_count,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use sess_core::{CURRENT_VERSION, IssueKind, ReadOutcome};
-use sess_store::{RandomIds, durable, read_session_file};
+use sess_store::{durable, read_session_file};
 
 use crate::Outcome;
 use crate::cli::MigrateArgs;
@@ -55,8 +55,7 @@ fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
     let before = sess_store::storage::regular_file(&sess_store::FileStorage, path)
         .map_err(|e| sess_store::Error::from_io("reading", path, e))?;
     crate::resolve::refuse_other_agents(path)?;
-    let outcome =
-        read_session_file(path, &mut RandomIds::new()).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let outcome = read_session_file(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let Some(from) = outcome.migrated_from.map(|v| v.0) else {
         if outcome.file.header().is_none() {
             return Err(anyhow::Error::new(Hint(format!("run `sess verify {}`", path.display())))

@@ -9,7 +9,7 @@ use sess_core::FileKind;
 use sess_core::integrity::{self, Finding, Severity};
 use sess_sources::SourceKind;
 use sess_store::storage::regular_file;
-use sess_store::{Error, FileStorage, RandomIds, SessionStorage as _, discovery, read_session_file};
+use sess_store::{Error, FileStorage, SessionStorage as _, discovery, read_session_file};
 
 use crate::Outcome;
 use crate::cli::VerifyArgs;
@@ -101,7 +101,7 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
             Err(err) => unreadable(Some(agent), err.to_string()),
         });
     }
-    let outcome = match read_session_file(path, &mut RandomIds::new()) {
+    let outcome = match read_session_file(path) {
         Ok(outcome) => outcome,
         Err(err) => return Some(unreadable(Some(SourceKind::Pi), err.to_string())),
     };

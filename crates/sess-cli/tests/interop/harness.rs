@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use sess_core::{Entry, EntryIndex, EntryKind, Leaf, SequentialIds, context};
+use sess_core::{Entry, EntryIndex, EntryKind, Leaf, context};
 
 /// Which agent's context shape to compare with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +171,7 @@ pub(crate) struct Ours {
 impl Ours {
     /// Reads `path`, resolving images from the blob store in `blobs`, if any.
     pub(crate) fn read(path: &Path, blobs: Option<&Path>) -> Self {
-        let outcome = sess_store::read_session_file(path, &mut SequentialIds::new("x")).unwrap();
+        let outcome = sess_store::read_session_file(path).unwrap();
         let mut entries = outcome.file.into_entries();
         if let Some(dir) = blobs {
             let store = sess_store::BlobStore::new(std::sync::Arc::new(sess_store::FileStorage), dir);

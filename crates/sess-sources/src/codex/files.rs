@@ -71,6 +71,13 @@ pub(crate) fn thread_id_from_name(name: &str) -> Option<String> {
     Some(uuid.unwrap_or(stem).to_owned())
 }
 
+/// The thread id in the name of a rollout Codex wrote (the UUID
+/// [`thread_id_from_name`] finds), which names the thread even when a copied or
+/// renamed rollout's `session_meta` names another; `None` for other names.
+pub(crate) fn thread_uuid_from_name(path: &std::path::Path) -> Option<String> {
+    path.file_name().and_then(|n| n.to_str()).and_then(thread_id_from_name).filter(|id| is_uuid(id))
+}
+
 /// Whether `text` is a hyphenated UUID (8-4-4-4-12 hex digits).
 fn is_uuid(text: &str) -> bool {
     text.len() == 36

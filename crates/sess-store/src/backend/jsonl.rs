@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sess_core::segment::{Deriver, Segment};
-use sess_core::{Entry, SequentialIds, SessionFile, SessionHeader};
+use sess_core::{Entry, SessionFile, SessionHeader};
 
 use super::{
     Appended, Backend, Cursor, NewSegment, SegmentInfo, StoredSession, check_chain, check_cursor_name,
@@ -119,7 +119,7 @@ impl JsonlBackend {
             read_appended(self.storage.as_ref(), &path, known, stat.len)?;
         } else {
             drop(state);
-            let outcome = read_session(self.storage.as_ref(), &path, &mut SequentialIds::new("m"))?;
+            let outcome = read_session(self.storage.as_ref(), &path)?;
             let tail = match (outcome.torn_tail_at, outcome.unterminated_tail) {
                 (Some(at), _) => Tail::Torn(at),
                 (None, true) => Tail::MissingNewline,
@@ -294,7 +294,7 @@ impl Backend for JsonlBackend {
 
     fn session(&self, id: &str) -> Result<StoredSession> {
         let path = self.path_of(id)?;
-        let outcome = read_session(self.storage.as_ref(), &path, &mut SequentialIds::new("m"))?;
+        let outcome = read_session(self.storage.as_ref(), &path)?;
         let header = outcome.file.header().cloned().ok_or_else(|| Error::SessionNotFound { query: id.to_owned() })?;
         Ok(StoredSession { header, title_line: outcome.file.title_line().map(str::to_owned) })
     }
@@ -328,7 +328,7 @@ impl Backend for JsonlBackend {
 
     fn read_session(&self, session: &str) -> Result<Vec<Entry>> {
         let path = self.path_of(session)?;
-        Ok(read_session(self.storage.as_ref(), &path, &mut SequentialIds::new("m"))?.file.into_entries())
+        Ok(read_session(self.storage.as_ref(), &path)?.file.into_entries())
     }
 
     fn create_segment(&self, session: &str, start: &NewSegment, entries: &[Entry]) -> Result<SegmentInfo> {

@@ -27,11 +27,13 @@ pub struct SessionSummary {
     pub parent_session: Option<String>,
     /// The header's `timestamp` as written.
     pub created: Option<String>,
-    /// Last activity in milliseconds since the Unix epoch (pi-mono's
-    /// `getSessionModifiedDate`): the latest user or assistant message, by its
-    /// numeric `message.timestamp` or else its entry `timestamp`; without one
-    /// (or when it is not after the epoch) the header's timestamp; without that
-    /// the file's modification time.
+    /// Last activity in milliseconds since the Unix epoch: the latest user or
+    /// assistant message, by its numeric `message.timestamp` or else its entry
+    /// `timestamp` (pi-mono's `getSessionModifiedDate`), but never earlier than
+    /// the header's timestamp (pi-mono reports a message stamped before the
+    /// header as is: a session would then be modified before it was created);
+    /// without a message time (or when it is not after the epoch) the header's
+    /// timestamp; without that the file's modification time.
     pub modified_ms: i64,
     /// The number of `message` entries, of any role.
     pub message_count: usize,
@@ -270,12 +272,13 @@ fn build(
     path: PathBuf,
     modified_fallback: impl FnOnce() -> Option<i64>,
 ) -> Option<SessionSummary> {
+    let created_ms = header.created.as_deref().and_then(parse_iso_millis);
     let modified_ms = if tally.last_activity > 0.0 {
         // `new Date(ms)` drops the fraction; the cast saturates out-of-range values.
         #[allow(clippy::cast_possible_truncation)]
         let ms = tally.last_activity.trunc() as i64;
-        ms
-    } else if let Some(ms) = header.created.as_deref().and_then(parse_iso_millis) {
+        created_ms.map_or(ms, |created| ms.max(created))
+    } else if let Some(ms) = created_ms {
         ms
     } else {
         modified_fallback()?

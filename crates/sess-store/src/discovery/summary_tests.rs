@@ -122,7 +122,8 @@ fn header_only_session() {
 #[case::unparsable_entry_time_is_ignored(&[r#"{"type":"message","id":"a","timestamp":"later","message":{"role":"user","content":"x"}}"#], HEADER_MS)]
 #[case::activity_before_the_epoch_falls_back(&[r#"{"type":"message","id":"a","message":{"role":"user","content":"x","timestamp":-5}}"#], HEADER_MS)]
 #[case::no_messages_uses_the_header(&[], HEADER_MS)]
-fn modified_follows_pi_mono(#[case] entries: &[&str], #[case] expected: i64) {
+#[case::a_message_stamped_before_the_header_gives_the_header_time(&[r#"{"type":"message","id":"a","timestamp":"2025-12-31T23:00:00.000Z","message":{"role":"user","content":"x","timestamp":1767222000000}}"#], HEADER_MS)]
+fn modified_follows_pi_mono_but_never_precedes_created(#[case] entries: &[&str], #[case] expected: i64) {
     assert_eq!(with_header(entries).modified_ms, expected);
 }
 

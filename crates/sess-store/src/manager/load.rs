@@ -51,7 +51,7 @@ impl SessionManagerBuilder {
     /// `parentSession` is the source's session id. Written at once, atomically.
     pub fn fork_from(self, source: &Path, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
         let mut manager = SessionManager::new(self, cwd, true);
-        let outcome = read_session(manager.storage.as_ref(), source, manager.ids.as_mut())?;
+        let outcome = read_session(manager.storage.as_ref(), source)?;
         let Some(header) = outcome.file.header().cloned() else {
             return Err(Error::InvalidEntry {
                 reason: format!("cannot fork `{}`: it has no valid session header", source.display()),
@@ -84,7 +84,7 @@ impl SessionManager {
             self.write_breadcrumb();
             return Ok(());
         }
-        let outcome = read_session(storage.as_ref(), path, self.ids.as_mut())?;
+        let outcome = read_session(storage.as_ref(), path)?;
         if outcome.file.header().is_none() {
             return self.replace_corrupt_file(path, &outcome);
         }

@@ -281,7 +281,7 @@ impl SessionManager {
     /// lacks (the next persist writes those again). Returns the ids of the
     /// entries that are new to this manager.
     fn read_replaced(&mut self, path: &Path) -> Result<Vec<sess_core::EntryId>> {
-        let outcome = read_session(self.storage.as_ref(), path, self.ids.as_mut())?;
+        let outcome = read_session(self.storage.as_ref(), path)?;
         self.disk.known_len = outcome.len;
         self.disk.tail = Tail::of(&outcome);
         self.disk.lossy |= outcome.issues.iter().any(|i| i.kind.is_lost_by_rewrite());

@@ -1,13 +1,13 @@
 use std::collections::HashSet;
 
 use pretty_assertions::assert_eq;
-use sess_core::{EntryIndex, Leaf, SequentialIds, context, integrity, read, segment};
+use sess_core::{EntryIndex, Leaf, context, integrity, read, segment};
 use sess_store::{FileStorage, discovery};
 
 use super::*;
 
 fn kinds(text: &str) -> Vec<String> {
-    let outcome = read(text.as_bytes(), &mut SequentialIds::new("m"));
+    let outcome = read(text.as_bytes());
     outcome.file.entries().iter().map(|e| e.type_name().to_owned()).collect()
 }
 
@@ -31,7 +31,7 @@ fn the_size_is_near_the_target() {
 #[test]
 fn a_big_session_is_clean_and_has_every_feature() {
     let session = PiSessionSpec::new(8_000_000, 42).generate();
-    let outcome = read(session.text.as_bytes(), &mut SequentialIds::new("m"));
+    let outcome = read(session.text.as_bytes());
     assert_eq!(outcome.issues, []);
     assert_eq!(integrity::check(&outcome), []);
     assert_eq!(outcome.migrated_from, None);
