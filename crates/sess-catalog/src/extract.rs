@@ -4,8 +4,9 @@
 //! A whole file gives [`Full`]; the lines added since an earlier read give a
 //! [`Tail`]. Only what people search for becomes text: user and assistant
 //! text, tool names and the one-line gist of their input (a command, a path, a
-//! pattern). Thinking, tool results (whole files, command output), attached
-//! context and images are left out.
+//! pattern), and the same of the subagents a call started (role `subagent`:
+//! never the user's words). Thinking, tool results (whole files, command
+//! output), attached context, images and parts not understood are left out.
 
 use std::path::Path;
 
@@ -22,7 +23,8 @@ pub(crate) struct Doc {
     /// The entry (pi), line `uuid` (Claude Code) or line number (Codex) that
     /// opened the message.
     pub(crate) entry_id: Option<String>,
-    /// `user` or `assistant`.
+    /// `user`, `assistant` or `subagent` (either, in a subagent's
+    /// conversation).
     pub(crate) role: &'static str,
     /// The text.
     pub(crate) body: String,
@@ -57,6 +59,11 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
     match source {
         SourceKind::Pi => full_pi(bytes),
         SourceKind::Claude => {
+            // The rule of `sess show` and of the listing.
+            let head = &bytes[..bytes.len().min(sess_sources::DETECT_BYTES)];
+            if sess_sources::detect(path, head) != Some(SourceKind::Claude) {
+                return Err("not a Claude Code session: none of its first lines is one".to_owned());
+            }
             let id = file_stem(path);
             let part = sess_sources::claude::parse_part(bytes, &id);
             let transcript = part.transcript;
@@ -163,9 +170,25 @@ fn file_stem(path: &Path) -> String {
     path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// The searchable text of each user and assistant message that has some.
+/// The searchable text of each user and assistant message that has some,
+/// each followed by that of the subagents its calls started.
 pub(crate) fn docs_of(messages: &[Message]) -> Vec<Doc> {
-    messages.iter().filter_map(doc_of).collect()
+    let mut docs = Vec::new();
+    for message in messages {
+        docs.extend(doc_of(message));
+        docs.extend(subagent_docs(message));
+    }
+    docs
+}
+
+/// The text of the subagents `message`'s calls started, as `subagent`
+/// documents.
+fn subagent_docs(message: &Message) -> Vec<Doc> {
+    let subagents = message.blocks.iter().filter_map(|block| match block {
+        Block::ToolCall(call) if !call.subagent.is_empty() => Some(&call.subagent),
+        _ => None,
+    });
+    subagents.flat_map(|turns| docs_of(turns)).map(|doc| Doc { role: "subagent", ..doc }).collect()
 }
 
 fn doc_of(message: &Message) -> Option<Doc> {
@@ -189,7 +212,8 @@ fn doc_of(message: &Message) -> Option<Doc> {
             | Block::Error { .. }
             | Block::Context { .. }
             | Block::Summary { .. }
-            | Block::Image(_) => {}
+            | Block::Image(_)
+            | Block::Unknown { .. } => {}
         }
     }
     let body = clean(body);
@@ -247,6 +271,29 @@ mod tests {
         let doc = doc_of(&message).unwrap();
         assert_eq!(doc.body, "running the tests\nBash cargo test -p login\nBash rg form\nBash");
         assert_eq!(doc.role, "assistant");
+    }
+
+    #[test]
+    fn a_subagents_turns_are_searched_as_the_subagents() {
+        let mut task = ToolCall::running("t1", "Task", json!({"prompt": "find the price code"}));
+        task.subagent = vec![
+            Message::new(Role::User).at(Some("s1".into()), None).with(Block::text("find the price code")),
+            Message::new(Role::Assistant).at(Some("s2".into()), None).with(Block::text("CartRow.jsx:18")),
+        ];
+        let messages = [
+            Message::new(Role::User).at(Some("u1".into()), None).with(Block::text("fix prices")),
+            Message::new(Role::Assistant).at(Some("a1".into()), None).with(Block::ToolCall(task)),
+        ];
+        let docs: Vec<_> = docs_of(&messages).into_iter().map(|d| (d.entry_id.unwrap(), d.role, d.body)).collect();
+        assert_eq!(
+            docs,
+            [
+                ("u1".to_owned(), "user", "fix prices".to_owned()),
+                ("a1".to_owned(), "assistant", "Task find the price code".to_owned()),
+                ("s1".to_owned(), "subagent", "find the price code".to_owned()),
+                ("s2".to_owned(), "subagent", "CartRow.jsx:18".to_owned()),
+            ]
+        );
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub(crate) fn pi_sessions(cwd: Option<&Path>) -> Vec<(PiAgent, SessionSummary)> 
 }
 
 /// How much of a file tells which agent wrote it.
-const DETECT_BYTES: usize = 16 * 1024;
+const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
 
 /// Every pi-family session file on the machine, for resolving an id.
 pub(crate) fn all_summaries() -> Vec<SessionSummary> {

@@ -9,6 +9,8 @@
 //! - A transcript follows the file in order, abandoned branches included
 //!   (formats.md §1.7). User, assistant and compact-summary lines make
 //!   messages; every other line type only feeds the title and the cwd.
+//! - Subagent (`isSidechain`) lines are folded under the `Task` call that
+//!   started them ([`sidechain`]).
 //! - Lines that do not parse are skipped and reported in
 //!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
 //!   normal. Only I/O errors are errors.
@@ -18,6 +20,7 @@ mod listing;
 mod messages;
 mod parse;
 mod paths;
+mod sidechain;
 mod text;
 mod title;
 

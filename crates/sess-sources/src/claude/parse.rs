@@ -5,6 +5,7 @@ use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
 
 use super::line::Line;
 use super::messages::Conversation;
+use super::sidechain::Sidechains;
 use super::title::{Titles, first_prompt};
 use crate::jsonl::{JsonLines, RawLine};
 use crate::transcript::{SourceKind, Transcript};
@@ -29,6 +30,7 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
     let mut transcript = Transcript::new(SourceKind::Claude, id);
     let mut created = None;
     let mut messages = Conversation::default();
+    let mut sidechains = Sidechains::default();
     let mut titles = Titles::default();
     for raw in JsonLines::new(bytes) {
         let line = match parse_line(&raw) {
@@ -45,6 +47,10 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
             transcript.cwd.clone_from(&line.cwd);
         }
         titles.see(&line);
+        if line.is_sidechain {
+            sidechains.take(&line, &mut messages);
+            continue;
+        }
         match line.kind.as_deref() {
             Some("user") => messages.user(&line),
             Some("assistant") => messages.assistant(&line),
@@ -52,6 +58,7 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
         }
     }
     transcript.messages = messages.finish();
+    sidechains.fold_into(&mut transcript.messages);
     let first_prompt = first_prompt(&transcript.messages).map(str::to_owned);
     let explicit_title = titles.explicit();
     transcript.title = explicit_title.clone().or_else(|| first_prompt.clone());
