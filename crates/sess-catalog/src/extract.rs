@@ -114,12 +114,11 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
             }
         }
         SourceKind::Claude => {
-            let part = sess_sources::claude::parse_part(bytes, session_id);
-            Tail {
-                title: part.explicit_title,
-                message_count: part.transcript.messages.len(),
-                docs: docs_of(&part.transcript.messages),
-            }
+            let part = sess_sources::claude::parse_tail(bytes, session_id);
+            let mut docs = docs_of(&part.transcript.messages);
+            // Turns of a subagent whose call was read before.
+            docs.extend(docs_of(&part.earlier_subagents).into_iter().map(|doc| Doc { role: "subagent", ..doc }));
+            Tail { title: part.explicit_title, message_count: part.transcript.messages.len(), docs }
         }
         SourceKind::Codex => {
             let transcript = sess_sources::codex::parse_after(bytes, lines_before);
@@ -294,6 +293,28 @@ mod tests {
                 ("s2".to_owned(), "subagent", "CartRow.jsx:18".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn a_claude_tail_of_subagent_turns_adds_subagent_text_and_no_message() {
+        // A Task call was read before; the lines added since are its subagent's.
+        let line = |uuid: &str, parent: Option<&str>, kind: &str, content: &str| {
+            let message = if kind == "user" {
+                json!({"role": "user", "content": content})
+            } else {
+                json!({"role": "assistant", "content": [{"type": "text", "text": content}]})
+            };
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": true, "sessionId": "s",
+                "message": message})
+            .to_string()
+                + "\n"
+        };
+        let lines =
+            line("s1", None, "user", "look for the price code") + &line("s2", Some("s1"), "assistant", "CartRow");
+        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        assert_eq!(tail.message_count, 0);
+        let docs: Vec<_> = tail.docs.iter().map(|d| (d.role, d.body.as_str())).collect();
+        assert_eq!(docs, [("subagent", "look for the price code"), ("subagent", "CartRow")]);
     }
 
     #[test]

@@ -385,6 +385,23 @@ fn sidechain_lines_are_folded_under_the_task_call_with_their_prompt() {
 }
 
 #[test]
+fn a_file_of_sidechain_lines_only_is_a_subagents_own_transcript() {
+    // As Claude Code 2.x writes `<session>/subagents/agent-*.jsonl`.
+    let t = parse(&[
+        side(user("1", json!("count the files")), None),
+        side(assistant("2", json!([text("3 files")])), Some("1")),
+    ]);
+    assert_eq!(
+        t.messages,
+        [
+            msg(Role::User, "1", vec![Block::text("count the files")]),
+            msg(Role::Assistant, "2", vec![Block::text("3 files")]),
+        ]
+    );
+    assert_eq!(t.title.as_deref(), Some("count the files"));
+}
+
+#[test]
 fn sidechain_lines_without_their_call_are_a_marked_system_message_never_a_prompt() {
     let t = parse(&[
         side(user("1", json!("side question")), None),

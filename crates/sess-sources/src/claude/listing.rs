@@ -117,7 +117,7 @@ fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(SourceKind::Claude) {
         return Ok(None);
     }
-    let parsed = parse(&bytes, &id);
+    let parsed = parse(&bytes, &id, false);
     Ok(Some(SessionInfo {
         source: SourceKind::Claude,
         id,

@@ -11,7 +11,10 @@
 //! - a subagent with no such call (its call's line is missing) is a system
 //!   message where it started, marked as a subagent and holding its blocks.
 //!
-//! So a subagent's prompt is never a user message, a title or a first prompt.
+//! So a subagent's prompt is never a user message, a title or a first prompt
+//! of the session that started it. A file of sidechain lines only is a
+//! subagent's own transcript (Claude Code 2.x writes them to
+//! `<session>/subagents/agent-*.jsonl`): its lines are the conversation.
 
 use std::collections::HashMap;
 
@@ -23,11 +26,14 @@ use crate::transcript::{Block, Message};
 const ORPHAN_NOTE: &str = "Subagent turns (the call that started them is not in the file):";
 
 /// The subagents of one file, line by line.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Sidechains {
     /// The `uuid` of each sidechain line → its subagent.
     lines: HashMap<String, usize>,
     subagents: Vec<Subagent>,
+    /// The lines follow earlier ones of the file, where a call they find
+    /// no call for may be.
+    tail: bool,
 }
 
 #[derive(Debug)]
@@ -43,9 +49,16 @@ enum Owner {
     Call((usize, usize)),
     /// The placeholder system message at this index.
     Orphan(usize),
+    /// A call in the lines before a tail.
+    Earlier,
 }
 
 impl Sidechains {
+    /// No subagents yet; `tail` when the lines follow earlier ones of the file.
+    pub(super) fn new(tail: bool) -> Self {
+        Self { lines: HashMap::new(), subagents: Vec::new(), tail }
+    }
+
     /// Takes a sidechain line; `main` is the conversation so far.
     pub(super) fn take(&mut self, line: &Line, main: &mut Conversation) {
         let known = line.parent_uuid.as_ref().and_then(|parent| self.lines.get(parent)).copied();
@@ -53,6 +66,7 @@ impl Sidechains {
             let prompt = line.content().map(joined_text);
             let owner = match main.claim_task(prompt.as_deref().filter(|p| !p.trim().is_empty())) {
                 Some(at) => Owner::Call(at),
+                None if self.tail => Owner::Earlier,
                 None => Owner::Orphan(main.placeholder(line)),
             };
             self.subagents.push(Subagent { owner, conversation: Conversation::default() });
@@ -70,8 +84,16 @@ impl Sidechains {
     }
 
     /// Puts each subagent's conversation where it belongs in `messages`, the
-    /// finished main conversation.
-    pub(super) fn fold_into(self, messages: &mut [Message]) {
+    /// finished main conversation; when the file has no line but sidechain
+    /// lines (`own`), they are the conversation. Returns the turns of
+    /// subagents whose call is before a tail.
+    pub(super) fn fold_into(self, messages: &mut Vec<Message>, own: bool) -> Vec<Message> {
+        let mut earlier = Vec::new();
+        if own {
+            messages.clear();
+            messages.extend(self.subagents.into_iter().flat_map(|s| s.conversation.finish()));
+            return earlier;
+        }
         for subagent in self.subagents {
             let turns = subagent.conversation.finish();
             match subagent.owner {
@@ -85,7 +107,9 @@ impl Sidechains {
                     blocks.push(Block::text(ORPHAN_NOTE));
                     blocks.extend(turns.into_iter().flat_map(|turn| turn.blocks));
                 }
+                Owner::Earlier => earlier.extend(turns),
             }
         }
+        earlier
     }
 }
