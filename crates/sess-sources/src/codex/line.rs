@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::lenient::{elements, or_default, or_none, string, string_or_empty, truthy};
+use crate::lenient::{elements, from_str, object, or_default, or_none, string, string_or_empty, truthy};
 
 /// One line, with its payload still raw.
 #[derive(Deserialize)]
@@ -26,14 +26,25 @@ pub(crate) struct Envelope<'a> {
     #[serde(default, deserialize_with = "or_none")]
     pub(crate) ordinal: Option<u64>,
     /// What the payload is.
-    #[serde(rename = "type", default, deserialize_with = "or_default")]
+    #[serde(rename = "type", default, deserialize_with = "line_kind")]
     pub(crate) kind: LineKind,
     /// The payload, parsed once the kind is known.
     #[serde(borrow, default)]
     pub(crate) payload: Option<&'a RawValue>,
     /// Facts about the line beside its payload (Codex 0.171 and later).
-    #[serde(default, deserialize_with = "or_none")]
+    #[serde(default, deserialize_with = "object")]
     pub(crate) metadata: Option<LineMetadata>,
+}
+
+/// A line's `type`: anything but a known string is [`LineKind::Other`].
+fn line_kind<'de, D: Deserializer<'de>>(deserializer: D) -> Result<LineKind, D::Error> {
+    from_str(deserializer, |kind| match kind {
+        "session_meta" => LineKind::SessionMeta,
+        "response_item" => LineKind::ResponseItem,
+        "event_msg" => LineKind::EventMsg,
+        "compacted" => LineKind::Compacted,
+        _ => LineKind::Other,
+    })
 }
 
 /// The `metadata` of a line.
@@ -46,8 +57,7 @@ pub(crate) struct LineMetadata {
 }
 
 /// The `type` of a line.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum LineKind {
     /// The thread's header.
     SessionMeta,
@@ -59,7 +69,6 @@ pub(crate) enum LineKind {
     Compacted,
     /// `turn_context`, `world_state`, … and lines without a type.
     #[default]
-    #[serde(other)]
     Other,
 }
 
@@ -252,15 +261,17 @@ pub(crate) enum ContentItem {
 impl ContentItem {
     /// The part `value` is: text and images by their fields, anything else
     /// kept whole.
-    fn from_value(value: Value) -> Self {
-        let field = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
-        let known = match value.get("type").and_then(Value::as_str) {
-            Some("input_text") => field("text").map(|text| Self::InputText { text }),
-            Some("output_text") => field("text").map(|text| Self::OutputText { text }),
-            Some("input_image") => field("image_url").map(|image_url| Self::InputImage { image_url }),
-            _ => None,
+    fn from_value(mut value: Value) -> Self {
+        let (field, make): (&str, fn(String) -> Self) = match value.get("type").and_then(Value::as_str) {
+            Some("input_text") => ("text", |text| Self::InputText { text }),
+            Some("output_text") => ("text", |text| Self::OutputText { text }),
+            Some("input_image") => ("image_url", |image_url| Self::InputImage { image_url }),
+            _ => return Self::Other(value),
         };
-        known.unwrap_or(Self::Other(value))
+        if let Some(Value::String(text)) = value.get_mut(field) {
+            return make(std::mem::take(text));
+        }
+        Self::Other(value)
     }
 }
 
