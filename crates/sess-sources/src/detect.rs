@@ -228,6 +228,18 @@ mod tests {
     }
 
     #[test]
+    fn a_codex_meta_line_longer_than_the_head_is_judged_by_its_leading_fields() {
+        // Codex 0.171 writes its instructions into `session_meta`: the first line
+        // of a real rollout is over 16 KiB; renamed, only its fields tell.
+        let (_, bytes) = fixture(
+            "codex/real-0.171.0/codex-home/sessions/2026/11/30",
+            "rollout-2026-11-30T09-46-17-01a22bd9-1882-7631-acfa-f670d31a90c7.jsonl",
+        );
+        assert!(bytes.iter().position(|&b| b == b'\n').unwrap() > DETECT_BYTES);
+        assert_eq!(detect(Path::new("renamed.jsonl"), &bytes[..DETECT_BYTES]), Some(SourceKind::Codex));
+    }
+
+    #[test]
     fn compressed_or_unknown() {
         assert_eq!(detect(Path::new("x.jsonl.zst"), &[0x28, 0xB5, 0x2F, 0xFD, 0]), Some(SourceKind::Codex));
         assert_eq!(detect(Path::new("notes.jsonl"), b"{\"a\":1}\nnot json\n"), None);
