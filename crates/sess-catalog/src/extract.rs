@@ -4,10 +4,15 @@
 //! A whole file gives [`Full`]; the lines added since an earlier read give a
 //! [`Tail`]. Only what people search for becomes text: user and assistant
 //! text, tool names and the one-line gist of their input (a command, a path, a
-//! pattern), and the same of the subagents a call started (role `subagent`:
-//! never the user's words). Thinking, tool results (whole files, command
-//! output), attached context, images and parts not understood are left out.
+//! pattern) — the conversation's own words — and the same of the subagents a
+//! call started (role `subagent`: never the user's words); apart from them,
+//! what the tools and the harness answered: the first 16 KiB of each tool
+//! result (command output, a file read, an error) and error messages, as a
+//! document of role `tool` that search ranks below the conversation — a
+//! subagent's tool results included. Thinking, attached context, images and
+//! parts not understood are left out.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -16,6 +21,11 @@ use sess_sources::{Block, Message, Role, SourceKind, input_gist};
 
 /// The longest text kept of one message, in bytes.
 const MAX_BODY: usize = 16 * 1024;
+/// The longest text kept of one tool result, in bytes: the start of an error
+/// or of a command's output is what people search for.
+const MAX_RESULT: usize = 16 * 1024;
+/// The role of the documents that hold what tools answered.
+pub(crate) const TOOL_ROLE: &str = "tool";
 
 /// Searchable text of one message.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,8 +33,9 @@ pub(crate) struct Doc {
     /// The entry (pi), line `uuid` (Claude Code) or line number (Codex) that
     /// opened the message.
     pub(crate) entry_id: Option<String>,
-    /// `user`, `assistant` or `subagent` (either, in a subagent's
-    /// conversation).
+    /// `user` or `assistant`; `subagent` for either in a subagent's
+    /// conversation; `tool` for what the tools answered in that message (a
+    /// subagent's too); `title` for a session's own title.
     pub(crate) role: &'static str,
     /// The text.
     pub(crate) body: String,
@@ -107,17 +118,20 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
                 .filter_map(|line| Entry::parse(line).ok())
                 .collect();
             let messages = sess_sources::pi::entry_messages(&entries);
+            let mut docs = docs_of(&messages);
+            docs.extend(late_pi_results(&entries, &messages));
             Tail {
                 title: session_info_name(&entries),
                 message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
-                docs: docs_of(&messages),
+                docs,
             }
         }
         SourceKind::Claude => {
             let part = sess_sources::claude::parse_tail(bytes, session_id);
             let mut docs = docs_of(&part.transcript.messages);
             // Turns of a subagent whose call was read before.
-            docs.extend(docs_of(&part.earlier_subagents).into_iter().map(|doc| Doc { role: "subagent", ..doc }));
+            docs.extend(subagent_docs_of(&part.earlier_subagents));
+            docs.extend(late_claude_results(bytes, &part.transcript.messages, &part.earlier_subagents));
             Tail { title: part.explicit_title, message_count: part.transcript.messages.len(), docs }
         }
         SourceKind::Codex => {
@@ -125,6 +139,81 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
             Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
         }
     }
+}
+
+/// The ids of the tool calls among `messages`, those of the subagents they
+/// started included.
+fn calls(messages: &[Message]) -> HashSet<&str> {
+    let mut ids = HashSet::new();
+    add_calls(messages, &mut ids);
+    ids
+}
+
+fn add_calls<'a>(messages: &'a [Message], ids: &mut HashSet<&'a str>) {
+    for block in messages.iter().flat_map(|m| &m.blocks) {
+        if let Block::ToolCall(call) = block {
+            ids.insert(call.id.as_str());
+            add_calls(&call.subagent, ids);
+        }
+    }
+}
+
+// A file read from where the catalog stopped may begin with the result of a
+// call read before (the agent wrote the call, a refresh ran, the tool
+// answered). The transcript drops such a result, having no call to put it
+// under; the catalog keeps it as a `tool` document of its own.
+
+/// pi's `toolResult` entries among `entries` whose call is not in `messages`,
+/// each at its own entry (a leaf `sess show --leaf` takes).
+fn late_pi_results(entries: &[Entry], messages: &[Message]) -> Vec<Doc> {
+    let calls = calls(messages);
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let EntryKind::Message(message) = entry.kind() else { return None };
+            let value: Value = message.message.as_ref()?.decode().ok()?;
+            if value.get("role").and_then(Value::as_str) != Some("toolResult") {
+                return None;
+            }
+            let call = value.get("toolCallId").and_then(Value::as_str).unwrap_or_default();
+            if calls.contains(call) {
+                return None;
+            }
+            result_doc(Some(entry.id().as_str().to_owned()), value.get("content"))
+        })
+        .collect()
+}
+
+/// Claude Code's `tool_result` blocks among the lines `bytes` whose call is
+/// neither in `messages` nor in the turns of subagents started before
+/// (`earlier_subagents`), with no id (the message that shows them was read
+/// before).
+fn late_claude_results(bytes: &[u8], messages: &[Message], earlier_subagents: &[Message]) -> Vec<Doc> {
+    let mut calls = calls(messages);
+    add_calls(earlier_subagents, &mut calls);
+    let mut docs = Vec::new();
+    // Only the lines that can hold a result are parsed again.
+    for line in bytes.split(|&b| b == b'\n').filter(|line| memchr::memmem::find(line, b"tool_result").is_some()) {
+        let Ok(value) = serde_json::from_slice::<Value>(line) else { continue };
+        let Some(Value::Array(parts)) = value.pointer("/message/content") else { continue };
+        for part in parts {
+            if part.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let call = part.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
+            if !calls.contains(call) {
+                docs.extend(result_doc(None, part.get("content")));
+            }
+        }
+    }
+    docs
+}
+
+/// A `tool` document of one result's `content`, cut at [`MAX_RESULT`].
+fn result_doc(entry_id: Option<String>, content: Option<&Value>) -> Option<Doc> {
+    let text = sess_sources::content_text(content?);
+    let body = clean(text[..floor_char_boundary(&text, MAX_RESULT)].to_owned(), MAX_RESULT);
+    if body.trim().is_empty() { None } else { Some(Doc { entry_id, role: TOOL_ROLE, body }) }
 }
 
 fn full_pi(bytes: &[u8]) -> Result<Full, String> {
@@ -169,33 +258,53 @@ fn file_stem(path: &Path) -> String {
     path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-/// The searchable text of each user and assistant message that has some,
-/// each followed by that of the subagents its calls started.
+/// The searchable text of each user and assistant message that has some: its
+/// own words, then what its tools answered, then the text of the subagents
+/// its calls started.
 pub(crate) fn docs_of(messages: &[Message]) -> Vec<Doc> {
-    let mut docs = Vec::new();
+    let mut docs = Vec::with_capacity(messages.len());
     for message in messages {
         docs.extend(doc_of(message));
+        docs.extend(tool_doc_of(message));
         docs.extend(subagent_docs(message));
     }
     docs
 }
 
-/// The text of the subagents `message`'s calls started, as `subagent`
-/// documents.
+/// The text of the subagents `message`'s calls started.
 fn subagent_docs(message: &Message) -> Vec<Doc> {
     let subagents = message.blocks.iter().filter_map(|block| match block {
         Block::ToolCall(call) if !call.subagent.is_empty() => Some(&call.subagent),
         _ => None,
     });
-    subagents.flat_map(|turns| docs_of(turns)).map(|doc| Doc { role: "subagent", ..doc }).collect()
+    subagents.flat_map(|turns| subagent_docs_of(turns)).collect()
+}
+
+/// The documents of a subagent's `turns`: its words as `subagent` documents
+/// (never the user's), what its tools answered as `tool` documents, like any
+/// tool output.
+fn subagent_docs_of(turns: &[Message]) -> Vec<Doc> {
+    docs_of(turns)
+        .into_iter()
+        .map(|doc| if is_conversation(&doc) { Doc { role: "subagent", ..doc } } else { doc })
+        .collect()
+}
+
+/// Whether the document holds the conversation's words (not a tool's).
+pub(crate) fn is_conversation(doc: &Doc) -> bool {
+    doc.role != TOOL_ROLE
+}
+
+fn role_of(message: &Message) -> Option<&'static str> {
+    match message.role {
+        Role::User => Some("user"),
+        Role::Assistant => Some("assistant"),
+        Role::System => None,
+    }
 }
 
 fn doc_of(message: &Message) -> Option<Doc> {
-    let role = match message.role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::System => return None,
-    };
+    let role = role_of(message)?;
     let mut body = String::new();
     for block in &message.blocks {
         match block {
@@ -215,8 +324,26 @@ fn doc_of(message: &Message) -> Option<Doc> {
             | Block::Unknown { .. } => {}
         }
     }
-    let body = clean(body);
+    let body = clean(body, MAX_BODY);
     (!body.trim().is_empty()).then(|| Doc { entry_id: message.id.clone(), role, body })
+}
+
+/// What the tools (and the harness) answered in a user or assistant message:
+/// the start of each tool result and each error, with the message's id.
+fn tool_doc_of(message: &Message) -> Option<Doc> {
+    role_of(message)?;
+    let mut body = String::new();
+    for block in &message.blocks {
+        let text = match block {
+            Block::ToolCall(call) => call.result.as_deref(),
+            Block::Error { text } => Some(text.as_str()),
+            _ => None,
+        };
+        if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
+            push_line(&mut body, &clean(text[..floor_char_boundary(text, MAX_RESULT)].to_owned(), MAX_RESULT));
+        }
+    }
+    (!body.trim().is_empty()).then(|| Doc { entry_id: message.id.clone(), role: TOOL_ROLE, body })
 }
 
 /// What a tool call did, as one line of text (`""` when its input does not say).
@@ -236,20 +363,23 @@ fn push_line(body: &mut String, text: &str) {
     body.push_str(text);
 }
 
-/// The body capped at [`MAX_BODY`] bytes, without the control characters the
+/// The body capped at `max` bytes, without the control characters the
 /// catalog marks hits with.
-fn clean(mut body: String) -> String {
-    if body.len() > MAX_BODY {
-        let mut cut = MAX_BODY;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        body.truncate(cut);
-    }
+fn clean(mut body: String, max: usize) -> String {
+    body.truncate(floor_char_boundary(&body, max));
     if body.contains(['\u{2}', '\u{3}']) {
         body.retain(|c| c != '\u{2}' && c != '\u{3}');
     }
     body
+}
+
+/// The largest index at most `max` that is a character boundary of `text`.
+fn floor_char_boundary(text: &str, max: usize) -> usize {
+    let mut cut = max.min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    cut
 }
 
 #[cfg(test)]
@@ -315,6 +445,32 @@ mod tests {
         assert_eq!(tail.message_count, 0);
         let docs: Vec<_> = tail.docs.iter().map(|d| (d.role, d.body.as_str())).collect();
         assert_eq!(docs, [("subagent", "look for the price code"), ("subagent", "CartRow")]);
+    }
+
+    #[test]
+    fn tool_results_and_errors_are_a_tool_document_after_the_message() {
+        let mut done = ToolCall::running("c1", "Bash", json!({"command": "cargo test"}));
+        done.complete(Some("error[E0425]: cannot find value `x`".into()), true, None);
+        let mut long = ToolCall::running("c2", "Read", json!({"file_path": "/a.rs"}));
+        long.complete(Some(format!("start {}", "é".repeat(MAX_RESULT))), false, None);
+        let message = Message::new(Role::Assistant)
+            .at(Some("m1".into()), None)
+            .with(Block::text("running the tests"))
+            .with(Block::ToolCall(done))
+            .with(Block::ToolCall(long))
+            .with(Block::ToolCall(ToolCall::running("c3", "Bash", json!({"command": "ls"}))))
+            .with(Block::Error { text: "API Error: 529 overloaded".into() });
+        let docs = docs_of(std::slice::from_ref(&message));
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[0].body, "running the tests\nBash cargo test\nRead /a.rs\nBash ls");
+        assert_eq!((docs[1].role, docs[1].entry_id.as_deref()), ("tool", Some("m1")));
+        let lines: Vec<&str> = docs[1].body.lines().collect();
+        assert_eq!(lines[0], "error[E0425]: cannot find value `x`");
+        assert!(lines[1].starts_with("start éé") && lines[1].len() <= MAX_RESULT, "each result is cut at 16 KiB");
+        assert_eq!(lines[2], "API Error: 529 overloaded");
+        assert!(!is_conversation(&docs[1]) && is_conversation(&docs[0]));
+        // A system message's results are not searched, as its text is not.
+        assert!(docs_of(&[Message::new(Role::System).with(Block::Error { text: "e".into() })]).is_empty());
     }
 
     #[test]

@@ -3,17 +3,19 @@
 //! The catalog is an SQLite database (FTS5) that caches what `sess` reads from
 //! the agents' session files — pi-family, Claude Code and Codex: each
 //! session's metadata ([`SessionRow`]) and the searchable text of its messages
-//! (user and assistant text, tool names and their commands; not thinking,
-//! tool results or images). It never writes to the agents' files, and
-//! deleting it loses nothing.
+//! (user and assistant text, tool names and their commands; apart from them,
+//! the first 16 KiB of each tool result and error, searched after them; not
+//! thinking or images). It never writes to the agents' files, and deleting it
+//! loses nothing.
 //!
 //! - [`Catalog::open`] creates or opens it.
 //! - [`Catalog::refresh`] brings it up to date with a list of [`SourceFile`]s:
 //!   unchanged files are not read, grown files are read from where the catalog
 //!   stopped, files no longer listed drop out, unreadable files are reported
 //!   in [`RefreshReport::problems`] and not read again until they change.
-//! - [`Catalog::search`] ranks hits ([`Hit`]) with BM25; queries take words,
-//!   `"phrases"`, `prefix*`, and `OR` / `NOT` between terms.
+//! - [`Catalog::search`] ranks hits ([`Hit`]) with BM25, the conversation's
+//!   words before what tools answered (hits of role `tool`); queries take
+//!   words, `"phrases"`, `prefix*`, and `OR` / `NOT` between terms.
 //! - [`Catalog::refresh_store`] does the same for the sessions of a store
 //!   (`--store`), which the caller lists and reads.
 //! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds.

@@ -470,7 +470,7 @@ fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut Refres
     for doc in docs {
         insert_doc(tx, key, doc)?;
     }
-    report.messages += docs.len();
+    report.messages += docs.iter().filter(|doc| extract::is_conversation(doc)).count();
     Ok(())
 }
 
@@ -481,8 +481,13 @@ pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()
     let (body, title) = if doc.role == "title" { ("", doc.body.as_str()) } else { (doc.body.as_str(), "") };
     statement.execute(params![key, doc.entry_id, doc.role, body, title])?;
     let id = tx.last_insert_rowid();
-    let mut index = tx.prepare_cached("INSERT INTO docs_fts (rowid, body, title) VALUES (?1, ?2, ?3)")?;
-    index.execute(params![id, body, title])?;
+    if extract::is_conversation(doc) {
+        let mut index = tx.prepare_cached("INSERT INTO docs_fts (rowid, body, title) VALUES (?1, ?2, ?3)")?;
+        index.execute(params![id, body, title])?;
+    } else {
+        let mut index = tx.prepare_cached("INSERT INTO tool_fts (rowid, body) VALUES (?1, ?2)")?;
+        index.execute(params![id, body])?;
+    }
     Ok(())
 }
 
@@ -504,9 +509,17 @@ pub(crate) fn delete_docs(tx: &Transaction<'_>, key: i64, which: Docs) -> Result
     let title_only = which == Docs::Title;
     tx.execute(
         "INSERT INTO docs_fts (docs_fts, rowid, body, title)
-         SELECT 'delete', id, body, title FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title')",
-        params![key, title_only],
+         SELECT 'delete', id, body, title FROM docs
+         WHERE session = ?1 AND role <> ?3 AND (NOT ?2 OR role = 'title')",
+        params![key, title_only, extract::TOOL_ROLE],
     )?;
+    if !title_only {
+        tx.execute(
+            "INSERT INTO tool_fts (tool_fts, rowid, body) SELECT 'delete', id, body FROM docs
+             WHERE session = ?1 AND role = ?2",
+            params![key, extract::TOOL_ROLE],
+        )?;
+    }
     tx.execute("DELETE FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title')", params![key, title_only])?;
     Ok(())
 }

@@ -7,20 +7,26 @@
 //!   tells a changed session).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
 //!   session with a title of its own (`title`), with the entry it came from.
-//! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title`, kept in step
-//!   by the code that writes `docs` (not by triggers: a trigger's statement
-//!   savepoint makes FTS5 flush its pending terms at every insert, which took
-//!   half the time of a first build); its rank is BM25 with titles weighing
-//!   double.
+//! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title` of the
+//!   conversation's documents (every role but `tool`), kept in step by the code
+//!   that writes `docs` (not by triggers: a trigger's statement savepoint makes
+//!   FTS5 flush its pending terms at every insert, which took half the time of
+//!   a first build); its rank is BM25 with titles weighing double.
+//! - `tool_fts`: the same over the `tool` documents (what tools answered),
+//!   searched after `docs_fts` so that they rank below the conversation.
+//!
+//! The catalog is a cache: a database of an older version is emptied and
+//! built again (version 2 added `tool_fts`, whose documents the sessions
+//! cataloged by version 1 lack).
 //! - `failures`: files that could not be read, so that they are reported and
 //!   not read again until they change.
 
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 1;
+pub(crate) const VERSION: i64 = 2;
 
-const V1: &str = "
+const SCHEMA: &str = "
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
     source TEXT NOT NULL,
@@ -51,13 +57,17 @@ CREATE TABLE docs (
     body TEXT NOT NULL,
     title TEXT NOT NULL
 );
-CREATE INDEX docs_session ON docs (session);
+-- With the role, the filters of a search read only this index.
+CREATE INDEX docs_session ON docs (session, role);
 CREATE VIRTUAL TABLE docs_fts USING fts5 (
     body, title, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2',
     prefix = '2 3 4'
 );
 -- A word in a title counts double.
 INSERT INTO docs_fts (docs_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)');
+CREATE VIRTUAL TABLE tool_fts USING fts5 (
+    body, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+);
 CREATE TABLE failures (
     path TEXT PRIMARY KEY,
     source TEXT NOT NULL,
@@ -67,19 +77,33 @@ CREATE TABLE failures (
 );
 ";
 
-/// Brings the database to [`VERSION`]; returns the version it found when it is
+/// What an older version left, dropped before [`SCHEMA`] is made again.
+const DROP: &str = "
+DROP TABLE IF EXISTS docs_fts;
+DROP TABLE IF EXISTS tool_fts;
+DROP TABLE IF EXISTS docs;
+DROP TABLE IF EXISTS sessions;
+DROP TABLE IF EXISTS failures;
+";
+
+/// Brings the database to [`VERSION`] (an older catalog is emptied, to be
+/// built again by the next refresh); returns the version it found when it is
 /// newer than this build knows.
 pub(crate) fn migrate(conn: &mut Connection) -> rusqlite::Result<Result<(), i64>> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if found > VERSION {
         return Ok(Err(found));
     }
-    if found < 1 {
+    if found < VERSION {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        // Another process may have created the tables while this one waited.
+        // Another process may have made the tables while this one waited.
         let now: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        if now < 1 {
-            tx.execute_batch(V1)?;
+        if now > VERSION {
+            return Ok(Err(now));
+        }
+        if now < VERSION {
+            tx.execute_batch(DROP)?;
+            tx.execute_batch(SCHEMA)?;
             tx.pragma_update(None, "user_version", VERSION)?;
         }
         tx.commit()?;

@@ -7,19 +7,30 @@ use clap::{Args, Parser, Subcommand};
 /// Find, read, check, fork and copy the sessions of coding agents (pi, oh-my-pi,
 /// xcsh, Claude Code, Codex).
 #[derive(Debug, Parser)]
-#[command(name = "sess", version, about, propagate_version = true)]
+#[command(name = "sess", version, about)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
-    /// Work on a store instead of session files: `dir:PATH` (a tree of pi-family
-    /// session files), `sqlite:PATH`, or `postgres://user@host:port/db` (add
-    /// `?options=-csearch_path%3DNAME` for a schema). SESSION is then a session id or prefix.
+    /// Work on a store instead of the agents' files: `dir:PATH` (a tree of
+    /// pi-family session files), `sqlite:PATH`, or `postgres://user@host:port/db`
+    /// (add `?options=-csearch_path%3DNAME` for a schema). A verb's SESSION is
+    /// then a session id or prefix; `list`, `index`, `search` and `serve` add
+    /// the store's sessions; `copy`, `migrate` and `verify` do not use it.
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) store: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// List the sessions the agents keep on this machine, newest first.
+    List(ListArgs),
+    /// Show a session as a chat transcript (any agent's).
+    Show(ShowArgs),
+    /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
+    Search(SearchArgs),
+    /// Browse, search and fork every agent's sessions in a web page served on
+    /// this machine (127.0.0.1 only).
+    Serve(ServeArgs),
     /// Print the model context at a leaf as JSON (`buildSessionContext`).
     Context(ContextArgs),
     /// Show the entry tree: branches, labels, the leaf and segment starts.
@@ -42,10 +53,6 @@ pub(crate) enum Command {
     /// Branch at an entry: the next append continues from there, or, with
     /// `--new-session`, a new session file holds the path to it.
     Fork(ForkArgs),
-    /// List the sessions the agents keep on this machine, newest first.
-    List(ListArgs),
-    /// Show a session as a chat transcript (any agent's).
-    Show(ShowArgs),
     /// Copy every session of FROM into TO, keeping ids, parents, order and the
     /// bytes of every entry. Each session is copied whole or not at all; a
     /// re-run copies what is missing. Exits 1 when TO holds a session with the
@@ -53,16 +60,12 @@ pub(crate) enum Command {
     Copy(CopyArgs),
     /// Build or refresh the search catalog of every agent's sessions.
     Index(IndexArgs),
-    /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
-    Search(SearchArgs),
-    /// Browse, search and fork every agent's sessions in a web page served on
-    /// this machine (127.0.0.1 only).
-    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ContextArgs {
     /// The session: a file path, or an id or id prefix.
+    #[arg(value_name = "SESSION")]
     pub(crate) file: String,
     /// Rebuild from this entry instead of the last one.
     #[arg(long, value_name = "ID")]
@@ -75,6 +78,7 @@ pub(crate) struct ContextArgs {
 #[derive(Debug, Args)]
 pub(crate) struct TreeArgs {
     /// The session: a file path, or an id or id prefix.
+    #[arg(value_name = "SESSION")]
     pub(crate) file: String,
     /// Print `{"leafId", "roots": [{"id", "type", "label"?, "children"}]}`.
     #[arg(long)]
@@ -109,6 +113,7 @@ pub(crate) struct VerifyArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SegmentsArgs {
     /// The session: a file path, or an id or id prefix.
+    #[arg(value_name = "SESSION")]
     pub(crate) file: String,
     /// Print `[{"id", "origin", "parent"?, "forkAt"?, "entries"}]`.
     #[arg(long)]
@@ -180,7 +185,7 @@ pub(crate) struct ListArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// At most this many sessions.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count)]
     pub(crate) limit: Option<usize>,
 }
 
@@ -259,7 +264,7 @@ pub(crate) struct SearchArgs {
     #[command(flatten)]
     pub(crate) scope: ScopeArgs,
     /// At most this many hits (one per session).
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = 20, allow_negative_numbers = true, value_parser = count)]
     pub(crate) limit: usize,
     /// Print JSON: `source`, `id`, `path`, `store` (a stored session's),
     /// `title`, `cwd`, `modified`, `entryId`, `role`, `snippet`, `matches`
@@ -292,6 +297,15 @@ pub(crate) struct ServeArgs {
     pub(crate) idle_timeout: std::time::Duration,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
+}
+
+/// A number of sessions, 1 or more (`--limit`).
+fn count(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| "the limit is a number of sessions: a whole number, 1 or more".to_owned())
 }
 
 /// A positive number of seconds, e.g. `30` or `0.5`.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use sess_store::{BlobStore, Blobs, FileStorage, RandomIds, read_session_file, resolve_entries};
 
 use crate::output::warn;
+use crate::resolve::Session;
 
 /// A session read for the read-only verbs.
 pub(crate) struct Loaded {
@@ -18,20 +19,25 @@ pub(crate) struct Loaded {
 /// Reads the session `arg` names (in `store`, or a file) and warns about every
 /// line it had to skip.
 pub(crate) fn load(arg: &str, store: Option<&str>) -> anyhow::Result<Loaded> {
-    if let Some(url) = store {
-        let backend = crate::store::open(url)?;
-        let id = crate::store::resolve(backend.as_ref(), arg)?;
-        let stored = backend.session(&id)?;
-        let mut entries = backend.read_session(&id)?;
-        let resolution = resolve_entries(&mut entries, backend.as_ref() as &dyn Blobs)?;
-        for warning in resolution.warnings {
-            warn(format_args!("session {id}: {warning}"));
+    load_session(crate::resolve::session(arg, store)?)
+}
+
+/// Reads a pi-family session (of a store, or a file) and warns about every
+/// line it had to skip.
+pub(crate) fn load_session(session: Session) -> anyhow::Result<Loaded> {
+    match session {
+        Session::Stored { backend, id } => {
+            let stored = backend.session(&id)?;
+            let mut entries = backend.read_session(&id)?;
+            let resolution = resolve_entries(&mut entries, backend.as_ref() as &dyn Blobs)?;
+            for warning in resolution.warnings {
+                warn(format_args!("session {id}: {warning}"));
+            }
+            let file = SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries);
+            Ok(Loaded { file })
         }
-        let file = SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries);
-        return Ok(Loaded { file });
+        Session::File(found) => Ok(Loaded { file: load_path(&found.path)?.file }),
     }
-    let path = crate::session::resolve(arg)?;
-    Ok(Loaded { file: load_path(&path)?.file })
 }
 
 /// Reads the session file at `path` and warns about every line it had to skip.

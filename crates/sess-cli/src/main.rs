@@ -7,6 +7,7 @@ mod env;
 mod load;
 mod output;
 mod render;
+mod resolve;
 mod session;
 mod sources;
 mod store;
@@ -59,6 +60,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Whether the error is a closed stdout (the reader went away): the command
+/// ends quietly then, as `sess … | head -1` expects. JSON output wraps the
+/// write error in a `serde_json::Error`.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+    err.chain().any(|cause| {
+        let kind = match (cause.downcast_ref::<io::Error>(), cause.downcast_ref::<serde_json::Error>()) {
+            (Some(io), _) => Some(io.kind()),
+            (None, Some(json)) => json.io_error_kind(),
+            (None, None) => None,
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }

@@ -26,9 +26,15 @@ pub(crate) fn print_json<T: Serialize>(value: &T, compact: bool) -> anyhow::Resu
 }
 
 /// A warning on stderr.
-#[allow(clippy::print_stderr)]
 pub(crate) fn warn(message: impl Display) {
-    eprintln!("warning: {message}");
+    to_stderr(format_args!("warning: {message}\n"));
+}
+
+/// Writes `text` to stderr. A closed stderr (`2>&1 | head -1`, a reader that
+/// went away) is not an error: the command goes on, and ends with the code it
+/// would have had. `eprintln!` would panic there.
+fn to_stderr(text: std::fmt::Arguments<'_>) {
+    let _ = io::stderr().lock().write_fmt(text);
 }
 
 /// A warning for each path a walk skipped because it is not a regular file (a
@@ -65,15 +71,43 @@ pub(crate) fn warn_issues(path: &Path, issues: &[LineIssue]) {
 }
 
 /// Prints an error and its causes, then any hints, on stderr.
-#[allow(clippy::print_stderr)]
 pub(crate) fn report_error(err: &anyhow::Error) {
-    eprintln!("error: {err}");
-    for cause in err.chain().skip(1).filter(|c| !c.is::<Hint>()) {
-        eprintln!("  caused by: {cause}");
+    let mut text = String::new();
+    let messages = err.chain().filter(|c| !c.is::<Hint>()).map(ToString::to_string);
+    for (i, line) in error_lines(messages).iter().enumerate() {
+        text.push_str(if i == 0 { "error: " } else { "  caused by: " });
+        text.push_str(line);
+        text.push('\n');
     }
     if let Some(hint) = err.chain().find_map(|c| c.downcast_ref::<Hint>()) {
-        eprintln!("hint: {}", hint.0);
+        text.push_str("hint: ");
+        text.push_str(&hint.0);
+        text.push('\n');
     }
+    to_stderr(format_args!("{text}"));
+}
+
+/// The messages of an error chain (outermost first) worth a line: a cause
+/// that says nothing the line above it did not say is left out — its text is
+/// part of that line (libraries often end their message with their source's),
+/// or it is that text behind a bare label (`Error code 14: unable to open
+/// database file`, a label without a name or path in it).
+fn error_lines(messages: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for message in messages {
+        let message = message.trim().to_owned();
+        if let Some(above) = lines.last() {
+            let said = |text: &str| !text.is_empty() && above.contains(text);
+            let behind_label = message
+                .split_once(": ")
+                .is_some_and(|(label, rest)| !label.contains(['`', '/', '\'']) && said(rest.trim()));
+            if said(&message) || behind_label {
+                continue;
+            }
+        }
+        lines.push(message);
+    }
+    lines
 }
 
 /// A hint for the user, printed on its own line after the error. Attach it with
@@ -135,5 +169,53 @@ pub(crate) fn shell_word(text: &str) -> String {
         text.to_owned()
     } else {
         format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_lines;
+
+    fn lines(messages: &[&str]) -> Vec<String> {
+        error_lines(messages.iter().map(|m| (*m).to_owned()))
+    }
+
+    #[test]
+    fn causes_already_said_are_left_out() {
+        assert_eq!(
+            lines(&[
+                "cannot open the catalog `/proc/x.sqlite`",
+                "opening the catalog `/proc/x.sqlite`: unable to open database file: /proc/x.sqlite",
+                "unable to open database file: /proc/x.sqlite",
+                "Error code 14: unable to open database file",
+            ]),
+            [
+                "cannot open the catalog `/proc/x.sqlite`",
+                "opening the catalog `/proc/x.sqlite`: unable to open database file: /proc/x.sqlite",
+            ]
+        );
+        assert_eq!(
+            lines(&[
+                "cannot open the PostgreSQL store",
+                "connecting to postgres@127.0.0.1:1/test: error connecting to server",
+                "error connecting to server",
+                "Connection refused (os error 111)",
+            ]),
+            [
+                "cannot open the PostgreSQL store",
+                "connecting to postgres@127.0.0.1:1/test: error connecting to server",
+                "Connection refused (os error 111)",
+            ]
+        );
+    }
+
+    #[test]
+    fn causes_that_add_a_name_are_kept() {
+        assert_eq!(
+            lines(&["cannot read the session", "reading `a/b.jsonl`: Is a directory (os error 21)", "Is a directory"]),
+            ["cannot read the session", "reading `a/b.jsonl`: Is a directory (os error 21)"]
+        );
+        assert_eq!(lines(&["error: `x`", "opening `/a`: denied", "denied"]), ["error: `x`", "opening `/a`: denied"]);
+        assert_eq!(lines(&["a failed", "because `b`: a failed"]), ["a failed", "because `b`: a failed"]);
     }
 }

@@ -6,35 +6,24 @@ use anyhow::{Context as _, bail};
 use sess_store::discovery::{self, PiAgent};
 use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 
-use crate::output::{Hint, warn};
-use crate::sources::{all_summaries, looks_like_path, refuse_other_agents};
-
-/// The session file `arg` names: a path, or an id or id prefix of a session the
-/// agents keep on this machine.
-pub(crate) fn resolve(arg: &str) -> anyhow::Result<PathBuf> {
-    if looks_like_path(arg) {
-        return Ok(PathBuf::from(arg));
-    }
-    let found = sess_store::discovery::resolve_session(&sess_store::FileStorage, arg, &all_summaries());
-    found.map_err(|err| {
-        anyhow::Error::new(Hint("`sess list --all-projects` shows every session; a file path works too".to_owned()))
-            .context(err.to_string())
-    })
-}
+use crate::output::warn;
+use crate::resolve::{self, Session, refuse_other_agents};
 
 /// Opens the session named by `arg` (in `store`, or a file) for writing.
 pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionManager> {
-    if let Some(url) = store {
-        let backend = crate::store::open(url)?;
-        let id = crate::store::resolve(backend.as_ref(), arg)?;
-        let mut manager = SessionManager::builder()
-            .backend(backend)
-            .open_in(&id, None)
-            .with_context(|| format!("cannot open session {id} in `{url}`"))?;
-        report(&mut manager);
-        return Ok(manager);
-    }
-    let path = resolve(arg)?;
+    let found = match resolve::session(arg, store)? {
+        Session::File(found) => found,
+        Session::Stored { backend, id } => {
+            let url = store.unwrap_or_default();
+            let mut manager = SessionManager::builder()
+                .backend(backend)
+                .open_in(&id, None)
+                .with_context(|| format!("cannot open session {id} in `{url}`"))?;
+            report(&mut manager);
+            return Ok(manager);
+        }
+    };
+    let path = found.path;
     check_folder(&path)?;
     refuse_other_agents(&path)?;
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
@@ -94,11 +83,23 @@ pub(crate) fn report(manager: &mut SessionManager) {
                 moved_to.display()
             )),
             Notice::OriginalKept { copy } => {
-                warn(format_args!("`{file}`: unreadable lines were kept in `{}` before rewriting", copy.display()));
+                warn(format_args!(
+                    "`{file}`: its original bytes (unreadable lines or bytes that are not UTF-8) were kept in `{}` \
+                     before rewriting",
+                    copy.display()
+                ));
             }
             Notice::SkippedLines { lines } => {
                 let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
                 warn(format_args!("`{file}`: skipped unreadable lines {} (run `sess verify`)", shown.join(", ")));
+            }
+            Notice::InvalidUtf8 { lines } => {
+                let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
+                let (line, hold) = if lines.len() == 1 { ("line", "holds") } else { ("lines", "hold") };
+                warn(format_args!(
+                    "`{file}`: {line} {} {hold} bytes that are not UTF-8, read as U+FFFD (run `sess verify`)",
+                    shown.join(", ")
+                ));
             }
             Notice::UnresolvedBlob { warning } => warn(format_args!("`{file}`: {warning}")),
             Notice::AutoForked { segment, from, at } => warn(format_args!(

@@ -80,23 +80,3 @@ fn check_file(url: &str, path: &Path, missing: Missing) -> anyhow::Result<()> {
         Err(e) => Err(anyhow::Error::new(e).context(format!("cannot open the store `{url}`"))),
     }
 }
-
-/// The id of the session `arg` names in `backend`: an id, or an unambiguous
-/// prefix of one.
-pub(crate) fn resolve(backend: &dyn Backend, arg: &str) -> anyhow::Result<String> {
-    // A whole id is found without listing the store.
-    match backend.session(arg) {
-        Ok(_) => return Ok(arg.to_owned()),
-        Err(sess_store::Error::SessionNotFound { .. }) => {}
-        Err(err) => return Err(err.into()),
-    }
-    let sessions = backend.list_sessions()?;
-    let lower = arg.to_lowercase();
-    let matches: Vec<&str> =
-        sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
-    match matches.as_slice() {
-        [one] => Ok((*one).to_owned()),
-        [] => bail!("no session `{arg}` in the {} store", backend.kind()),
-        many => bail!("`{arg}` names {} sessions: {}", many.len(), many.join(", ")),
-    }
-}

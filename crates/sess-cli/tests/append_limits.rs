@@ -13,12 +13,11 @@
 mod common;
 
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use common::{stderr, stdout, wait_at_most};
+use common::{SessRun, stderr, stdout};
 
 /// A command that has not finished after this long is taken as hung.
 const LIMIT: Duration = Duration::from_secs(10);
@@ -26,42 +25,15 @@ const LIMIT: Duration = Duration::from_secs(10);
 /// Address space of the child, in KiB.
 const MEMORY_KB: u64 = 1 << 20;
 
-/// `sess append` in `home`, with `stdin` as its input, under [`LIMIT`] and
-/// [`MEMORY_KB`].
-fn append(home: &Path, args: &[&str], stdin: Stdio) -> (Command, Stdio) {
-    let mut command = Command::new("sh");
-    // `ulimit -v` bounds memory; `exec` keeps the pid so a kill reaches `sess`.
-    command
-        .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KB} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_sess"))
-        .arg("append")
-        .args(args)
-        .env("HOME", home)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    (command, stdin)
+/// `sess append ARGS` in `home`, under [`LIMIT`] and [`MEMORY_KB`].
+fn append(home: &Path, args: &[&str]) -> SessRun {
+    SessRun::new(home, &[&["append"], args].concat()).memory_kb(MEMORY_KB).time_limit(LIMIT)
 }
 
-/// Runs `sess append ARGS` with `input` written to its stdin.
+/// Runs `sess append ARGS` with `input` written to its stdin (it may stop
+/// reading at the long line: a broken pipe is expected then).
 fn append_text(home: &Path, args: &[&str], input: String) -> Output {
-    let (mut command, stdin) = append(home, args, Stdio::piped());
-    let mut child = command.stdin(stdin).spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    // It may stop reading at the long line: a broken pipe is expected then.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(input.as_bytes());
-    });
-    let output = wait_at_most(child, LIMIT);
-    writer.join().unwrap();
-    output
+    append(home, args).stdin(input).output()
 }
 
 fn message(text: &str) -> String {
@@ -102,9 +74,7 @@ fn a_line_exactly_at_the_limit_is_appended() {
 fn dev_zero_as_stdin_stops_at_the_limit_with_bounded_memory() {
     let home = tempfile::tempdir().unwrap();
     let zero = fs::File::open("/dev/zero").unwrap();
-    let (mut command, stdin) = append(home.path(), &["s.jsonl", "--max-line-bytes", "1000"], Stdio::from(zero));
-    let child = command.stdin(stdin).spawn().unwrap();
-    let output = wait_at_most(child, LIMIT);
+    let output = append(home.path(), &["s.jsonl", "--max-line-bytes", "1000"]).stdin_from(Stdio::from(zero)).output();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("stdin line 1: longer than 1000 bytes"), "{err}");
@@ -118,9 +88,7 @@ fn dev_zero_as_stdin_stops_at_the_limit_with_bounded_memory() {
 fn dev_zero_as_stdin_stops_at_the_default_limit_of_256_mib() {
     let home = tempfile::tempdir().unwrap();
     let zero = fs::File::open("/dev/zero").unwrap();
-    let (mut command, stdin) = append(home.path(), &["s.jsonl"], Stdio::from(zero));
-    let child = command.stdin(stdin).spawn().unwrap();
-    let output = wait_at_most(child, LIMIT);
+    let output = append(home.path(), &["s.jsonl"]).stdin_from(Stdio::from(zero)).output();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("stdin line 1: longer than 268435456 bytes"), "{err}");

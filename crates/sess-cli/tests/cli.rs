@@ -485,6 +485,69 @@ mod writing {
         let verified = sess(&["verify", path_str(&new)]);
         assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
     }
+
+    #[test]
+    fn a_fork_into_a_new_session_says_that_bytes_were_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        let original = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n\
+{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xE9\"}}\n";
+        fs::write(&file, original).unwrap();
+        let output = sess_at(dir.path(), &["fork", path_str(&file), "--at", "a", "--new-session"], "");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let err = stderr(&output);
+        assert!(err.contains("s.jsonl`: line 2 holds bytes that are not UTF-8"), "{err}");
+        assert_eq!(fs::read(&file).unwrap(), original);
+    }
+
+    /// Every file in `dir` whose bytes are `bytes`.
+    fn files_holding(dir: &Path, bytes: &[u8]) -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| fs::read(p).unwrap() == bytes).collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn a_rewrite_keeps_the_bytes_of_a_file_that_is_not_utf8() {
+        let v3 = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n\
+{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xE9\"}}\n";
+        let v1 = b"{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n\
+{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"caf\xE9\"}}\n";
+        let cases: [(&[u8], &str); 4] = [
+            (v3, "rename"),
+            (v1, "rename"),
+            // Opening a legacy file migrates it: a rewrite even for an append.
+            (v1, "label"),
+            (v1, "append"),
+        ];
+        for (original, verb) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("s.jsonl");
+            fs::write(&file, original).unwrap();
+            let mut args = vec![verb, path_str(&file)];
+            match verb {
+                "rename" => args.push("t"),
+                "label" => args.extend(["a", "t"]),
+                _ => {}
+            }
+            let output = sess_at(dir.path(), &args, "{\"role\":\"user\",\"content\":\"more\"}\n");
+            let code = output.status.code();
+            assert!(code == Some(0) || code == Some(2), "{verb}: {code:?} {}", stderr(&output));
+            let kept = files_holding(dir.path(), original);
+            assert!(
+                !kept.is_empty(),
+                "sess {verb} on a {} file lost its original bytes: {}",
+                if original == v1 { "v1" } else { "v3" },
+                stderr(&output)
+            );
+            if fs::read(&file).unwrap() != original {
+                let copy = kept[0].display().to_string();
+                assert!(copy.contains("s.jsonl.corrupt-"), "{copy}");
+                assert!(stderr(&output).contains(&copy), "{verb}: the warning names the copy: {}", stderr(&output));
+            }
+        }
+    }
 }
 
 mod list {

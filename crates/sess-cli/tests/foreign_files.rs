@@ -8,11 +8,9 @@ mod common;
 
 use std::fs;
 use std::path::Path;
+use std::process::Output;
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
-
-use common::{fixture, stderr};
+use common::{SessRun, fixture, stderr};
 
 /// The real Claude Code and Codex files of `fixtures/`, with the agent's
 /// name as `sess` gives it.
@@ -40,24 +38,7 @@ fn some_entry(bytes: &str) -> String {
 /// `sess` in `home` with `stdin` as its input, which it may not read: a
 /// refusal comes before it.
 fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A broken pipe means it did not read its input.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    SessRun::new(home, args).stdin(stdin).output()
 }
 
 /// Every writing verb, with the arguments it needs.

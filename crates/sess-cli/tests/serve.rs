@@ -98,6 +98,26 @@ impl Server {
         page.split("name=\"sess-token\" content=\"").nth(1).unwrap().split('"').next().unwrap().to_owned()
     }
 
+    /// The id of the first pi session the server lists.
+    fn first_pi_session(&self) -> String {
+        let (_, sessions) = self.get("/api/sessions?source=pi");
+        let sessions: Value = serde_json::from_str(&sessions).unwrap();
+        sessions[0]["id"].as_str().unwrap().to_owned()
+    }
+
+    /// "Fork from here" at `entry` of session `id`, with the page's token:
+    /// the status and the body.
+    fn fork(&self, id: &str, entry: &str) -> (u16, String) {
+        let body = format!("{{\"entryId\":\"{entry}\"}}");
+        self.exchange(&format!(
+            "POST /api/sessions/{id}/fork HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nX-Sess-Token: {}\r\nContent-Length: {}\r\n\r\n{body}",
+            self.host(),
+            self.token(),
+            body.len()
+        ))
+    }
+
     /// What the server printed on stderr once it contains `wanted`, waiting at
     /// most ten seconds for it.
     fn stderr_with(&self, wanted: &str) -> String {
@@ -171,19 +191,10 @@ fn a_body_over_the_limit_is_413() {
 fn a_fork_at_an_entry_that_does_not_exist_is_404_naming_no_file() {
     let home = Home::new();
     let server = Server::start(&home, &[], &[]);
-    let token = server.token();
-    let (_, sessions) = server.get("/api/sessions?source=pi");
-    let sessions: Value = serde_json::from_str(&sessions).unwrap();
-    let id = sessions[0]["id"].as_str().unwrap().to_owned();
+    let id = server.first_pi_session();
     let dir = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
     let before = std::fs::read_dir(&dir).unwrap().count();
-    let body = r#"{"entryId":"no-such-entry"}"#;
-    let (status, answer) = server.exchange(&format!(
-        "POST /api/sessions/{id}/fork HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nX-Sess-Token: {token}\r\nContent-Length: {}\r\n\r\n{body}",
-        server.host(),
-        body.len()
-    ));
+    let (status, answer) = server.fork(&id, "no-such-entry");
     assert_eq!(status, 404, "{answer}");
     assert_eq!(answer, format!("{{\"error\":\"entry `no-such-entry` of session {id} not found\"}}"));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before, "nothing is written");
@@ -196,19 +207,10 @@ fn a_fork_at_an_entry_that_does_not_exist_is_404_naming_no_file() {
 fn fork_from_here_past_a_label_keeps_the_context() {
     let home = Home::new();
     let server = Server::start(&home, &[], &[]);
-    let token = server.token();
-    let (_, sessions) = server.get("/api/sessions?source=pi");
-    let sessions: Value = serde_json::from_str(&sessions).unwrap();
-    let id = sessions[0]["id"].as_str().unwrap().to_owned();
+    let id = server.first_pi_session();
     let original = home.path().join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl");
     let expected = home.json(&["context", "--leaf", "5ef624f7", original.to_str().unwrap()]);
-    let body = r#"{"entryId":"5ef624f7"}"#;
-    let (status, answer) = server.exchange(&format!(
-        "POST /api/sessions/{id}/fork HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nX-Sess-Token: {token}\r\nContent-Length: {}\r\n\r\n{body}",
-        server.host(),
-        body.len()
-    ));
+    let (status, answer) = server.fork(&id, "5ef624f7");
     assert_eq!(status, 200, "{answer}");
     let forked: Value = serde_json::from_str(&answer).unwrap();
     let path = forked["path"].as_str().unwrap();

@@ -16,9 +16,9 @@ use std::io::{Read as _, Write as _};
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{Home, fixture};
+use common::{Home, SessRun, fixture};
 
 /// A command that has not finished after this long is taken as hung.
 const LIMIT: Duration = Duration::from_secs(5);
@@ -30,53 +30,7 @@ const MEMORY_KB: u64 = 1 << 20;
 /// Runs `sess` in `home` (HOME and the working directory) with `args`,
 /// `stdin` on its input; kills it and fails the test after [`LIMIT`].
 fn run(home: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut command = Command::new("sh");
-    // `ulimit -v` bounds memory; `exec` keeps the pid so a kill reaches `sess`.
-    command
-        .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KB} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(stdin.as_bytes());
-    });
-    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            bytes
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().unwrap()));
-    let err = drain(Box::new(child.stderr.take().unwrap()));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`sess {}` did not finish in {LIMIT:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let _ = writer.join();
-    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+    SessRun::new(home, args).stdin(stdin).memory_kb(MEMORY_KB).time_limit(LIMIT).output()
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::entry::EntryKind;
 use crate::header::{CURRENT_VERSION, Version};
 use crate::id::EntryId;
-use crate::jsonl::{IssueKind, ReadOutcome};
+use crate::jsonl::{IssueKind, LineIssue, ReadOutcome};
 use crate::session_file::SessionFile;
 use crate::tree::{EntryIndex, Tree};
 
@@ -79,18 +79,33 @@ impl Findings {
 }
 
 fn check_lines(outcome: &ReadOutcome, findings: &mut Findings) {
-    for issue in &outcome.issues {
-        let code = match issue.kind {
-            IssueKind::InvalidJson(_) => "invalid-json",
-            IssueKind::TruncatedLastLine => "truncated-line",
-            IssueKind::NotAnObject => "not-an-object",
-            IssueKind::MissingId => "missing-id",
-            IssueKind::ExtraHeader => "extra-header",
-            IssueKind::NotAHeader => "bad-header",
-            IssueKind::InvalidUtf8 => "invalid-utf8",
-            IssueKind::TooLong => "line-too-long",
-        };
-        findings.add(Severity::Error, code, Some(issue.line), None, issue.kind.to_string());
+    findings.0.extend(outcome.issues.iter().map(line_finding));
+}
+
+/// A line the reader skipped or repaired, as an error finding.
+pub fn line_finding(issue: &LineIssue) -> Finding {
+    Finding {
+        severity: Severity::Error,
+        code: issue.kind.code(),
+        line: Some(issue.line),
+        entry_id: None,
+        message: issue.kind.to_string(),
+    }
+}
+
+impl IssueKind {
+    /// The finding code of a line with this issue: `invalid-json`, …
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidJson(_) => "invalid-json",
+            Self::TruncatedLastLine => "truncated-line",
+            Self::NotAnObject => "not-an-object",
+            Self::MissingId => "missing-id",
+            Self::ExtraHeader => "extra-header",
+            Self::NotAHeader => "bad-header",
+            Self::InvalidUtf8 => "invalid-utf8",
+            Self::TooLong => "line-too-long",
+        }
     }
 }
 

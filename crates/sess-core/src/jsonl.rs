@@ -59,6 +59,13 @@ impl IssueKind {
     pub fn is_skipped(&self) -> bool {
         !matches!(self, Self::InvalidUtf8 | Self::NotAHeader)
     }
+
+    /// Whether writing the session back would not give the line's bytes
+    /// again: it was left out, or its bytes that are not UTF-8 were replaced.
+    /// A truncated last line (an interrupted write, cut on purpose) is not.
+    pub fn is_lost_by_rewrite(&self) -> bool {
+        !matches!(self, Self::NotAHeader | Self::TruncatedLastLine)
+    }
 }
 
 impl fmt::Display for IssueKind {

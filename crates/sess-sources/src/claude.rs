@@ -2,7 +2,9 @@
 //! (formats.md §1, seed 003).
 //!
 //! - [`config_dirs`] and [`project_dir_name`] find the folders; [`list`] and
-//!   [`session_files`] find the sessions; [`load`] and [`parse`] read one.
+//!   [`session_files`] find the sessions; [`load`] and [`parse`] read one;
+//!   [`tree`] gives its lines as a tree by `uuid`/`parentUuid` and [`verify`]
+//!   what is damaged in it (`claude/tree.rs`).
 //! - Sessions are the `*.jsonl` files directly in a project folder, except
 //!   `agent-*.jsonl` (subagents of the old flat layout). Folders beside them
 //!   (`<uuid>/subagents/`, `<uuid>/tool-results/`) are not searched.
@@ -23,11 +25,15 @@ mod paths;
 mod sidechain;
 mod text;
 mod title;
+mod tree;
+mod verify;
 
 use std::path::Path;
 
 pub use listing::{find_session_files, list, session_files};
 pub use paths::{config_dirs, project_dir_name};
+pub use tree::{LineTree, Node, line_tree};
+pub use verify::verify;
 
 use crate::error::Result;
 use crate::jsonl::read_file;
@@ -40,6 +46,16 @@ pub fn load(path: &Path) -> Result<Transcript> {
     let bytes = read_file(path)?;
     let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(parse(&bytes, &id))
+}
+
+/// The line tree of the session file at `path` ([`line_tree`]).
+pub fn tree(path: &Path) -> Result<LineTree> {
+    Ok(line_tree(&read_file(path)?))
+}
+
+/// Checks the session file at `path` ([`verify`]).
+pub fn verify_file(path: &Path) -> Result<crate::Checked> {
+    Ok(verify(&read_file(path)?))
 }
 
 /// The pure part of [`load`]: a transcript from the bytes of a file with this

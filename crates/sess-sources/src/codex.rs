@@ -90,6 +90,12 @@
 //!   Codex home (archived rollouts included) and show it before the fork's own
 //!   lines; when a base cannot be read, a system notice says so in its place.
 //!   A fork is titled by its own first prompt, as Codex titles it.
+//!
+//! # Turns and checks
+//!
+//! [`turns`] gives a thread as its line of turns (`codex/turns.rs`: a turn per
+//! prompt of the transcript, rollbacks and aborts marked, compactions placed), and
+//! [`verify`] the lines a transcript had to skip.
 
 mod compression;
 mod echo;
@@ -100,8 +106,13 @@ mod line;
 mod lineage;
 mod output;
 mod rollout;
+mod turns;
+mod verify;
 
 use std::path::{Path, PathBuf};
+
+pub use turns::{Compaction, Turn, Turns, turns, turns_of};
+pub use verify::verify;
 
 use crate::error::{Error, Result};
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
@@ -185,6 +196,11 @@ pub fn load(path: &Path) -> Result<Transcript> {
 pub fn load_counting_inherited(path: &Path) -> Result<(Transcript, usize)> {
     let bytes = compression::read_rollout(path)?;
     Ok(read_counting_inherited(path, &bytes))
+}
+
+/// Checks the rollout at `path` ([`verify`]).
+pub fn verify_file(path: &Path) -> Result<crate::Checked> {
+    Ok(verify(&compression::read_rollout(path)?))
 }
 
 /// The (decompressed) bytes of the rollout at `path`: a `.zst` file is

@@ -17,6 +17,7 @@ mod lenient;
 mod listing;
 pub mod pi;
 mod transcript;
+mod verify;
 
 pub use detect::{DETECT_BYTES, detect};
 pub use error::{Error, Result};
@@ -25,3 +26,4 @@ pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, SourceKind, ToolCall, ToolStatus, Transcript, content_text,
     finish_pending, first_prompt, input_gist,
 };
+pub use verify::Checked;

@@ -84,8 +84,15 @@ pub enum Notice {
         /// Where the original bytes are now.
         moved_to: PathBuf,
     },
-    /// A rewrite would have dropped lines that could not be read; the original
-    /// bytes were copied aside first.
+    /// Lines holding bytes that are not UTF-8 were read with U+FFFD in their
+    /// place. The file is unchanged; a rewrite first keeps its original bytes
+    /// ([`Notice::OriginalKept`]).
+    InvalidUtf8 {
+        /// Their numbers (1-based).
+        lines: Vec<usize>,
+    },
+    /// A rewrite would have dropped lines that could not be read, or replaced
+    /// bytes that are not UTF-8; the original bytes were copied aside first.
     OriginalKept {
         /// The copy.
         copy: PathBuf,
@@ -266,7 +273,8 @@ struct DiskState {
     identity: Option<(u64, u64)>,
     /// How the file ends.
     tail: Tail,
-    /// The file has lines that could not be read (a rewrite must keep a copy).
+    /// The file has lines that could not be read, or bytes that are not UTF-8
+    /// (a rewrite must keep a copy).
     lossy: bool,
     /// The open append handle.
     writer: Option<Box<dyn StorageWriter>>,

@@ -418,6 +418,71 @@ mod persistence {
         assert_eq!(storage.read(copy).unwrap(), text.as_bytes());
         assert_eq!(lines(&storage, path)[0]["title"], "renamed");
     }
+
+    /// A v3 session whose message holds a byte that is not UTF-8.
+    const INVALID_UTF8_V3: &[u8] = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n";
+
+    #[test]
+    fn opening_a_file_with_bytes_that_are_not_utf8_says_which_lines() {
+        let storage = memory();
+        let path = Path::new("/s/latin1.jsonl");
+        sess_store::write_atomic(storage.as_ref(), path, INVALID_UTF8_V3).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        assert_eq!(sm.drain_notices(), [Notice::InvalidUtf8 { lines: vec![2] }]);
+        assert_eq!(storage.read(path).unwrap(), INVALID_UTF8_V3, "opening writes nothing");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_copied_aside_before_a_rewrite() {
+        let storage = memory();
+        let path = Path::new("/s/latin1.jsonl");
+        sess_store::write_atomic(storage.as_ref(), path, INVALID_UTF8_V3).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        sm.drain_notices();
+        sm.set_session_name("renamed", TitleSource::User).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::OriginalKept { copy }) = notices.first() else { panic!("{notices:?}") };
+        assert_eq!(storage.read(copy).unwrap(), INVALID_UTF8_V3);
+        assert_eq!(lines(&storage, path)[0]["title"], "renamed");
+    }
+
+    #[test]
+    fn a_legacy_file_with_bytes_that_are_not_utf8_is_copied_aside_before_its_migration() {
+        let storage = memory();
+        let path = Path::new("/s/legacy.jsonl");
+        let text: &[u8] = b"{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n";
+        sess_store::write_atomic(storage.as_ref(), path, text).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        let notices = sm.drain_notices();
+        let copy = notices.iter().find_map(|n| match n {
+            Notice::OriginalKept { copy } => Some(copy.clone()),
+            _ => None,
+        });
+        let Some(copy) = copy else { panic!("no copy of the original bytes: {notices:?}") };
+        assert_eq!(storage.read(&copy).unwrap(), text);
+        assert_eq!(lines(&storage, path)[0]["version"], 3, "the file itself is migrated");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_another_writer_appended_are_copied_aside_before_a_rewrite() {
+        let storage = memory();
+        let path = Path::new("/s/shared.jsonl");
+        let header = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n";
+        sess_store::write_atomic(storage.as_ref(), path, header).unwrap();
+        let mut sm = builder(&storage).open(path).unwrap();
+        // Another writer appends a line holding a byte that is not UTF-8.
+        let foreign: &[u8] = b"{\"type\":\"message\",\"id\":\"f\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n";
+        let mut writer = storage.open_append(path).unwrap();
+        writer.write_all(foreign).unwrap();
+        drop(writer);
+        sm.append_message(&user("mine")).unwrap();
+        sm.drain_notices();
+        let before = storage.read(path).unwrap();
+        sm.set_session_name("renamed", TitleSource::User).unwrap();
+        let notices = sm.drain_notices();
+        let Some(Notice::OriginalKept { copy }) = notices.first() else { panic!("{notices:?}") };
+        assert_eq!(storage.read(copy).unwrap(), before);
+    }
 }
 
 mod new_sessions {

@@ -5,11 +5,16 @@ use sess_core::{EntryIndex, Leaf, context};
 
 use crate::Outcome;
 use crate::cli::ContextArgs;
-use crate::load::load;
+use crate::load::load_session;
 use crate::output::{print_json, warn};
+use crate::resolve::{self, Session};
 
 pub(crate) fn run(args: &ContextArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file, store)?;
+    let session = resolve::session(&args.file, store)?;
+    if let Session::File(found) = &session {
+        resolve::pi_only("context", &args.file, found)?;
+    }
+    let outcome = load_session(session)?;
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let leaf = match &args.leaf {

@@ -27,6 +27,8 @@ pub(crate) fn run(args: &RenameArgs, store: Option<&str>) -> anyhow::Result<Outc
         manager.append_session_info(&title)?;
     }
     manager.close()?;
+    // The rewrite may have kept a copy of the original bytes: say where.
+    session::report(&mut manager);
     let mut out = stdout();
     writeln!(out, "{}", manager.session_name().unwrap_or_default())?;
     out.flush()?;

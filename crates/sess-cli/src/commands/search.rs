@@ -97,6 +97,10 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
             writeln!(out, "    {}", dim.apply_to(dir))?;
         }
         let mut line = String::from("    ");
+        if hit.role == "tool" {
+            // The words were in what a tool answered, not in the conversation.
+            line.push_str(&dim.apply_to("tool output: ").to_string());
+        }
         for part in &hit.snippet {
             let text = part.text.replace(['\n', '\r', '\t'], " ");
             if part.hit {

@@ -7,8 +7,9 @@ use sess_core::segment::{self, Origin};
 
 use crate::Outcome;
 use crate::cli::SegmentsArgs;
-use crate::load::load;
+use crate::load::load_session;
 use crate::output::{print_json, stdout};
+use crate::resolve::{self, Session};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -23,7 +24,11 @@ struct SegmentJson<'a> {
 }
 
 pub(crate) fn run(args: &SegmentsArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file, store)?;
+    let session = resolve::session(&args.file, store)?;
+    if let Session::File(found) = &session {
+        resolve::pi_only("segments", &args.file, found)?;
+    }
+    let outcome = load_session(session)?;
     let entries = outcome.file.entries();
     let derived = segment::derive(entries);
     let rows: Vec<SegmentJson<'_>> = derived

@@ -21,7 +21,7 @@ use crate::catalog;
 use crate::cli::ServeArgs;
 use crate::env::environment;
 use crate::output::{shell_word, stdout, warn};
-use crate::sources::Located;
+use crate::resolve::Located;
 use crate::summary::describe;
 
 /// How long a refreshed catalog counts as fresh: pages that load several API
@@ -157,7 +157,7 @@ impl Library for CatalogLibrary {
 
     fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
         let row = self.row(id)?;
-        let found = Located { kind: row.source, path: row.path.clone() };
+        let found = Located { kind: row.source, recognised: true, path: row.path.clone() };
         let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
         let (transcript, tree, leaf) = if row.source == SourceKind::Pi {
             let file = match &row.store {

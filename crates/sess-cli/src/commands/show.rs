@@ -8,7 +8,8 @@ use crate::Outcome;
 use crate::cli::ShowArgs;
 use crate::output::{print_json, stdout, warn_issues};
 use crate::render::{Layout, render};
-use crate::sources::{Located, locate, pi_transcript, transcript};
+use crate::resolve::{Located, agent_of, locate};
+use crate::sources::{pi_transcript, transcript};
 
 /// Columns when stdout is not a terminal.
 const DEFAULT_WIDTH: usize = 100;
@@ -18,7 +19,10 @@ pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcom
         let loaded = crate::load::load(&args.session, Some(url))?;
         pi_transcript(&loaded.file, args.leaf.as_deref(), &args.session)?
     } else {
-        let found: Located = locate(&args.session)?;
+        let mut found: Located = locate(&args.session)?;
+        if !found.recognised {
+            found.kind = agent_of(&found.path)?;
+        }
         if args.leaf.is_some() && found.kind != sess_sources::SourceKind::Pi {
             anyhow::bail!("--leaf works on pi-family sessions; `{}` is a {} session", args.session, found.kind);
         }

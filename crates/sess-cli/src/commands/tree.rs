@@ -1,4 +1,9 @@
-//! `sess tree FILE [--json]`.
+//! `sess tree SESSION [--json]`: a pi-family session's entry tree, a Claude
+//! Code session's line tree (`tree/claude.rs`), a Codex thread's line of turns
+//! (`tree/codex.rs`).
+
+mod claude;
+mod codex;
 
 use std::io::Write;
 
@@ -7,12 +12,23 @@ use sess_core::{Entry, EntryIndex, Tree};
 
 use crate::Outcome;
 use crate::cli::TreeArgs;
-use crate::load::load;
+use sess_sources::SourceKind;
+
+use crate::load::load_session;
 use crate::output::{stdout, warn};
+use crate::resolve::{self, Session};
 use crate::summary::describe;
 
 pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let outcome = load(&args.file, store)?;
+    let session = resolve::session(&args.file, store)?;
+    if let Session::File(found) = &session {
+        match found.kind {
+            SourceKind::Claude => return claude::run(args, &found.path),
+            SourceKind::Codex => return codex::run(args, &found.path),
+            SourceKind::Pi => {}
+        }
+    }
+    let outcome = load_session(session)?;
     let entries = outcome.file.entries();
     let index = EntryIndex::new(entries);
     let tree = Tree::build(entries, &index);
@@ -35,8 +51,7 @@ pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcom
     Ok(Outcome::Clean)
 }
 
-/// `{"leafId":…,"roots":[{"id","type","label"?,"children":[…]}]}`, written
-/// without recursion so a deep chain costs no stack.
+/// `{"leafId":…,"roots":[{"id","type","label"?,"children":[…]}]}`.
 fn write_json(
     out: &mut impl Write,
     entries: &[Entry],
@@ -44,34 +59,50 @@ fn write_json(
     tree: &Tree,
     leaf: Option<usize>,
 ) -> anyhow::Result<()> {
+    let leaf_id = leaf.map(|l| entries[l].id().as_str());
+    write!(out, "{{\"leafId\":{},\"roots\":", serde_json::to_string(&leaf_id)?)?;
+    write_nested(out, &tree.roots, &tree.children, |out, position| {
+        let entry = &entries[position];
+        write!(
+            out,
+            "\"id\":{},\"type\":{}",
+            serde_json::to_string(entry.id().as_str())?,
+            serde_json::to_string(entry.type_name())?
+        )?;
+        if let Some(label) = index.label(entry.id().as_str()) {
+            write!(out, ",\"label\":{}", serde_json::to_string(label)?)?;
+        }
+        Ok(())
+    })?;
+    out.write_all(b"}\n")?;
+    Ok(())
+}
+
+/// The nodes under `roots` as a JSON array of objects, each with the fields
+/// `fields` writes (without braces, no trailing comma) and `"children"`;
+/// written without recursion so a deep chain costs no stack.
+fn write_nested<W: Write>(
+    out: &mut W,
+    roots: &[usize],
+    children: &[Vec<usize>],
+    mut fields: impl FnMut(&mut W, usize) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     enum Step {
         Open(usize),
         Close,
     }
-    let leaf_id = leaf.map(|l| entries[l].id().as_str());
-    write!(out, "{{\"leafId\":{},\"roots\":[", serde_json::to_string(&leaf_id)?)?;
+    out.write_all(b"[")?;
     // Each node opens `{…,"children":[`, then its children, then `]}`.
-    let mut stack: Vec<Step> = tree.roots.iter().rev().map(|&r| Step::Open(r)).collect();
+    let mut stack: Vec<Step> = roots.iter().rev().map(|&r| Step::Open(r)).collect();
     let mut need_comma = false;
     while let Some(step) = stack.pop() {
         match step {
             Step::Open(position) => {
-                let entry = &entries[position];
-                if need_comma {
-                    out.write_all(b",")?;
-                }
-                write!(
-                    out,
-                    "{{\"id\":{},\"type\":{}",
-                    serde_json::to_string(entry.id().as_str())?,
-                    serde_json::to_string(entry.type_name())?
-                )?;
-                if let Some(label) = index.label(entry.id().as_str()) {
-                    write!(out, ",\"label\":{}", serde_json::to_string(label)?)?;
-                }
+                out.write_all(if need_comma { b",{" } else { b"{" })?;
+                fields(out, position)?;
                 out.write_all(b",\"children\":[")?;
                 stack.push(Step::Close);
-                stack.extend(tree.children[position].iter().rev().map(|&c| Step::Open(c)));
+                stack.extend(children[position].iter().rev().map(|&c| Step::Open(c)));
                 need_comma = false;
             }
             Step::Close => {
@@ -80,7 +111,7 @@ fn write_json(
             }
         }
     }
-    out.write_all(b"]}\n")?;
+    out.write_all(b"]")?;
     Ok(())
 }
 
@@ -94,32 +125,46 @@ fn write_text(
     segments: &Segments,
     leaf: Option<usize>,
 ) -> anyhow::Result<()> {
+    let id_width = entries.iter().map(|e| e.id().as_str().chars().count()).max().unwrap_or(0).min(36);
+    write_lines(out, &tree.roots, &tree.children, |out, position| {
+        let entry = &entries[position];
+        write!(out, "{:<id_width$}  {}", entry.id().as_str(), describe(entry))?;
+        if let Some(label) = index.label(entry.id().as_str()) {
+            write!(out, "  [{label}]")?;
+        }
+        let placement = segments.placements[position];
+        if placement.seq == 0 && position != 0 {
+            write!(out, "  ◆ {} segment", segments.segments[placement.segment].origin)?;
+        }
+        if Some(position) == leaf {
+            write!(out, "  ← leaf")?;
+        }
+        Ok(())
+    })
+}
+
+/// One line per node under `roots`, in depth-first order: `line` writes the
+/// node's text after its prefix. Without recursion.
+fn write_lines<W: Write>(
+    out: &mut W,
+    roots: &[usize],
+    children: &[Vec<usize>],
+    mut line: impl FnMut(&mut W, usize) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     struct Item {
         position: usize,
         head: String,
         rest: String,
     }
-    let id_width = entries.iter().map(|e| e.id().as_str().chars().count()).max().unwrap_or(0).min(36);
     let mut stack: Vec<Item> = Vec::new();
-    let root_prefixes = branch_prefixes("", tree.roots.len());
-    for (&root, (head, rest)) in tree.roots.iter().zip(root_prefixes).rev() {
+    for (&root, (head, rest)) in roots.iter().zip(branch_prefixes("", roots.len())).rev() {
         stack.push(Item { position: root, head, rest });
     }
     while let Some(item) = stack.pop() {
-        let entry = &entries[item.position];
-        write!(out, "{}{:<id_width$}  {}", item.head, entry.id().as_str(), describe(entry))?;
-        if let Some(label) = index.label(entry.id().as_str()) {
-            write!(out, "  [{label}]")?;
-        }
-        let placement = segments.placements[item.position];
-        if placement.seq == 0 && item.position != 0 {
-            write!(out, "  ◆ {} segment", segments.segments[placement.segment].origin)?;
-        }
-        if Some(item.position) == leaf {
-            write!(out, "  ← leaf")?;
-        }
+        out.write_all(item.head.as_bytes())?;
+        line(out, item.position)?;
         writeln!(out)?;
-        let children = &tree.children[item.position];
+        let children = &children[item.position];
         let prefixes = branch_prefixes(&item.rest, children.len());
         for (&child, (head, rest)) in children.iter().zip(prefixes).rev() {
             stack.push(Item { position: child, head, rest });

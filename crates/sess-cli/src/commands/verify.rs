@@ -1,4 +1,5 @@
-//! `sess verify PATH… [--json]`.
+//! `sess verify PATH… [--json]`: each file checked by the rules of the agent
+//! that wrote it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -6,16 +7,21 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use sess_core::FileKind;
 use sess_core::integrity::{self, Finding, Severity};
+use sess_sources::SourceKind;
 use sess_store::storage::regular_file;
 use sess_store::{Error, FileStorage, RandomIds, SessionStorage as _, discovery, read_session_file};
 
 use crate::Outcome;
 use crate::cli::VerifyArgs;
-use crate::output::{Hint, print_json, stdout, warn_skipped};
+use crate::output::{Hint, print_json, stdout, warn, warn_skipped};
+use crate::resolve::DETECT_BYTES;
 
 #[derive(Serialize)]
 struct FileReport {
     path: PathBuf,
+    /// The agent whose rules the file was checked by: `pi`, `claude`, `codex`;
+    /// `null` for a file no agent wrote.
+    agent: Option<SourceKind>,
     ok: bool,
     entries: usize,
     findings: Vec<Finding>,
@@ -26,7 +32,7 @@ pub(crate) fn run(args: &VerifyArgs) -> anyhow::Result<Outcome> {
     for path in &args.paths {
         collect(path, &mut files)?;
     }
-    let reports: Vec<FileReport> = files.iter().map(|path| verify_file(path)).collect();
+    let reports: Vec<FileReport> = files.iter().filter_map(|(path, named)| verify_file(path, *named)).collect();
     let clean = reports.iter().all(|r| r.ok);
     if args.json {
         print_json(&reports, false)?;
@@ -41,7 +47,8 @@ pub(crate) fn run(args: &VerifyArgs) -> anyhow::Result<Outcome> {
                 (e, 0) => format!("{e} {}", plural(e, "problem")),
                 (e, w) => format!("{e} {}, {w} {}", plural(e, "problem"), plural(w, "warning")),
             };
-            writeln!(out, "`{}`: {status} ({} entries)", report.path.display(), report.entries)?;
+            let agent = report.agent.map_or("no agent's session", SourceKind::agent_name);
+            writeln!(out, "`{}`: {status} ({agent}, {} entries)", report.path.display(), report.entries)?;
             for finding in &report.findings {
                 let severity = match finding.severity {
                     Severity::Error => "error",
@@ -66,26 +73,60 @@ fn plural(n: usize, word: &str) -> String {
     if n == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
-fn verify_file(path: &Path) -> FileReport {
-    match read_session_file(path, &mut RandomIds::new()) {
-        Ok(outcome) => {
-            let findings = integrity::check(&outcome);
-            let ok = findings.iter().all(|f| f.severity != Severity::Error);
-            FileReport { path: path.to_owned(), ok, entries: outcome.file.entries().len(), findings }
-        }
-        Err(err) => FileReport {
-            path: path.to_owned(),
-            ok: false,
-            entries: 0,
-            findings: vec![Finding {
-                severity: Severity::Error,
-                code: "unreadable",
-                line: None,
-                entry_id: None,
-                message: err.to_string(),
-            }],
-        },
+/// Checks one file by the rules of the agent that wrote it. A file found in
+/// a folder that is not a session of any agent is skipped with a warning
+/// (`None`); one named on the command line is reported as such.
+fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
+    let report = |agent, entries, findings: Vec<Finding>| {
+        let ok = findings.iter().all(|f| f.severity != Severity::Error);
+        FileReport { path: path.to_owned(), agent, ok, entries, findings }
+    };
+    let unreadable = |agent, message: String| {
+        let finding = Finding { severity: Severity::Error, code: "unreadable", line: None, entry_id: None, message };
+        report(agent, 0, vec![finding])
+    };
+    let head = match FileStorage.read_range(path, 0, DETECT_BYTES) {
+        Ok(head) => head,
+        Err(err) => return Some(unreadable(None, Error::from_io("reading", path, err).to_string())),
+    };
+    let detected = sess_sources::detect(path, &head);
+    let other = match detected {
+        Some(SourceKind::Claude) => Some(sess_sources::claude::verify_file(path)),
+        Some(SourceKind::Codex) => Some(sess_sources::codex::verify_file(path)),
+        Some(SourceKind::Pi) | None => None,
+    };
+    if let (Some(checked), Some(agent)) = (other, detected) {
+        return Some(match checked {
+            Ok(checked) => report(Some(agent), checked.entries, checked.findings),
+            Err(err) => unreadable(Some(agent), err.to_string()),
+        });
     }
+    let outcome = match read_session_file(path, &mut RandomIds::new()) {
+        Ok(outcome) => outcome,
+        Err(err) => return Some(unreadable(Some(SourceKind::Pi), err.to_string())),
+    };
+    let entries = outcome.file.entries();
+    // Lines with ids but no `type` and no header: JSON lines of something else
+    // (Codex's `session_index.jsonl`, say), not a damaged pi-family session.
+    let foreign = detected.is_none()
+        && outcome.file.header().is_none()
+        && !entries.is_empty()
+        && entries.iter().all(|e| e.type_name().is_empty());
+    if foreign && !named {
+        warn(format_args!("`{}` is not a session of any agent; skipped", path.display()));
+        return None;
+    }
+    if foreign {
+        let finding = Finding {
+            severity: Severity::Error,
+            code: "not-a-session",
+            line: None,
+            entry_id: None,
+            message: "not a session of any agent sess reads (pi-family, Claude Code, Codex)".to_owned(),
+        };
+        return Some(report(None, 0, vec![finding]));
+    }
+    Some(report(Some(SourceKind::Pi), entries.len(), integrity::check(&outcome)))
 }
 
 /// `path` itself, or every `*.jsonl` file below it (sorted; symlinked
@@ -95,12 +136,12 @@ fn verify_file(path: &Path) -> FileReport {
 /// device, a folder named like a session file (`x.jsonl`) and a folder with no
 /// session file below it are errors. In a folder, `*.jsonl` names that are not
 /// regular files are skipped with a warning.
-fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+fn collect(path: &Path, files: &mut Vec<(PathBuf, bool)>) -> anyhow::Result<()> {
     let stat = FileStorage.stat(path).map_err(|e| Error::from_io("reading", path, e))?;
     let named_like_a_session = path.extension().is_some_and(|e| e == "jsonl");
     if stat.kind != FileKind::Directory || named_like_a_session {
         regular_file(&FileStorage, path).map_err(|e| Error::from_io("reading", path, e))?;
-        files.push(path.to_owned());
+        files.push((path.to_owned(), true));
         return Ok(());
     }
     let found = discovery::find_session_files(&FileStorage, path, discovery::Depth::All);
@@ -111,6 +152,6 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
             .context(format!("`{}` holds no session files (*.jsonl)", path.display())));
     }
     found.sort();
-    files.extend(found);
+    files.extend(found.into_iter().map(|file| (file, false)));
     Ok(())
 }

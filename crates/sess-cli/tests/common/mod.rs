@@ -2,10 +2,11 @@
 
 #![allow(dead_code, unreachable_pub)] // Each test crate uses some of these.
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, SystemTime};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
@@ -35,11 +36,10 @@ pub fn json_out(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// `sess` with `HOME` in a scratch directory and no agent variables set.
-pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+/// Points `command` at a scratch home: `HOME` and the working directory are
+/// `home`, and none of the agents' variables (nor `NO_COLOR`) is set.
+fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command {
     command
-        .args(args)
         .env("HOME", home)
         .env_remove("PI_CODING_AGENT_DIR")
         .env_remove("PI_CODING_AGENT_SESSION_DIR")
@@ -48,8 +48,13 @@ pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("NO_COLOR")
-        .current_dir(home);
-    run_with_stdin(&mut command, stdin)
+        .current_dir(home)
+}
+
+/// `sess` with `HOME` in a scratch directory and no agent variables set.
+pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    run_with_stdin(in_scratch_home(&mut command, home).args(args), stdin)
 }
 
 /// `sess` with these arguments, `stdin` on its standard input.
@@ -59,19 +64,121 @@ pub fn sess_with(args: &[&str], stdin: &str) -> Output {
 
 fn run_with_stdin(command: &mut Command, stdin: &str) -> Output {
     use std::io::Write as _;
-    let mut child = command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
 
+/// A run of `sess` in a scratch home (see [`sess_at`]), optionally under a
+/// memory limit and a time limit. Its input is written on a thread (a broken
+/// pipe is not an error: `sess` may stop reading) and its output is read as
+/// it runs.
+pub struct SessRun {
+    home: PathBuf,
+    args: Vec<String>,
+    stdin: Stdin,
+    env: Vec<(&'static str, OsString)>,
+    memory_kb: Option<u64>,
+    time_limit: Option<Duration>,
+}
+
+enum Stdin {
+    Bytes(Vec<u8>),
+    From(Stdio),
+}
+
+impl SessRun {
+    /// `sess ARGS` in `home`, with an empty input and no limits.
+    pub fn new(home: &Path, args: &[&str]) -> Self {
+        Self {
+            home: home.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            stdin: Stdin::Bytes(Vec::new()),
+            env: Vec::new(),
+            memory_kb: None,
+            time_limit: None,
+        }
+    }
+
+    /// These bytes on its standard input.
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Stdin::Bytes(bytes.into());
+        self
+    }
+
+    /// `source` (a file, say) as its standard input.
+    pub fn stdin_from(mut self, source: Stdio) -> Self {
+        self.stdin = Stdin::From(source);
+        self
+    }
+
+    /// One more variable, set after the scratch home's.
+    pub fn env(mut self, key: &'static str, value: impl AsRef<OsStr>) -> Self {
+        self.env.push((key, value.as_ref().to_owned()));
+        self
+    }
+
+    /// Address space of the process, in KiB (`ulimit -v`): a reader that
+    /// never stops fails on memory instead of taking the machine's.
+    pub fn memory_kb(mut self, kb: u64) -> Self {
+        self.memory_kb = Some(kb);
+        self
+    }
+
+    /// It is killed if it is still running after `limit`.
+    pub fn time_limit(mut self, limit: Duration) -> Self {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Its output; `None` when it was killed at the time limit.
+    pub fn try_output(self) -> Option<Output> {
+        let mut command = match self.memory_kb {
+            // `exec` keeps the pid, so a kill reaches `sess`.
+            Some(kb) => {
+                let mut sh = Command::new("sh");
+                sh.arg("-c").arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\"")).arg(env!("CARGO_BIN_EXE_sess"));
+                sh
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_sess")),
+        };
+        in_scratch_home(&mut command, &self.home).args(&self.args).envs(self.env);
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let (stdin, bytes) = match self.stdin {
+            Stdin::Bytes(bytes) => (Stdio::piped(), Some(bytes)),
+            Stdin::From(source) => (source, None),
+        };
+        let mut child = command.stdin(stdin).spawn().unwrap();
+        let writer = bytes.map(|bytes| {
+            let mut pipe = child.stdin.take().unwrap();
+            std::thread::spawn(move || {
+                use std::io::Write as _;
+                let _ = pipe.write_all(&bytes);
+            })
+        });
+        let output = wait_until(child, self.time_limit);
+        if let Some(writer) = writer {
+            writer.join().unwrap();
+        }
+        output
+    }
+
+    /// Its output; a panic if it was killed at the time limit.
+    pub fn output(self) -> Output {
+        let (shown, limit) = (format!("sess {}", self.args.join(" ")), self.time_limit.unwrap_or_default());
+        self.try_output().unwrap_or_else(|| panic!("`{shown}` still running after {limit:?}: killed"))
+    }
+}
+
 /// The output of `child` once it exits; a panic (after killing it) if it is
 /// still running after `limit`. Its stdout and stderr are read as it runs.
-pub fn wait_at_most(mut child: std::process::Child, limit: Duration) -> Output {
+pub fn wait_at_most(child: Child, limit: Duration) -> Output {
+    wait_until(child, Some(limit)).unwrap_or_else(|| panic!("still running after {limit:?}: killed"))
+}
+
+/// The output of `child` once it exits, its stdout and stderr read as it
+/// runs; `None` (after killing it) if it is still running after `limit`.
+fn wait_until(mut child: Child, limit: Option<Duration>) -> Option<Output> {
     fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -82,19 +189,19 @@ pub fn wait_at_most(mut child: std::process::Child, limit: Duration) -> Output {
         })
     }
     let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        if started.elapsed() > limit {
+        if limit.is_some_and(|limit| started.elapsed() > limit) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("still running after {limit:?}: killed");
+            return None;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(5));
     };
-    Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
+    Some(Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() })
 }
 
 /// Standard output as text, after checking the exit code is 0.

@@ -142,11 +142,16 @@ impl SessionManager {
             known_len: outcome.torn_tail_at.unwrap_or(outcome.len),
             identity: self.storage.stat(path).ok().and_then(|s| s.identity),
             tail: super::Tail::of(&outcome).unless_torn(),
-            lossy: !skipped.is_empty(),
+            lossy: outcome.issues.iter().any(|i| i.kind.is_lost_by_rewrite()),
             ..super::DiskState::default()
         };
         if !skipped.is_empty() {
             self.notices.push(Notice::SkippedLines { lines: skipped });
+        }
+        let not_utf8: Vec<usize> =
+            outcome.issues.iter().filter(|i| i.kind == IssueKind::InvalidUtf8).map(|i| i.line).collect();
+        if !not_utf8.is_empty() {
+            self.notices.push(Notice::InvalidUtf8 { lines: not_utf8 });
         }
         let migrated = outcome.migrated_from.is_some();
         let entries = outcome.file.into_entries();

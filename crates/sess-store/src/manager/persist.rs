@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use sess_core::{Entry, EntryIndex, IssueKind};
+use sess_core::{Entry, EntryIndex};
 
 use super::append::is_assistant;
 use super::{Durability, NextWrite, Notice, SessionManager, Tail};
@@ -245,6 +245,11 @@ impl SessionManager {
             let end = bytes[offset..].iter().position(|&b| b == b'\n').map(|p| offset + p);
             let line = &bytes[offset..end.unwrap_or(bytes.len())];
             let text = String::from_utf8_lossy(line);
+            if matches!(text, std::borrow::Cow::Owned(_)) {
+                // Bytes that are not UTF-8 were replaced in memory: a rewrite
+                // would not give them back.
+                self.disk.lossy = true;
+            }
             let parsed = if text.trim().is_empty() { None } else { Some(Entry::parse(&text)) };
             match (parsed, end) {
                 (Some(Ok(entry)), _) => {
@@ -279,7 +284,7 @@ impl SessionManager {
         let outcome = read_session(self.storage.as_ref(), path, self.ids.as_mut())?;
         self.disk.known_len = outcome.len;
         self.disk.tail = Tail::of(&outcome);
-        self.disk.lossy |= outcome.issues.iter().any(|i| i.kind.is_skipped() && i.kind != IssueKind::TruncatedLastLine);
+        self.disk.lossy |= outcome.issues.iter().any(|i| i.kind.is_lost_by_rewrite());
         let in_file = outcome.file.into_entries();
         let known: HashSet<&str> = self.entries.iter().map(|e| e.id().as_str()).collect();
         let foreign = in_file.iter().filter(|e| !known.contains(e.id().as_str())).map(|e| e.id().clone()).collect();
@@ -293,7 +298,8 @@ impl SessionManager {
     }
 
     /// Copies the file's current bytes to `<file>.corrupt-<time>` before a
-    /// rewrite drops lines that could not be read.
+    /// rewrite drops lines that could not be read or replaces bytes that are
+    /// not UTF-8.
     fn keep_original(&mut self, path: &Path) -> Result<()> {
         if !self.storage.exists(path) {
             self.disk.lossy = false;

@@ -1,0 +1,208 @@
+//! What SESSION names, for every verb: a file of any agent, an id or an
+//! unambiguous id prefix of a session of any agent on this machine, or, with
+//! `--store`, a session id or prefix in that store.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use sess_sources::SourceKind;
+use sess_store::{Backend, FileStorage, SessionStorage as _};
+
+use crate::env::{claude_config_dirs, codex_home};
+use crate::output::{Hint, warn_skipped};
+use crate::sources::all_summaries;
+
+/// How much of a file tells which agent wrote it: the one detection rule's.
+pub(crate) const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
+
+/// A session file and the agent that wrote it.
+pub(crate) struct Located {
+    /// The agent; pi-family when no agent's lines were recognised (a pi-family
+    /// file whose header is damaged is still read, entry by entry).
+    pub(crate) kind: SourceKind,
+    /// Whether the first lines said which agent wrote the file.
+    pub(crate) recognised: bool,
+    pub(crate) path: PathBuf,
+}
+
+/// The session SESSION names.
+pub(crate) enum Session {
+    /// A session of `--store`.
+    Stored { backend: Arc<dyn Backend>, id: String },
+    /// A session file.
+    File(Located),
+}
+
+/// The session `arg` names: in `store` when one is given, else a file or an
+/// id of any agent.
+pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
+    if let Some(url) = store {
+        let backend = crate::store::open(url)?;
+        let id = stored(backend.as_ref(), arg)?;
+        return Ok(Session::Stored { backend, id });
+    }
+    locate(arg).map(Session::File)
+}
+
+/// Whether `arg` names a file rather than an id.
+pub(crate) fn looks_like_path(arg: &str) -> bool {
+    let path = PathBuf::from(arg);
+    arg.contains(std::path::MAIN_SEPARATOR)
+        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
+        || path.exists()
+}
+
+/// The session file `arg` names: a path (a file that does not exist yet is
+/// pi-family: a new session), or an id or id prefix of a session of any agent.
+pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
+    if looks_like_path(arg) {
+        let path = PathBuf::from(arg);
+        let kind = detect(&path)?;
+        return Ok(Located { kind: kind.unwrap_or(SourceKind::Pi), recognised: kind.is_some(), path });
+    }
+    let (kind, path) = by_id(arg)?;
+    Ok(Located { kind, recognised: true, path })
+}
+
+/// The session file of any agent whose id (or, for pi-family, file name)
+/// starts with `arg`; an exact id wins over longer ones.
+fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
+    let needle = arg.to_lowercase();
+    if needle.is_empty() {
+        bail!("an empty session id names no session");
+    }
+    let mut matches: Vec<(SourceKind, String, PathBuf)> = Vec::new();
+    for summary in all_summaries() {
+        if summary.id.to_lowercase().starts_with(&needle) || pi_name_matches(&summary.path, &needle) {
+            matches.push((SourceKind::Pi, summary.id, summary.path));
+        }
+    }
+    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
+    let codex = sess_sources::codex::find_session_files(&codex_home());
+    warn_skipped(&claude.skipped);
+    warn_skipped(&codex.skipped);
+    let others = claude
+        .files
+        .into_iter()
+        .map(|f| (SourceKind::Claude, f))
+        .chain(codex.files.into_iter().map(|f| (SourceKind::Codex, f)));
+    for (kind, (id, path)) in others {
+        if id.to_lowercase().starts_with(&needle) {
+            matches.push((kind, id, path));
+        }
+    }
+    matches.dedup_by(|a, b| a.2 == b.2);
+    let exact: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].1.to_lowercase() == needle).collect();
+    if matches.len() > 1 && exact.len() == 1 {
+        let (kind, _, path) = matches.swap_remove(exact[0]);
+        return Ok((kind, path));
+    }
+    match matches.len() {
+        0 => Err(anyhow::Error::new(Hint(
+            "`sess list --all-projects` shows every session of every agent; a file path works too".to_owned(),
+        ))
+        .context(format!("no session of any agent has an id starting with `{arg}`"))),
+        1 => {
+            let (kind, _, path) = matches.remove(0);
+            Ok((kind, path))
+        }
+        _ => {
+            let list: Vec<String> =
+                matches.iter().map(|(kind, id, path)| format!("  {kind}  {id}  {}", path.display())).collect();
+            Err(anyhow::Error::new(Hint("give more of the id, or the file path".to_owned())).context(format!(
+                "`{arg}` matches {} sessions:\n{}",
+                matches.len(),
+                list.join("\n")
+            )))
+        }
+    }
+}
+
+/// pi-family files are named `<time>_<id>.jsonl`: a prefix of the name, or
+/// of the part after its last `_`, names the file too.
+fn pi_name_matches(path: &Path, needle: &str) -> bool {
+    let Some(name) = path.file_name() else { return false };
+    let name = name.to_string_lossy().to_lowercase();
+    let after_underscore = name.rsplit('_').next().unwrap_or(&name);
+    name.starts_with(needle) || after_underscore.starts_with(needle)
+}
+
+/// The agent that wrote the file at `path` (`None` when none of its first
+/// lines says), which must be a regular file: a FIFO or a device is refused
+/// without being opened. A missing file is `None`.
+fn detect(path: &Path) -> anyhow::Result<Option<SourceKind>> {
+    let head = match FileStorage.read_range(path, 0, DETECT_BYTES) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        read => read
+            .map_err(|e| sess_store::Error::from_io("reading", path, e))
+            .with_context(|| format!("cannot read `{}`", path.display()))?,
+    };
+    Ok(sess_sources::detect(path, &head))
+}
+
+/// The agent that wrote the file at `path`, for a verb that reads it; an
+/// error when no agent's lines are recognised or the file cannot be read.
+pub(crate) fn agent_of(path: &Path) -> anyhow::Result<SourceKind> {
+    if !path.exists() {
+        // The read says how the file is missing.
+        FileStorage
+            .read_range(path, 0, 1)
+            .map_err(|e| sess_store::Error::from_io("reading", path, e))
+            .with_context(|| format!("cannot read `{}`", path.display()))?;
+    }
+    detect(path)?.with_context(|| {
+        format!(
+            "`{}` is not a session of any agent `sess` reads (pi-family, Claude Code, Codex): none of its first lines is one",
+            path.display()
+        )
+    })
+}
+
+/// Refuses to write to `path` when another agent wrote it (told as `sess
+/// show` tells it): `sess` writes only pi-family sessions, and the file is
+/// not touched. A missing file is fine: it is a new session.
+pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
+    match detect(path)? {
+        Some(kind) if kind != SourceKind::Pi => {
+            Err(anyhow::Error::new(Hint(format!("`sess show {}` reads it", path.display()))).context(format!(
+                "`{}` is a {} session; sess writes only pi-family sessions",
+                path.display(),
+                kind.agent_name()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a verb that works on pi-family sessions only, for a session of
+/// another agent.
+pub(crate) fn pi_only(verb: &str, arg: &str, found: &Located) -> anyhow::Result<()> {
+    if found.kind == SourceKind::Pi {
+        return Ok(());
+    }
+    bail!(
+        "`sess {verb}` works on pi-family sessions; `{arg}` is a {} session (try `sess show`)",
+        found.kind.agent_name()
+    )
+}
+
+/// The id of the session `arg` names in `backend`: an id, or an unambiguous
+/// prefix of one.
+pub(crate) fn stored(backend: &dyn Backend, arg: &str) -> anyhow::Result<String> {
+    // A whole id is found without listing the store.
+    match backend.session(arg) {
+        Ok(_) => return Ok(arg.to_owned()),
+        Err(sess_store::Error::SessionNotFound { .. }) => {}
+        Err(err) => return Err(err.into()),
+    }
+    let sessions = backend.list_sessions()?;
+    let lower = arg.to_lowercase();
+    let matches: Vec<&str> =
+        sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).to_owned()),
+        [] => bail!("no session `{arg}` in the {} store", backend.kind()),
+        many => bail!("`{arg}` names {} sessions: {}", many.len(), many.join(", ")),
+    }
+}
