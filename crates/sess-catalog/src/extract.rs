@@ -426,6 +426,59 @@ mod tests {
     }
 
     #[test]
+    fn a_subagents_tool_results_are_tool_documents_not_its_words() {
+        let mut run = ToolCall::running("b1", "Bash", json!({"command": "sqlite3 shop.db .tables"}));
+        run.complete(Some("Error: no such table: prices".into()), true, None);
+        let mut task = ToolCall::running("t1", "Task", json!({"prompt": "find the price table"}));
+        task.subagent = vec![
+            Message::new(Role::User).at(Some("s1".into()), None).with(Block::text("find the price table")),
+            Message::new(Role::Assistant).at(Some("s2".into()), None).with(Block::ToolCall(run)),
+        ];
+        task.complete(Some("There is no prices table.".into()), false, None);
+        let messages = [Message::new(Role::Assistant).at(Some("a1".into()), None).with(Block::ToolCall(task))];
+        let docs: Vec<_> = docs_of(&messages).into_iter().map(|d| (d.entry_id.unwrap(), d.role, d.body)).collect();
+        assert_eq!(
+            docs,
+            [
+                ("a1".to_owned(), "assistant", "Task find the price table".to_owned()),
+                ("a1".to_owned(), "tool", "There is no prices table.".to_owned()),
+                ("s1".to_owned(), "subagent", "find the price table".to_owned()),
+                ("s2".to_owned(), "subagent", "Bash sqlite3 shop.db .tables".to_owned()),
+                ("s2".to_owned(), "tool", "Error: no such table: prices".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_claude_tail_catalogs_a_subagents_tool_result_once() {
+        // A Task call was read before; its subagent ran a command since.
+        let line = |uuid: &str, parent: Option<&str>, kind: &str, content: Value| {
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": true, "sessionId": "s",
+                "message": {"role": kind, "content": content}})
+            .to_string()
+                + "\n"
+        };
+        let lines = line("s1", None, "user", json!("look for the price table"))
+            + &line(
+                "s2",
+                Some("s1"),
+                "assistant",
+                json!([{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "ls"}}]),
+            )
+            + &line(
+                "s3",
+                Some("s2"),
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "b1", "content": "no such table: prices"}]),
+            );
+        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        assert_eq!(tail.message_count, 0);
+        let tools: Vec<_> = tail.docs.iter().filter(|d| d.role == TOOL_ROLE).map(|d| d.body.as_str()).collect();
+        assert_eq!(tools, ["no such table: prices"]);
+        assert!(tail.docs.iter().any(|d| d.role == "subagent" && d.body == "Bash ls"));
+    }
+
+    #[test]
     fn a_claude_tail_of_subagent_turns_adds_subagent_text_and_no_message() {
         // A Task call was read before; the lines added since are its subagent's.
         let line = |uuid: &str, parent: Option<&str>, kind: &str, content: &str| {
