@@ -325,3 +325,92 @@ describe('sess serve in a browser', () => {
     assert.deepEqual(dialogs, []);
   });
 });
+
+// A Claude Code 1.0.98 session whose subagents' turns are in the main file,
+// and a Codex 0.146 rollout with parts sess does not understand (hand-written
+// fixtures; see the notes beside them).
+describe('subagents and parts not understood in a browser', () => {
+  const SIDECHAINS = '5f0c3a2e-7b1d-4c8e-9a46-2d1e0b9c7f31';
+  const CODEX_NULL_IMAGE = '0199f3a1-5c2e-7d40-9b1a-6e2f8c4d1a07';
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  before(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
+    place(path.join(fixtures, 'claude-code/claude-1.0.98-task-sidechains.jsonl'),
+      path.join(home, `.claude/projects/-home-dev-shop/${SIDECHAINS}.jsonl`), 20);
+    place(path.join(fixtures, 'codex/codex-0.146-null-image.jsonl'),
+      path.join(home, `.codex/sessions/2026/02/11/rollout-2026-02-11T16-04-00-${CODEX_NULL_IMAGE}.jsonl`), 10);
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  async function openSession(source) {
+    await page.goto(server.url);
+    await page.locator(`${tid('session-row')}[data-source="${source}"]`).click();
+    await page.locator(tid('message')).first().waitFor();
+  }
+
+  test("a Task call holds its subagent's turns; the session's own messages are not theirs", async () => {
+    await openSession('claude');
+    const own = page.locator(`${tid('message')}:not(${tid('subagent')} *)`);
+    const ownUser = await own.and(page.locator('[data-role="user"]')).allTextContents();
+    assert.equal(ownUser.length, 1, ownUser.join(' | '));
+    assert.ok(ownUser[0].includes('Yes, add a test for CartRow.'), ownUser[0]);
+    const subagents = page.locator(tid('subagent'));
+    assert.equal(await subagents.count(), 2);
+    const first = subagents.first();
+    assert.equal(await first.isVisible(), false, 'folded in its call');
+    await page.locator(tid('tool-call')).filter({ hasText: 'Find price formatting' }).locator('summary').first().click();
+    await until('the subagent shown', () => first.isVisible());
+    const turns = first.locator(tid('message'));
+    assert.equal(await turns.count(), 2);
+    assert.equal(await turns.first().getAttribute('data-role'), 'user');
+    assert.ok((await turns.first().textContent()).includes('Search /home/dev/shop/src'));
+    assert.equal(await first.locator(tid('fork-button')).count(), 0);
+  });
+
+  test('a search hit in a subagent opens its call', async () => {
+    await page.goto(new URL('#/search?q=NumberFormat', server.url).href);
+    await page.locator(tid('search-hit')).first().click();
+    const hit = page.locator('[data-highlighted="true"]');
+    await hit.waitFor();
+    assert.ok((await hit.textContent()).includes('Intl.NumberFormat'));
+    assert.equal(await hit.getAttribute('data-role'), 'user');
+    assert.ok(await hit.evaluate((node) => node.closest('[data-testid="subagent"]') !== null), 'the subagent\'s prompt');
+    await until('the hit in view', () => inViewport(hit));
+  });
+
+  test('parts sess does not understand are shown folded, as written', async () => {
+    await openSession('codex');
+    const unknown = page.locator(tid('unknown-block'));
+    assert.deepEqual(await unknown.locator('summary').allTextContents(),
+      ['Not understood: input_image', 'Not understood: response_item image_generation_call']);
+    assert.equal(await unknown.first().evaluate((d) => d.open), false);
+    await unknown.first().locator('summary').click();
+    assert.ok((await unknown.first().locator('pre').textContent()).includes('"image_url": null'));
+  });
+
+  test('the page raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -4,11 +4,13 @@
 //! A whole file gives [`Full`]; the lines added since an earlier read give a
 //! [`Tail`]. Only what people search for becomes text: user and assistant
 //! text, tool names and the one-line gist of their input (a command, a path, a
-//! pattern) — the conversation's own words — and, apart from them, what the
-//! tools and the harness answered: the first 16 KiB of each tool result
-//! (command output, a file read, an error) and error messages, as a document
-//! of role `tool` that search ranks below the conversation. Thinking, attached
-//! context and images are left out.
+//! pattern) — the conversation's own words — and the same of the subagents a
+//! call started (role `subagent`: never the user's words); apart from them,
+//! what the tools and the harness answered: the first 16 KiB of each tool
+//! result (command output, a file read, an error) and error messages, as a
+//! document of role `tool` that search ranks below the conversation — a
+//! subagent's tool results included. Thinking, attached context, images and
+//! parts not understood are left out.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -31,8 +33,9 @@ pub(crate) struct Doc {
     /// The entry (pi), line `uuid` (Claude Code) or line number (Codex) that
     /// opened the message.
     pub(crate) entry_id: Option<String>,
-    /// `user` or `assistant`; `tool` for what the tools answered in that
-    /// message; `title` for a session's own title.
+    /// `user` or `assistant`; `subagent` for either in a subagent's
+    /// conversation; `tool` for what the tools answered in that message (a
+    /// subagent's too); `title` for a session's own title.
     pub(crate) role: &'static str,
     /// The text.
     pub(crate) body: String,
@@ -67,6 +70,11 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
     match source {
         SourceKind::Pi => full_pi(bytes),
         SourceKind::Claude => {
+            // The rule of `sess show` and of the listing.
+            let head = &bytes[..bytes.len().min(sess_sources::DETECT_BYTES)];
+            if sess_sources::detect(path, head) != Some(SourceKind::Claude) {
+                return Err("not a Claude Code session: none of its first lines is one".to_owned());
+            }
             let id = file_stem(path);
             let part = sess_sources::claude::parse_part(bytes, &id);
             let transcript = part.transcript;
@@ -119,9 +127,11 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
             }
         }
         SourceKind::Claude => {
-            let part = sess_sources::claude::parse_part(bytes, session_id);
+            let part = sess_sources::claude::parse_tail(bytes, session_id);
             let mut docs = docs_of(&part.transcript.messages);
-            docs.extend(late_claude_results(bytes, &part.transcript.messages));
+            // Turns of a subagent whose call was read before.
+            docs.extend(subagent_docs_of(&part.earlier_subagents));
+            docs.extend(late_claude_results(bytes, &part.transcript.messages, &part.earlier_subagents));
             Tail { title: part.explicit_title, message_count: part.transcript.messages.len(), docs }
         }
         SourceKind::Codex => {
@@ -131,16 +141,21 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
     }
 }
 
-/// The ids of the tool calls among `messages`.
+/// The ids of the tool calls among `messages`, those of the subagents they
+/// started included.
 fn calls(messages: &[Message]) -> HashSet<&str> {
-    messages
-        .iter()
-        .flat_map(|m| &m.blocks)
-        .filter_map(|block| match block {
-            Block::ToolCall(call) => Some(call.id.as_str()),
-            _ => None,
-        })
-        .collect()
+    let mut ids = HashSet::new();
+    add_calls(messages, &mut ids);
+    ids
+}
+
+fn add_calls<'a>(messages: &'a [Message], ids: &mut HashSet<&'a str>) {
+    for block in messages.iter().flat_map(|m| &m.blocks) {
+        if let Block::ToolCall(call) = block {
+            ids.insert(call.id.as_str());
+            add_calls(&call.subagent, ids);
+        }
+    }
 }
 
 // A file read from where the catalog stopped may begin with the result of a
@@ -170,10 +185,12 @@ fn late_pi_results(entries: &[Entry], messages: &[Message]) -> Vec<Doc> {
 }
 
 /// Claude Code's `tool_result` blocks among the lines `bytes` whose call is
-/// not in `messages`, with no id (the message that shows them was read
+/// neither in `messages` nor in the turns of subagents started before
+/// (`earlier_subagents`), with no id (the message that shows them was read
 /// before).
-fn late_claude_results(bytes: &[u8], messages: &[Message]) -> Vec<Doc> {
-    let calls = calls(messages);
+fn late_claude_results(bytes: &[u8], messages: &[Message], earlier_subagents: &[Message]) -> Vec<Doc> {
+    let mut calls = calls(messages);
+    add_calls(earlier_subagents, &mut calls);
     let mut docs = Vec::new();
     // Only the lines that can hold a result are parsed again.
     for line in bytes.split(|&b| b == b'\n').filter(|line| memchr::memmem::find(line, b"tool_result").is_some()) {
@@ -242,14 +259,35 @@ fn file_stem(path: &Path) -> String {
 }
 
 /// The searchable text of each user and assistant message that has some: its
-/// own words, then what its tools answered.
+/// own words, then what its tools answered, then the text of the subagents
+/// its calls started.
 pub(crate) fn docs_of(messages: &[Message]) -> Vec<Doc> {
     let mut docs = Vec::with_capacity(messages.len());
     for message in messages {
         docs.extend(doc_of(message));
         docs.extend(tool_doc_of(message));
+        docs.extend(subagent_docs(message));
     }
     docs
+}
+
+/// The text of the subagents `message`'s calls started.
+fn subagent_docs(message: &Message) -> Vec<Doc> {
+    let subagents = message.blocks.iter().filter_map(|block| match block {
+        Block::ToolCall(call) if !call.subagent.is_empty() => Some(&call.subagent),
+        _ => None,
+    });
+    subagents.flat_map(|turns| subagent_docs_of(turns)).collect()
+}
+
+/// The documents of a subagent's `turns`: its words as `subagent` documents
+/// (never the user's), what its tools answered as `tool` documents, like any
+/// tool output.
+fn subagent_docs_of(turns: &[Message]) -> Vec<Doc> {
+    docs_of(turns)
+        .into_iter()
+        .map(|doc| if is_conversation(&doc) { Doc { role: "subagent", ..doc } } else { doc })
+        .collect()
 }
 
 /// Whether the document holds the conversation's words (not a tool's).
@@ -282,7 +320,8 @@ fn doc_of(message: &Message) -> Option<Doc> {
             | Block::Error { .. }
             | Block::Context { .. }
             | Block::Summary { .. }
-            | Block::Image(_) => {}
+            | Block::Image(_)
+            | Block::Unknown { .. } => {}
         }
     }
     let body = clean(body, MAX_BODY);
@@ -361,6 +400,104 @@ mod tests {
         let doc = doc_of(&message).unwrap();
         assert_eq!(doc.body, "running the tests\nBash cargo test -p login\nBash rg form\nBash");
         assert_eq!(doc.role, "assistant");
+    }
+
+    #[test]
+    fn a_subagents_turns_are_searched_as_the_subagents() {
+        let mut task = ToolCall::running("t1", "Task", json!({"prompt": "find the price code"}));
+        task.subagent = vec![
+            Message::new(Role::User).at(Some("s1".into()), None).with(Block::text("find the price code")),
+            Message::new(Role::Assistant).at(Some("s2".into()), None).with(Block::text("CartRow.jsx:18")),
+        ];
+        let messages = [
+            Message::new(Role::User).at(Some("u1".into()), None).with(Block::text("fix prices")),
+            Message::new(Role::Assistant).at(Some("a1".into()), None).with(Block::ToolCall(task)),
+        ];
+        let docs: Vec<_> = docs_of(&messages).into_iter().map(|d| (d.entry_id.unwrap(), d.role, d.body)).collect();
+        assert_eq!(
+            docs,
+            [
+                ("u1".to_owned(), "user", "fix prices".to_owned()),
+                ("a1".to_owned(), "assistant", "Task find the price code".to_owned()),
+                ("s1".to_owned(), "subagent", "find the price code".to_owned()),
+                ("s2".to_owned(), "subagent", "CartRow.jsx:18".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_subagents_tool_results_are_tool_documents_not_its_words() {
+        let mut run = ToolCall::running("b1", "Bash", json!({"command": "sqlite3 shop.db .tables"}));
+        run.complete(Some("Error: no such table: prices".into()), true, None);
+        let mut task = ToolCall::running("t1", "Task", json!({"prompt": "find the price table"}));
+        task.subagent = vec![
+            Message::new(Role::User).at(Some("s1".into()), None).with(Block::text("find the price table")),
+            Message::new(Role::Assistant).at(Some("s2".into()), None).with(Block::ToolCall(run)),
+        ];
+        task.complete(Some("There is no prices table.".into()), false, None);
+        let messages = [Message::new(Role::Assistant).at(Some("a1".into()), None).with(Block::ToolCall(task))];
+        let docs: Vec<_> = docs_of(&messages).into_iter().map(|d| (d.entry_id.unwrap(), d.role, d.body)).collect();
+        assert_eq!(
+            docs,
+            [
+                ("a1".to_owned(), "assistant", "Task find the price table".to_owned()),
+                ("a1".to_owned(), "tool", "There is no prices table.".to_owned()),
+                ("s1".to_owned(), "subagent", "find the price table".to_owned()),
+                ("s2".to_owned(), "subagent", "Bash sqlite3 shop.db .tables".to_owned()),
+                ("s2".to_owned(), "tool", "Error: no such table: prices".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_claude_tail_catalogs_a_subagents_tool_result_once() {
+        // A Task call was read before; its subagent ran a command since.
+        let line = |uuid: &str, parent: Option<&str>, kind: &str, content: Value| {
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": true, "sessionId": "s",
+                "message": {"role": kind, "content": content}})
+            .to_string()
+                + "\n"
+        };
+        let lines = line("s1", None, "user", json!("look for the price table"))
+            + &line(
+                "s2",
+                Some("s1"),
+                "assistant",
+                json!([{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "ls"}}]),
+            )
+            + &line(
+                "s3",
+                Some("s2"),
+                "user",
+                json!([{"type": "tool_result", "tool_use_id": "b1", "content": "no such table: prices"}]),
+            );
+        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        assert_eq!(tail.message_count, 0);
+        let tools: Vec<_> = tail.docs.iter().filter(|d| d.role == TOOL_ROLE).map(|d| d.body.as_str()).collect();
+        assert_eq!(tools, ["no such table: prices"]);
+        assert!(tail.docs.iter().any(|d| d.role == "subagent" && d.body == "Bash ls"));
+    }
+
+    #[test]
+    fn a_claude_tail_of_subagent_turns_adds_subagent_text_and_no_message() {
+        // A Task call was read before; the lines added since are its subagent's.
+        let line = |uuid: &str, parent: Option<&str>, kind: &str, content: &str| {
+            let message = if kind == "user" {
+                json!({"role": "user", "content": content})
+            } else {
+                json!({"role": "assistant", "content": [{"type": "text", "text": content}]})
+            };
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": true, "sessionId": "s",
+                "message": message})
+            .to_string()
+                + "\n"
+        };
+        let lines =
+            line("s1", None, "user", "look for the price code") + &line("s2", Some("s1"), "assistant", "CartRow");
+        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        assert_eq!(tail.message_count, 0);
+        let docs: Vec<_> = tail.docs.iter().map(|d| (d.role, d.body.as_str())).collect();
+        assert_eq!(docs, [("subagent", "look for the price code"), ("subagent", "CartRow")]);
     }
 
     #[test]

@@ -126,6 +126,10 @@ fn block_to(out: &mut String, block: &Block, width: usize, styles: &Styles) {
         Block::Image(image) => {
             let _ = writeln!(out, "{INDENT}{}", styles.dim.apply_to(image_label(image)));
         }
+        Block::Unknown { what, raw } => {
+            let label = format!("[not understood: {what}, {} of JSON]", size(raw.to_string().len()));
+            let _ = writeln!(out, "{INDENT}{}", styles.dim.apply_to(label));
+        }
     }
 }
 
@@ -152,6 +156,16 @@ fn tool_call_to(out: &mut String, call: &ToolCall, width: usize, styles: &Styles
     if let Some(note) = note.filter(|n| !n.is_empty()) {
         let _ = writeln!(out, "{INDENT}  {}", styles.dim.apply_to(note));
     }
+    if !call.subagent.is_empty() {
+        let _ = writeln!(out, "{INDENT}  {}", styles.dim.apply_to(subagent_label(&call.subagent)));
+    }
+}
+
+/// One line for the folded conversation of a subagent.
+fn subagent_label(turns: &[Message]) -> String {
+    let calls = turns.iter().flat_map(|m| &m.blocks).filter(|b| matches!(b, Block::ToolCall(_))).count();
+    let plural = |n: usize, noun: &str| format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+    format!("subagent: {}, {} (--json shows them)", plural(turns.len(), "message"), plural(calls, "tool call"))
 }
 
 /// The argument that says what a call does (a command, a path, a query), or
@@ -274,6 +288,12 @@ mod tests {
         failed.complete(Some("ENOENT: no such file".into()), true, None);
         let mut pending = ToolCall::running("3", "Edit", json!({}));
         pending.status = ToolStatus::Pending;
+        let mut task = ToolCall::running("4", "Task", json!({"prompt": "count files"}));
+        task.complete(Some("3 files".into()), false, None);
+        task.subagent = vec![
+            Message::new(Role::User).with(Block::text("count files")),
+            Message::new(Role::Assistant).with(Block::ToolCall(ToolCall::running("5", "Bash", json!({})))),
+        ];
         let mut transcript = Transcript::new(SourceKind::Claude, "abc");
         transcript.title = Some("Fix it".into());
         transcript.truncated = 2;
@@ -289,6 +309,8 @@ mod tests {
                 .with(Block::ToolCall(ok))
                 .with(Block::ToolCall(failed))
                 .with(Block::ToolCall(pending))
+                .with(Block::ToolCall(task))
+                .with(Block::Unknown { what: "input_image".into(), raw: json!({"image_url": null}) })
                 .with(Block::Error { text: "API Error: 529".into() }),
         );
         let text = render(&transcript, &Layout { width: 80, colour: false });
@@ -297,7 +319,9 @@ mod tests {
             "Fix it\nclaude  abc\n2 older messages not shown (--all shows every message)\n\n\
              user  2026-08-21 14:00\n  why?\n  [Restored context: 2 lines]\n\n\
              assistant\n  │ 1\n  │ 2\n  │ 3\n  … 2 more lines\n  ✓ Bash  ls -la\n  ✗ Read  /nope\n    ENOENT: no such file\n\
-             \x20 ? Edit\n    no result: the session ended before it came\n  error: API Error: 529\n"
+             \x20 ? Edit\n    no result: the session ended before it came\n\
+             \x20 ✓ Task  count files\n    subagent: 2 messages, 1 tool call (--json shows them)\n\
+             \x20 [not understood: input_image, 18 B of JSON]\n  error: API Error: 529\n"
         );
         assert!(!text.contains('\u{1b}'));
         let coloured = render(&transcript, &Layout { width: 80, colour: true });

@@ -13,8 +13,8 @@ use crate::env::{claude_config_dirs, codex_home};
 use crate::output::{Hint, warn_skipped};
 use crate::sources::all_summaries;
 
-/// How much of a file tells which agent wrote it.
-pub(crate) const DETECT_BYTES: usize = 16 * 1024;
+/// How much of a file tells which agent wrote it: the one detection rule's.
+pub(crate) const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
 
 /// A session file and the agent that wrote it.
 pub(crate) struct Located {

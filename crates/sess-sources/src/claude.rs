@@ -11,6 +11,8 @@
 //! - A transcript follows the file in order, abandoned branches included
 //!   (formats.md §1.7). User, assistant and compact-summary lines make
 //!   messages; every other line type only feeds the title and the cwd.
+//! - Subagent (`isSidechain`) lines are folded under the `Task` call that
+//!   started them ([`sidechain`]).
 //! - Lines that do not parse are skipped and reported in
 //!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
 //!   normal. Only I/O errors are errors.
@@ -20,6 +22,7 @@ mod listing;
 mod messages;
 mod parse;
 mod paths;
+mod sidechain;
 mod text;
 mod title;
 mod tree;
@@ -58,7 +61,7 @@ pub fn verify_file(path: &Path) -> Result<crate::Checked> {
 /// The pure part of [`load`]: a transcript from the bytes of a file with this
 /// session id.
 pub fn parse(bytes: &[u8], id: &str) -> Transcript {
-    parse::parse(bytes, id).transcript
+    parse::parse(bytes, id, false).transcript
 }
 
 /// Lines of a session file read for an index: the lines may be the whole
@@ -72,10 +75,28 @@ pub struct Part {
     /// The title the lines themselves set (`custom-title`, `ai-title`, a
     /// `summary` of one of them), without the first-prompt fallback.
     pub explicit_title: Option<String>,
+    /// Lines added since an earlier read: the turns of subagents whose call
+    /// is in the earlier lines (they belong to that call, not to these
+    /// lines' messages).
+    pub earlier_subagents: Vec<crate::Message>,
 }
 
-/// [`parse`], telling a title the lines set from the first-prompt fallback.
+/// [`parse`] of a whole file, telling a title the lines set from the
+/// first-prompt fallback.
 pub fn parse_part(bytes: &[u8], id: &str) -> Part {
-    let parsed = parse::parse(bytes, id);
-    Part { transcript: parsed.transcript, created: parsed.created, explicit_title: parsed.explicit_title }
+    part(parse::parse(bytes, id, false))
+}
+
+/// [`parse_part`] of the lines added to a file since an earlier read.
+pub fn parse_tail(bytes: &[u8], id: &str) -> Part {
+    part(parse::parse(bytes, id, true))
+}
+
+fn part(parsed: parse::Parsed) -> Part {
+    Part {
+        transcript: parsed.transcript,
+        created: parsed.created,
+        explicit_title: parsed.explicit_title,
+        earlier_subagents: parsed.earlier_subagents,
+    }
 }

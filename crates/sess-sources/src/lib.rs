@@ -13,12 +13,13 @@ pub mod codex;
 mod detect;
 mod error;
 pub mod jsonl;
+mod lenient;
 mod listing;
 pub mod pi;
 mod transcript;
 mod verify;
 
-pub use detect::detect;
+pub use detect::{DETECT_BYTES, detect};
 pub use error::{Error, Result};
 pub use listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
 pub use transcript::{

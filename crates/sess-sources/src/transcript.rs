@@ -204,6 +204,15 @@ pub enum Block {
     },
     /// An image.
     Image(Image),
+    /// A part or line the reader does not understand, kept as written: shown
+    /// folded, never dropped.
+    Unknown {
+        /// What it is, as far as the reader can tell (`input_image`,
+        /// `response_item image_generation_call`).
+        what: String,
+        /// Its JSON.
+        raw: Value,
+    },
 }
 
 impl Block {
@@ -222,6 +231,7 @@ impl Block {
             Self::Context { .. } => "context",
             Self::Summary { .. } => "summary",
             Self::Image(_) => "image",
+            Self::Unknown { .. } => "unknown",
         }
     }
 }
@@ -247,6 +257,11 @@ pub struct ToolCall {
     /// When its result came (the timestamp of the line with the result).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<String>,
+    /// The conversation of the subagent the call started (a Claude Code
+    /// `Task`), oldest first: shown folded under the call, never as the
+    /// session's own messages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subagent: Vec<Message>,
 }
 
 impl ToolCall {
@@ -260,6 +275,7 @@ impl ToolCall {
             result: None,
             started_at: None,
             ended_at: None,
+            subagent: Vec::new(),
         }
     }
 

@@ -334,19 +334,96 @@ fn lines_of_one_api_message_append_in_file_order_without_dedupe() {
     );
 }
 
+/// A sidechain line (a subagent's turn, as Claude Code 1.0.x wrote it) after `parent`.
+fn side(line: Value, parent: Option<&str>) -> Value {
+    with(line, json!({"isSidechain": true, "parentUuid": parent}))
+}
+
 #[test]
-fn sidechain_lines_are_shown() {
+fn sidechain_lines_are_folded_under_the_task_call_with_their_prompt() {
+    let task =
+        |id: &str, prompt: &str| json!({"type": "tool_use", "id": id, "name": "Task", "input": {"prompt": prompt}});
     let t = parse(&[
-        with(user("1", json!("side question")), json!({"isSidechain": true})),
-        with(assistant("2", json!([text("side answer")])), json!({"isSidechain": true})),
+        user("1", json!("fix it")),
+        assistant("2", json!([task("ta", "look at A"), task("tb", "look at B")])),
+        // B's subagent starts first; A's lines come between B's.
+        side(user("3", json!("look at B")), None),
+        side(user("4", json!("look at A")), None),
+        side(assistant("5", json!([tool_use("g", "Grep")])), Some("3")),
+        side(user("6", json!([tool_result("g", json!("found"))])), Some("5")),
+        side(assistant("7", json!([text("A is fine")])), Some("4")),
+        side(assistant("8", json!([text("B is broken")])), Some("6")),
+        user("9", json!([tool_result("ta", json!("A is fine")), tool_result("tb", json!("B is broken"))])),
+        assistant("10", json!([text("done")])),
+    ]);
+    let mut a = ToolCall::running("ta", "Task", json!({"prompt": "look at A"}));
+    a.complete(Some("A is fine".into()), false, Some(ts("9")));
+    a.started_at = Some(ts("2"));
+    a.subagent = vec![
+        msg(Role::User, "4", vec![Block::text("look at A")]),
+        msg(Role::Assistant, "7", vec![Block::text("A is fine")]),
+    ];
+    let mut b = ToolCall::running("tb", "Task", json!({"prompt": "look at B"}));
+    b.complete(Some("B is broken".into()), false, Some(ts("9")));
+    b.started_at = Some(ts("2"));
+    b.subagent = vec![
+        msg(Role::User, "3", vec![Block::text("look at B")]),
+        msg(
+            Role::Assistant,
+            "5",
+            vec![call("g", "Grep", ToolStatus::Succeeded, Some("found"), "5", Some("6")), Block::text("B is broken")],
+        ),
+    ];
+    assert_eq!(
+        t.messages,
+        [
+            msg(Role::User, "1", vec![Block::text("fix it")]),
+            msg(Role::Assistant, "2", vec![Block::ToolCall(a), Block::ToolCall(b), Block::text("done")]),
+        ]
+    );
+    assert_eq!(t.title.as_deref(), Some("fix it"));
+}
+
+#[test]
+fn a_file_of_sidechain_lines_only_is_a_subagents_own_transcript() {
+    // As Claude Code 2.x writes `<session>/subagents/agent-*.jsonl`.
+    let t = parse(&[
+        side(user("1", json!("count the files")), None),
+        side(assistant("2", json!([text("3 files")])), Some("1")),
     ]);
     assert_eq!(
         t.messages,
         [
-            msg(Role::User, "1", vec![Block::text("side question")]),
-            msg(Role::Assistant, "2", vec![Block::text("side answer")]),
+            msg(Role::User, "1", vec![Block::text("count the files")]),
+            msg(Role::Assistant, "2", vec![Block::text("3 files")]),
         ]
     );
+    assert_eq!(t.title.as_deref(), Some("count the files"));
+}
+
+#[test]
+fn sidechain_lines_without_their_call_are_a_marked_system_message_never_a_prompt() {
+    let t = parse(&[
+        side(user("1", json!("side question")), None),
+        side(assistant("2", json!([text("side answer")])), Some("1")),
+        user("3", json!("my question")),
+    ]);
+    assert_eq!(
+        t.messages,
+        [
+            msg(
+                Role::System,
+                "1",
+                vec![
+                    Block::text("Subagent turns (the call that started them is not in the file):"),
+                    Block::text("side question"),
+                    Block::text("side answer"),
+                ]
+            ),
+            msg(Role::User, "3", vec![Block::text("my question")]),
+        ]
+    );
+    assert_eq!(t.title.as_deref(), Some("my question"));
 }
 
 #[test]

@@ -18,7 +18,8 @@
 //   message-role, message-time, text-block, thinking (details)
 //   tool-call (details; data-status), tool-name, tool-status, tool-duration,
 //   tool-input-preview, tool-input, tool-result
-//   error-block, context-block (details), summary-block, image, image-link
+//   error-block, context-block (details), summary-block, image, image-link,
+//   unknown-block (details), subagent (a tool call's subagent turns)
 //   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
 //   tree-panel, tree-node (data-id, data-on-branch, data-leaf), tree-label
 //   search-view, search-hit (a link; data-id, data-entry-id), search-snippet, search-count
@@ -418,6 +419,10 @@
           el('div', { class: 'text' }, block.text));
       case 'image':
         return renderImage(block);
+      case 'unknown':
+        return el('details', { class: 'unknown', testid: 'unknown-block' },
+          el('summary', { class: 'muted' }, `Not understood: ${String(block.what)}`),
+          el('pre', null, JSON.stringify(block.raw, null, 2) ?? 'null'));
       default:
         return el('pre', { class: 'unknown muted' }, JSON.stringify(block, null, 2));
     }
@@ -443,6 +448,12 @@
         el('pre', { class: status === 'failed' ? 'failed' : '', testid: 'tool-result' }, call.result));
     } else if (status === 'pending') {
       body.append(el('p', { class: 'muted' }, 'No result: the session ended before it came.'));
+    }
+    if (Array.isArray(call.subagent) && call.subagent.length > 0) {
+      // The subagent's own turns: not the session's messages, so no fork button.
+      const turns = el('div', { class: 'subagent', testid: 'subagent' });
+      for (const message of call.subagent) turns.append(renderMessage(message, null, false));
+      body.append(el('div', { class: 'label muted' }, `Subagent (${call.subagent.length} messages)`), turns);
     }
     return el('details', { class: `tool-call tool-${status}`, testid: 'tool-call', dataset: { status } }, summary, body);
   }
@@ -493,6 +504,8 @@
       }) || null;
     }
     if (!target) return;
+    // A subagent's message is inside its tool call: open the calls around it.
+    for (let up = target.parentElement?.closest('details'); up; up = up.parentElement?.closest('details')) up.open = true;
     target.classList.add('highlight');
     target.dataset.highlighted = 'true';
     for (const term of terms) {

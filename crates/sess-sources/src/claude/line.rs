@@ -5,12 +5,15 @@
 //! parser without being built. Every field is lenient: a value of the wrong
 //! JSON type reads as absent instead of failing the line.
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::Value;
+
+use crate::lenient::{string, truthy};
 
 /// The fields of a line that matter here.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::struct_excessive_bools)] // The line's flags, as the file has them.
 pub(super) struct Line {
     /// `user`, `assistant`, `summary`, `custom-title`, …
     #[serde(rename = "type", default, deserialize_with = "string")]
@@ -18,6 +21,14 @@ pub(super) struct Line {
     /// The line's own id (envelope lines only).
     #[serde(default, deserialize_with = "string")]
     pub(super) uuid: Option<String>,
+    /// The line it follows: `null` for the first line of a conversation (and
+    /// of a subagent's, in a sidechain).
+    #[serde(default, deserialize_with = "string")]
+    pub(super) parent_uuid: Option<String>,
+    /// A line of a subagent's conversation (Claude Code 1.0.x wrote a
+    /// `Task`'s turns into the main file).
+    #[serde(default, deserialize_with = "truthy")]
+    pub(super) is_sidechain: bool,
     /// When the line was written (ISO 8601).
     #[serde(default, deserialize_with = "string")]
     pub(super) timestamp: Option<String>,
@@ -78,17 +89,4 @@ pub(super) struct CwdOnly {
     /// The directory the CLI ran in.
     #[serde(default, deserialize_with = "string")]
     pub(super) cwd: Option<String>,
-}
-
-/// A string field; any other JSON value reads as absent.
-pub(super) fn string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::String(text) => Some(text),
-        _ => None,
-    })
-}
-
-/// A flag, by JavaScript truthiness.
-pub(super) fn truthy<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    Ok(crate::jsonl::is_truthy(&Value::deserialize(deserializer)?))
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::line::CwdOnly;
 use super::parse::parse;
 use super::paths::{MAX_NAME_UNITS, project_dir_name, same_dir, session_files_in, subfolders};
+use crate::detect::{DETECT_BYTES, detect};
 use crate::error::{Error, Result};
 use crate::jsonl::{open_regular, read_file};
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
@@ -23,8 +24,9 @@ use crate::transcript::SourceKind;
 ///   sessions whose `cwd` is the cwd.
 ///
 /// Missing or unreadable folders list as empty. Files that cannot be read are
-/// in [`Listing::problems`]. Each listed file is parsed whole, for its message
-/// count.
+/// in [`Listing::problems`]; files that are no Claude Code session by
+/// [`detect`](crate::detect) (the rule of `sess show`) are not listed. Each
+/// listed file is parsed whole, for its message count.
 pub fn list(config_dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
     let mut listing = Listing::default();
     for config in config_dirs {
@@ -100,18 +102,23 @@ fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
             }
         }
         match session_info(&path, id) {
-            Ok(info) => listing.sessions.push(info),
+            Ok(Some(info)) => listing.sessions.push(info),
+            Ok(None) => {}
             Err(err) => listing.problems.push(err),
         }
     }
 }
 
-/// What a listing says about one session file.
-fn session_info(path: &Path, id: String) -> Result<SessionInfo> {
+/// What a listing says about one session file; `None` when it is not one
+/// (by [`detect`], as `sess show` tells).
+fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
     let bytes = read_file(path)?;
-    let parsed = parse(&bytes, &id);
-    Ok(SessionInfo {
+    if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(SourceKind::Claude) {
+        return Ok(None);
+    }
+    let parsed = parse(&bytes, &id, false);
+    Ok(Some(SessionInfo {
         source: SourceKind::Claude,
         id,
         path: path.to_owned(),
@@ -122,7 +129,7 @@ fn session_info(path: &Path, id: String) -> Result<SessionInfo> {
         message_count: parsed.transcript.messages.len(),
         first_message: parsed.first_prompt,
         parent_session: None,
-    })
+    }))
 }
 
 /// The `cwd` of the first line that has one, reading no further.

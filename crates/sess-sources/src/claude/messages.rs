@@ -14,6 +14,8 @@
 //!   comes, in file order, whatever their `message.id` (one API response is
 //!   written as one line per block).
 //! - A message's id and timestamp are those of the line that opened it.
+//! - `Task` (and `Agent`) calls are remembered, for the subagent turns that
+//!   follow them ([`super::sidechain`]).
 
 use std::collections::HashMap;
 
@@ -31,7 +33,23 @@ pub(super) struct Conversation {
     open: Option<usize>,
     /// Tool calls without a result: call id → (message, block) index.
     calls: HashMap<String, (usize, usize)>,
+    /// The calls that start a subagent, in file order.
+    tasks: Vec<TaskCall>,
 }
+
+/// A call that starts a subagent.
+#[derive(Debug)]
+struct TaskCall {
+    /// The prompt it gave the subagent.
+    prompt: Option<String>,
+    /// Where the call is: (message, block) index.
+    at: (usize, usize),
+    /// Whether a subagent's turns were given to it.
+    claimed: bool,
+}
+
+/// The tools whose calls run a subagent.
+const SUBAGENT_TOOLS: [&str; 2] = ["Task", "Agent"];
 
 impl Conversation {
     /// Takes a `user` line.
@@ -113,6 +131,31 @@ impl Conversation {
         }
     }
 
+    /// The call a subagent's turns belong to: the first unclaimed `Task` call
+    /// whose prompt is `prompt`, else the latest unclaimed one. Returns its
+    /// (message, block) index.
+    pub(super) fn claim_task(&mut self, prompt: Option<&str>) -> Option<(usize, usize)> {
+        let prompt = prompt.map(str::trim);
+        let unclaimed = |task: &&mut TaskCall| !task.claimed;
+        let same_prompt = self
+            .tasks
+            .iter()
+            .position(|t| !t.claimed && prompt.is_some() && t.prompt.as_deref().map(str::trim) == prompt);
+        let task = match same_prompt {
+            Some(at) => Some(&mut self.tasks[at]),
+            None => self.tasks.iter_mut().rev().find(unclaimed),
+        }?;
+        task.claimed = true;
+        Some(task.at)
+    }
+
+    /// Adds an empty system message opened by `line`, to be filled later;
+    /// returns its index.
+    pub(super) fn placeholder(&mut self, line: &Line) -> usize {
+        self.push(message(Role::System, line));
+        self.messages.len() - 1
+    }
+
     /// The messages; calls still without a result are `Pending`.
     pub(super) fn finish(mut self) -> Vec<Message> {
         finish_pending(&mut self.messages);
@@ -147,6 +190,10 @@ impl Conversation {
         let mut call = ToolCall::running(id.clone(), name, part.get("input").cloned().unwrap_or(Value::Null));
         call.started_at.clone_from(&line.timestamp);
         let at = self.append(line, Block::ToolCall(call));
+        if SUBAGENT_TOOLS.contains(&name) {
+            let prompt = part.get("input").and_then(|input| str_field(input, "prompt")).map(str::to_owned);
+            self.tasks.push(TaskCall { prompt, at, claimed: false });
+        }
         self.calls.insert(id, at);
     }
 
@@ -202,7 +249,7 @@ fn user_blocks(content: &Value) -> Vec<Block> {
 
 /// The text parts of a `content`, joined by newlines (tool results and images
 /// left out).
-fn joined_text(content: &Value) -> String {
+pub(super) fn joined_text(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Array(parts) => parts

@@ -5,6 +5,7 @@ use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
 
 use super::line::Line;
 use super::messages::Conversation;
+use super::sidechain::Sidechains;
 use super::title::{Titles, first_prompt};
 use crate::jsonl::{JsonLines, RawLine};
 use crate::transcript::{SourceKind, Transcript};
@@ -21,14 +22,21 @@ pub(super) struct Parsed {
     /// The title the lines set (`custom-title`, `ai-title`, a `summary` of one
     /// of them), without the first-prompt fallback.
     pub(super) explicit_title: Option<String>,
+    /// Read as a tail: the turns of subagents whose call is in the earlier
+    /// lines.
+    pub(super) earlier_subagents: Vec<crate::transcript::Message>,
 }
 
 /// Reads every line of `bytes`; lines that do not parse are skipped and
-/// recorded in `transcript.issues`.
-pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
+/// recorded in `transcript.issues`. With `tail`, the lines follow earlier ones
+/// of the file: subagent turns whose call is not among them belong to an
+/// earlier call.
+pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
     let mut transcript = Transcript::new(SourceKind::Claude, id);
     let mut created = None;
     let mut messages = Conversation::default();
+    let mut sidechains = Sidechains::new(tail);
+    let mut only_sidechains = !tail;
     let mut titles = Titles::default();
     for raw in JsonLines::new(bytes) {
         let line = match parse_line(&raw) {
@@ -45,6 +53,11 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
             transcript.cwd.clone_from(&line.cwd);
         }
         titles.see(&line);
+        if line.is_sidechain {
+            sidechains.take(&line, &mut messages);
+            continue;
+        }
+        only_sidechains &= !matches!(line.kind.as_deref(), Some("user" | "assistant"));
         match line.kind.as_deref() {
             Some("user") => messages.user(&line),
             Some("assistant") => messages.assistant(&line),
@@ -52,10 +65,11 @@ pub(super) fn parse(bytes: &[u8], id: &str) -> Parsed {
         }
     }
     transcript.messages = messages.finish();
+    let earlier_subagents = sidechains.fold_into(&mut transcript.messages, only_sidechains);
     let first_prompt = first_prompt(&transcript.messages).map(str::to_owned);
     let explicit_title = titles.explicit();
     transcript.title = explicit_title.clone().or_else(|| first_prompt.clone());
-    Parsed { transcript, created, first_prompt, explicit_title }
+    Parsed { transcript, created, first_prompt, explicit_title, earlier_subagents }
 }
 
 /// One line, which must be a JSON object; a line that only fails because of a

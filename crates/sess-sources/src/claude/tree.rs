@@ -20,8 +20,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use sess_core::{IssueKind, LineIssue};
 
-use super::line::{string, truthy};
 use crate::jsonl::{JsonLines, RawLine};
+use crate::lenient::{string, truthy};
 
 /// One line with a `uuid`.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -108,6 +108,7 @@ fn shape(transcript: &Transcript) -> Vec<(String, Role, Vec<String>)> {
                     Block::Context { title, .. } => format!("context:{title}"),
                     Block::Summary { text } => format!("summary:{text}"),
                     Block::Image(_) => "image".to_owned(),
+                    Block::Unknown { what, .. } => format!("unknown:{what}"),
                 })
                 .collect();
             (m.id.clone().unwrap_or_default(), m.role, blocks)

@@ -13,7 +13,7 @@ use super::line::{
     Compacted, ContentItem, Envelope, Event, HistoryBase, LineKind, MessageRole, ResponseItem, SessionMeta,
 };
 use super::output::interpret;
-use crate::jsonl::JsonLines;
+use crate::jsonl::{JsonLines, RawLine};
 use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, finish_pending};
 
 /// A rollout read: its transcript and the session facts beside it.
@@ -85,7 +85,7 @@ fn read_lines(inherited: &Inherited, lines: JsonLines<'_>) -> Rollout {
     }
     reader.rollout.inherited = reader.rollout.transcript.messages.len();
     for line in lines {
-        let envelope = match line.parse::<Envelope<'_>>() {
+        let envelope = match envelope(&line) {
             Ok(envelope) => envelope,
             Err(issue) => {
                 reader.rollout.transcript.issues.push(issue);
@@ -93,12 +93,20 @@ fn read_lines(inherited: &Inherited, lines: JsonLines<'_>) -> Rollout {
             }
         };
         let at = At::new(&envelope, line.number);
-        if let Err(err) = reader.line(&envelope, &at) {
-            let issue = LineIssue { line: line.number, kind: IssueKind::InvalidJson(err.to_string()) };
-            reader.rollout.transcript.issues.push(issue);
-        }
+        reader.line(&envelope, &at);
     }
     reader.finish()
+}
+
+/// A line's envelope. Only a line that is not JSON, or not a JSON object, is
+/// an issue: every field is read leniently.
+fn envelope<'a>(line: &'a RawLine<'_>) -> Result<Envelope<'a>, LineIssue> {
+    if !line.text.trim_start().starts_with('{') {
+        // Serde would read an array as the struct's fields in order.
+        line.parse::<serde::de::IgnoredAny>()?;
+        return Err(LineIssue { line: line.number, kind: IssueKind::NotAnObject });
+    }
+    line.parse()
 }
 
 /// The first `session_meta` that parses, read without building a transcript.
@@ -178,8 +186,7 @@ impl Reader {
             if envelope.kind == LineKind::SessionMeta || past_the_end {
                 continue;
             }
-            // A line that does not have its shape is skipped, as in the rollout's own.
-            let _ = self.line(&envelope, &At::new(&envelope, line.number));
+            self.line(&envelope, &At::new(&envelope, line.number));
         }
     }
 
@@ -192,20 +199,35 @@ impl Reader {
         &mut self.rollout.transcript.messages
     }
 
-    fn line(&mut self, envelope: &Envelope<'_>, at: &At) -> serde_json::Result<()> {
-        let payload = || -> serde_json::Result<&str> {
-            envelope.payload.map(RawValue::get).ok_or_else(|| serde::de::Error::missing_field("payload"))
-        };
-        match envelope.kind {
-            LineKind::SessionMeta => self.session_meta(serde_json::from_str(payload()?)?, at),
+    /// Takes one line. A payload of a known line type that does not have its
+    /// shape even read leniently (not an object, no `type`), and a response
+    /// item of a type this reader does not know, are a system message holding
+    /// an `unknown` block.
+    fn line(&mut self, envelope: &Envelope<'_>, at: &At) {
+        let payload = envelope.payload.map_or("null", RawValue::get);
+        let understood = match envelope.kind {
+            LineKind::SessionMeta => serde_json::from_str(payload).map(|meta| self.session_meta(meta, at)).is_ok(),
             // The summary a compaction asked for is shown by its `compacted` line.
-            LineKind::ResponseItem if envelope.metadata.as_ref().is_some_and(|m| m.compaction_output) => {}
-            LineKind::ResponseItem => self.item(serde_json::from_str(payload()?)?, at),
-            LineKind::EventMsg => self.event(serde_json::from_str(payload()?)?, at),
-            LineKind::Compacted => self.compacted(&serde_json::from_str(payload()?)?, at),
-            LineKind::Other => {}
+            LineKind::ResponseItem if envelope.metadata.as_ref().is_some_and(|m| m.compaction_output) => true,
+            LineKind::ResponseItem => match serde_json::from_str(payload) {
+                Ok(ResponseItem::Other) | Err(_) => false,
+                Ok(item) => {
+                    self.item(item, at);
+                    true
+                }
+            },
+            LineKind::EventMsg => serde_json::from_str(payload).map(|event| self.event(event, at)).is_ok(),
+            LineKind::Compacted => serde_json::from_str(payload).map(|c| self.compacted(&c, at)).is_ok(),
+            LineKind::Other => true,
+        };
+        if !understood {
+            let raw: Value = serde_json::from_str(payload).unwrap_or(Value::Null);
+            let what = match raw.get("type").and_then(Value::as_str) {
+                Some(kind) => format!("{} {kind}", envelope.kind.as_str()),
+                None => envelope.kind.as_str().to_owned(),
+            };
+            self.push_system(at, Block::Unknown { what, raw });
         }
-        Ok(())
     }
 
     /// The first `session_meta` is the thread's; later ones (copied by a
@@ -229,33 +251,38 @@ impl Reader {
                 MessageRole::Developer | MessageRole::System | MessageRole::Other => {}
             },
             ResponseItem::Reasoning { summary, content } => {
-                let parts = if summary.iter().any(|p| !p.text.trim().is_empty()) {
-                    summary
-                } else {
-                    content.unwrap_or_default()
-                };
+                let parts = if summary.iter().any(|p| !p.text.trim().is_empty()) { summary } else { content };
                 for part in parts {
                     self.reasoning(&part.text, Origin::Item, at);
                 }
             }
             ResponseItem::FunctionCall { name, arguments, call_id } => {
+                let call_id = call_id.unwrap_or_else(|| at.line.to_string());
                 self.call(call_id, name, parse_arguments(arguments), at);
             }
-            ResponseItem::CustomToolCall { name, input, call_id } => self.call(call_id, name, input, at),
+            ResponseItem::CustomToolCall { name, input, call_id } => {
+                self.call(call_id.unwrap_or_else(|| at.line.to_string()), name, input, at);
+            }
             ResponseItem::LocalShellCall { call_id, id, action } => {
                 let call_id = call_id.or(id).unwrap_or_else(|| at.line.to_string());
                 self.call(call_id, "local_shell".to_owned(), action, at);
             }
             ResponseItem::FunctionCallOutput { call_id, output }
-            | ResponseItem::CustomToolCallOutput { call_id, output } => self.complete(&call_id, &output, at),
+            | ResponseItem::CustomToolCallOutput { call_id, output } => {
+                if let Some(call_id) = call_id {
+                    self.complete(&call_id, &output, at);
+                }
+            }
             ResponseItem::WebSearchCall { status, action } => self.web_search(status.as_deref(), action, at),
-            ResponseItem::Other => {}
+            ResponseItem::GhostSnapshot | ResponseItem::Other => {}
         }
     }
 
     fn event(&mut self, event: Event, at: &At) {
         match event {
-            Event::UserMessage { message, images, local_images } => self.user_event(&message, images, local_images, at),
+            Event::UserMessage { message, images, local_images } => {
+                self.user_event(&message, &images, local_images, at);
+            }
             Event::AgentMessage { message } => {
                 self.assistant_text(&[ContentItem::OutputText { text: message }], Origin::Event, at);
             }
@@ -335,7 +362,7 @@ impl Reader {
         self.push_user(blocks, keys, Origin::Item, at);
     }
 
-    fn user_event(&mut self, message: &str, images: Option<Vec<String>>, local_images: Option<Vec<Value>>, at: &At) {
+    fn user_event(&mut self, message: &str, images: &[String], local_images: Vec<String>, at: &At) {
         let keys = echo::keys([message]);
         if is_injected(message) || self.echoes.pair(Kind::User, Origin::Event, &keys).is_some() {
             return;
@@ -344,11 +371,10 @@ impl Reader {
         if !message.trim().is_empty() {
             blocks.push(Block::text(message));
         }
-        blocks.extend(images.unwrap_or_default().iter().map(|url| Block::Image(image(url))));
-        let paths = local_images.unwrap_or_default();
-        let paths = paths.iter().filter_map(Value::as_str);
-        blocks
-            .extend(paths.map(|path| Block::Image(Image { media_type: None, data: None, url: Some(path.to_owned()) })));
+        blocks.extend(images.iter().map(|url| Block::Image(image(url))));
+        blocks.extend(
+            local_images.into_iter().map(|path| Block::Image(Image { media_type: None, data: None, url: Some(path) })),
+        );
         self.push_user(blocks, keys, Origin::Event, at);
     }
 
@@ -456,11 +482,12 @@ fn is_image_tag(content: &[ContentItem], i: usize) -> bool {
 fn texts(content: &[ContentItem]) -> impl Iterator<Item = &str> {
     parts(content).filter_map(|part| match part {
         ContentItem::InputText { text } | ContentItem::OutputText { text } => Some(text.as_str()),
-        ContentItem::InputImage { .. } | ContentItem::Other => None,
+        ContentItem::InputImage { .. } | ContentItem::Other(_) => None,
     })
 }
 
-/// A message's parts as blocks; blank texts and unknown parts are left out.
+/// A message's parts as blocks; blank texts are left out, and a part of
+/// another type is an `unknown` block.
 fn blocks(content: &[ContentItem]) -> Vec<Block> {
     parts(content)
         .filter_map(|part| match part {
@@ -468,7 +495,10 @@ fn blocks(content: &[ContentItem]) -> Vec<Block> {
                 (!text.trim().is_empty()).then(|| Block::text(text.as_str()))
             }
             ContentItem::InputImage { image_url } => Some(Block::Image(image(image_url))),
-            ContentItem::Other => None,
+            ContentItem::Other(raw) => {
+                let what = raw.get("type").and_then(Value::as_str).unwrap_or("content part").to_owned();
+                Some(Block::Unknown { what, raw: raw.clone() })
+            }
         })
         .collect()
 }

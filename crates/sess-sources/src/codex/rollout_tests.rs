@@ -89,6 +89,7 @@ fn describe(block: &Block) -> String {
         Block::Context { title, .. } => format!("context:{title}"),
         Block::Summary { text } => format!("summary:{text}"),
         Block::Image(image) => format!("image:{}", image.media_type.as_deref().or(image.url.as_deref()).unwrap_or("?")),
+        Block::Unknown { what, .. } => format!("unknown:{what}"),
     }
 }
 
@@ -564,6 +565,7 @@ fn images_keep_data_or_url() {
         [
             &image(Some("image/jpeg"), Some("/9j/4AAQ"), None),
             &image(None, None, Some("https://example.com/a.png")),
+            &Block::Unknown { what: "input_audio".into(), raw: json!({"type": "input_audio", "data": "?"}) },
             &Block::text("pasted"),
             &image(Some("image/png"), Some("iVBO"), None),
             &image(None, None, Some("/tmp/shot.png")),
@@ -620,7 +622,7 @@ fn messages_carry_their_line_number_and_timestamp() {
 }
 
 #[test]
-fn broken_lines_are_skipped_and_reported_and_unknown_ones_skipped_silently() {
+fn only_lines_that_are_not_json_objects_are_issues_and_odd_payloads_are_kept_as_unknown_blocks() {
     let mut text = jsonl(&[meta("t"), user("Kept")]);
     text.push_str("{not json\n");
     text.push_str("{\"timestamp\":\"x\",\"type\":\"world_state\",\"payload\":{\"anything\":1}}\n");
@@ -635,11 +637,50 @@ fn broken_lines_are_skipped_and_reported_and_unknown_ones_skipped_silently() {
     text.push_str("[1,2]\n");
     text.push_str("{\"timestamp\":\"x\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_te");
     let transcript = read(text.as_bytes()).transcript;
-    assert_eq!(shape(&transcript), [msg(Role::User, &["text:Kept"])]);
-    let issues: Vec<(usize, bool)> =
-        transcript.issues.iter().map(|i| (i.line, matches!(i.kind, IssueKind::InvalidJson(_)))).collect();
-    // Line 7: a message without a role; line 8: a compaction without payload;
-    // line 9: not an object; line 10: cut off.
-    assert_eq!(issues, [(3, true), (7, true), (8, true), (9, true), (10, false)]);
-    assert_eq!(transcript.issues[4].kind, IssueKind::TruncatedLastLine);
+    // Line 4 (an unknown line type) and line 6 (an unknown event) are harness
+    // state; line 7 is a message without a role, which is hidden.
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:Kept"]),
+            msg(Role::System, &["unknown:response_item image_generation_call"]),
+            msg(Role::System, &["unknown:compacted"]),
+        ]
+    );
+    let issues: Vec<_> = transcript.issues.iter().map(|i| (i.line, i.kind.clone())).collect();
+    assert_eq!(issues.len(), 3, "{issues:?}");
+    assert!(matches!(issues[0], (3, IssueKind::InvalidJson(_))), "{issues:?}");
+    assert_eq!(issues[1..], [(9, IssueKind::NotAnObject), (10, IssueKind::TruncatedLastLine)]);
+}
+
+#[test]
+fn a_null_or_odd_field_costs_that_field_not_the_line() {
+    // As a real Codex 0.146 rollout has it (fixtures/codex/codex-0.146-null-image.jsonl).
+    let image = json!({"type": "input_image", "image_url": null});
+    let transcript = parse(&[
+        ("session_meta", json!({"id": null, "cwd": 7, "timestamp": null})),
+        (
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "What is in it?"}, image.clone(), {"type": "output_text", "text": null}]}),
+        ),
+        ("response_item", json!({"type": "function_call", "name": "shell", "arguments": null, "call_id": null})),
+        ("response_item", json!({"type": "reasoning", "summary": [null, {"type": "summary_text", "text": "Looking"}]})),
+        event(json!({"type": "user_message", "message": null, "images": [null], "local_images": null})),
+        event(json!({"type": "thread_rolled_back", "num_turns": "two"})),
+        ("response_item", json!({"type": "message", "role": "assistant", "content": "plain"})),
+    ]);
+    assert_eq!(
+        shape(&transcript),
+        [
+            msg(Role::User, &["text:What is in it?", "unknown:input_image", "unknown:output_text"]),
+            msg(Role::Assistant, &["tool:shell:pending", "thinking:Looking"]),
+            msg(Role::System, &["text:Rolled back 0 turns"]),
+            msg(Role::Assistant, &["unknown:content part"]),
+        ]
+    );
+    assert!(transcript.issues.is_empty(), "{:?}", transcript.issues);
+    assert_eq!((transcript.id.as_str(), transcript.cwd.as_deref()), ("", None));
+    let Block::Unknown { raw, .. } = &transcript.messages[0].blocks[1] else { panic!() };
+    assert_eq!(raw, &image);
 }
