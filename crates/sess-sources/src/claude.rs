@@ -12,7 +12,7 @@
 //!   (formats.md §1.7). User, assistant and compact-summary lines make
 //!   messages; every other line type only feeds the title and the cwd.
 //! - Subagent (`isSidechain`) lines are folded under the `Task` call that
-//!   started them ([`sidechain`]).
+//!   started them (the `sidechain` module).
 //! - Lines that do not parse are skipped and reported in
 //!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
 //!   normal. Only I/O errors are errors.
