@@ -11,29 +11,11 @@
 use std::sync::{LazyLock, Once};
 
 use divan::Bencher;
-use sess_catalog::{Catalog, SourceFile};
-use sess_sources::SourceKind;
-use tempfile::TempDir;
+use sess_catalog::Catalog;
+mod workload;
+use workload::TRANSCRIPTS;
 
-/// Transcripts in the workload.
-const TRANSCRIPTS: usize = 2_000;
-
-struct Inputs {
-    _dir: TempDir,
-    files: Vec<SourceFile>,
-}
-
-static INPUTS: LazyLock<Inputs> = LazyLock::new(|| {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("claude");
-    sess_testkit::workload::claude_transcripts(&config, TRANSCRIPTS, 1).unwrap();
-    let files: Vec<SourceFile> = sess_sources::claude::session_files(&[config])
-        .into_iter()
-        .map(|(_, path)| SourceFile { source: SourceKind::Claude, path })
-        .collect();
-    assert_eq!(files.len(), TRANSCRIPTS);
-    Inputs { _dir: dir, files }
-});
+static INPUTS: LazyLock<workload::Transcripts> = LazyLock::new(workload::write);
 
 fn main() {
     divan::main();

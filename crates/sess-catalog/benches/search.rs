@@ -11,36 +11,27 @@
 use std::sync::{LazyLock, Mutex};
 
 use divan::Bencher;
-use sess_catalog::{Catalog, SearchParams, SourceFile};
-use sess_sources::SourceKind;
-use tempfile::TempDir;
+use sess_catalog::{Catalog, SearchParams};
 
-/// Transcripts in the workload.
-const TRANSCRIPTS: usize = 2_000;
+mod workload;
+use workload::TRANSCRIPTS;
 
 /// Queries, from the worst case (a word in most messages) to a rare one.
 const QUERIES: &[&str] = &["error", "\"session file\"", "pars*", "parser NOT config", "zebra"];
 
 struct Inputs {
-    _dir: TempDir,
-    files: Vec<SourceFile>,
+    transcripts: workload::Transcripts,
     catalog: Mutex<Catalog>,
 }
 
 static INPUTS: LazyLock<Inputs> = LazyLock::new(|| {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("claude");
-    sess_testkit::workload::claude_transcripts(&config, TRANSCRIPTS, 1).unwrap();
-    let files: Vec<SourceFile> = sess_sources::claude::session_files(&[config])
-        .into_iter()
-        .map(|(_, path)| SourceFile { source: SourceKind::Claude, path })
-        .collect();
-    assert_eq!(files.len(), TRANSCRIPTS);
-    let mut catalog = Catalog::open(dir.path().join("catalog.sqlite")).unwrap();
-    let report = catalog.refresh(&files, &mut |_| {}).unwrap();
+    let transcripts = workload::write();
+    let dir = transcripts.dir.path();
+    let mut catalog = Catalog::open(dir.join("catalog.sqlite")).unwrap();
+    let report = catalog.refresh(&transcripts.files, &mut |_| {}).unwrap();
     assert_eq!(report.added, TRANSCRIPTS);
     eprintln!("catalog of {TRANSCRIPTS} transcripts: {} messages indexed", report.messages);
-    Inputs { _dir: dir, files, catalog: Mutex::new(catalog) }
+    Inputs { transcripts, catalog: Mutex::new(catalog) }
 });
 
 fn main() {
@@ -70,7 +61,7 @@ fn search_in_project(bencher: Bencher, query: &str) {
 fn refresh_unchanged(bencher: Bencher) {
     let mut catalog = INPUTS.catalog.lock().unwrap();
     bencher.bench_local(|| {
-        let report = catalog.refresh(&INPUTS.files, &mut |_| {}).unwrap();
+        let report = catalog.refresh(&INPUTS.transcripts.files, &mut |_| {}).unwrap();
         assert_eq!(report.unchanged, TRANSCRIPTS);
     });
 }
