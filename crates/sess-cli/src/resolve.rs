@@ -23,6 +23,8 @@ pub(crate) struct Located {
     /// Whether the first lines said which agent wrote the file.
     pub(crate) recognised: bool,
     pub(crate) path: PathBuf,
+    /// For a session that is rows of the database file `path`: its id there.
+    pub(crate) row: Option<String>,
 }
 
 /// The session SESSION names.
@@ -58,47 +60,58 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
     if looks_like_path(arg) {
         let path = PathBuf::from(arg);
         let kind = detect(&path)?;
-        return Ok(Located { kind: kind.unwrap_or_else(SourceKind::native), recognised: kind.is_some(), path });
+        return Ok(Located {
+            kind: kind.unwrap_or_else(SourceKind::native),
+            recognised: kind.is_some(),
+            path,
+            row: None,
+        });
     }
-    let (kind, path) = by_id(arg)?;
-    Ok(Located { kind, recognised: true, path })
+    by_id(arg)
 }
 
 /// The session file of any agent whose id (or file name) starts with `arg`;
 /// an exact id wins over longer ones.
-fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
+fn by_id(arg: &str) -> anyhow::Result<Located> {
     let needle = arg.to_lowercase();
     if needle.is_empty() {
         bail!("an empty session id names no session");
     }
-    let mut matches: Vec<(SourceKind, String, PathBuf)> = Vec::new();
+    let mut matches: Vec<Located> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
     for kind in sess_sources::registry() {
         let found = kind.source().find(sources_env());
         warn_skipped(&found.skipped);
         for (id, path) in found.files {
-            if id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle) {
-                matches.push((kind, id, path));
+            let seen = matches.iter().any(|m| m.path == path && m.row.is_none());
+            if !seen && (id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle)) {
+                matches.push(Located { kind, recognised: true, path, row: None });
+                ids.push(id);
+            }
+        }
+        for row in found.rows {
+            if row.id.to_lowercase().starts_with(&needle) {
+                matches.push(Located { kind, recognised: true, path: row.database, row: Some(row.id.clone()) });
+                ids.push(row.id);
             }
         }
     }
-    matches.dedup_by(|a, b| a.2 == b.2);
-    let exact: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].1.to_lowercase() == needle).collect();
+    let exact: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].to_lowercase() == needle).collect();
     if matches.len() > 1 && exact.len() == 1 {
-        let (kind, _, path) = matches.swap_remove(exact[0]);
-        return Ok((kind, path));
+        return Ok(matches.swap_remove(exact[0]));
     }
     match matches.len() {
         0 => Err(anyhow::Error::new(Hint(
             "`sess list --all-projects` shows every session of every agent; a file path works too".to_owned(),
         ))
         .context(format!("no session of any agent has an id starting with `{arg}`"))),
-        1 => {
-            let (kind, _, path) = matches.remove(0);
-            Ok((kind, path))
-        }
+        1 => Ok(matches.remove(0)),
         _ => {
-            let list: Vec<String> =
-                matches.iter().map(|(kind, id, path)| format!("  {kind}  {id}  {}", path.display())).collect();
+            let list: Vec<String> = matches
+                .iter()
+                .zip(&ids)
+                .map(|(found, id)| format!("  {}  {id}  {}", found.kind, found.path.display()))
+                .collect();
             Err(anyhow::Error::new(Hint("give more of the id, or the file path".to_owned())).context(format!(
                 "`{arg}` matches {} sessions:\n{}",
                 matches.len(),

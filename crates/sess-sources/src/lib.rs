@@ -28,7 +28,7 @@ pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
 pub use env::Env;
 pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
-pub use listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
 pub use source::{Outline, Source, SourceKind, registry};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
