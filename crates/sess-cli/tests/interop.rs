@@ -9,7 +9,8 @@
 //!
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
-//! driver reports Codex did (`interop/codex/README.md`).
+//! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code
+//! and OpenCode tests (`interop/claude-code/`, `interop/opencode/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -26,5 +27,7 @@ mod codex;
 mod harness;
 #[path = "interop/oh_my_pi.rs"]
 mod oh_my_pi;
+#[path = "interop/opencode.rs"]
+mod opencode;
 #[path = "interop/pi_mono.rs"]
 mod pi_mono;
