@@ -273,3 +273,10 @@ fn a_message_of_an_unknown_role_is_kept_as_unknown() {
     let messages = [message("msg_1", 1, json!({"role": "narrator"}), vec![])];
     assert_eq!(shape(&convert(&SessionRecord::default(), &messages)), ["system: unknown:message narrator"]);
 }
+
+#[test]
+fn a_call_on_a_file_is_summed_up_by_its_file_path() {
+    // OpenCode's read, write and edit name their file `filePath`.
+    let input = json!({"filePath": "/p/notes.txt", "content": "first note"});
+    assert_eq!(crate::transcript::input_gist(&input).as_deref(), Some("/p/notes.txt"));
+}
