@@ -171,6 +171,12 @@ pub fn load(path: &Path) -> Result<Transcript> {
     if let Some((database, id)) = database_of(path) {
         return load_session(&database, &id);
     }
+    if path.is_file() && db::is_database(path)? {
+        return Err(Error::NotARecord {
+            path: path.to_owned(),
+            message: "a database of OpenCode sessions: name one of its sessions by its id".to_owned(),
+        });
+    }
     let record = storage::read_session(path)?;
     let storage = storage::storage_of(path).ok_or_else(|| Error::NotARecord {
         path: path.to_owned(),

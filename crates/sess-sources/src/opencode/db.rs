@@ -115,19 +115,28 @@ impl Db {
     }
 }
 
-/// Whether the database at `path` is in WAL mode: its header's read and
-/// write versions (bytes 18 and 19) are 2. A file too short for a header is
-/// not (SQLite then says what it is).
-fn is_wal(path: &Path) -> Result<bool> {
+/// Whether the file at `path` is a SQLite database (by its first bytes).
+pub(crate) fn is_database(path: &Path) -> Result<bool> {
+    Ok(header(path)?.is_some_and(|header| header.starts_with(b"SQLite format 3\0")))
+}
+
+/// The first 20 bytes of the file at `path`; `None` when it is shorter.
+fn header(path: &Path) -> Result<Option<[u8; 20]>> {
     use std::io::Read;
     let mut header = [0u8; 20];
     let mut file = std::fs::File::open(path).map_err(|err| Error::io(path, err))?;
     match file.read_exact(&mut header) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
-        Err(err) => return Err(Error::io(path, err)),
+        Ok(()) => Ok(Some(header)),
+        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(err) => Err(Error::io(path, err)),
     }
-    Ok(header[18] == 2 && header[19] == 2)
+}
+
+/// Whether the database at `path` is in WAL mode: its header's read and
+/// write versions (bytes 18 and 19) are 2. A file too short for a header is
+/// not (SQLite then says what it is).
+fn is_wal(path: &Path) -> Result<bool> {
+    Ok(header(path)?.is_some_and(|header| header[18] == 2 && header[19] == 2))
 }
 
 /// The file named like `path` with `suffix` added (`opencode.db-wal`).

@@ -131,3 +131,11 @@ fn roots_are_the_data_folder_and_a_database_outside_it() {
     let vars = [("OPENCODE_DB".to_owned(), elsewhere.clone().into_os_string())];
     assert_eq!(OpenCode.roots(&Env::new(home.path(), vars)), [data, elsewhere]);
 }
+
+#[test]
+fn a_database_given_as_a_session_asks_for_a_session() {
+    let home = tempfile::tempdir().unwrap();
+    let db = data(home.path());
+    let err = load(&db).unwrap_err();
+    assert!(matches!(&err, Error::NotARecord { message, .. } if message.contains("name one of its sessions")), "{err}");
+}
