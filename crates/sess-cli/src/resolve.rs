@@ -40,7 +40,7 @@ pub(crate) enum Session {
 pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
     match session_or_new(arg, store)? {
         Session::File(found) => existing(found).map(Session::File),
-        stored => Ok(stored),
+        stored @ Session::Stored { .. } => Ok(stored),
     }
 }
 
