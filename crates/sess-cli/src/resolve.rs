@@ -36,14 +36,43 @@ pub(crate) enum Session {
 }
 
 /// The session `arg` names: in `store` when one is given, else a file or an
-/// id of any agent.
+/// id of any agent. A path must name a file that exists.
 pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
+    match session_or_new(arg, store)? {
+        Session::File(found) => existing(found).map(Session::File),
+        stored @ Session::Stored { .. } => Ok(stored),
+    }
+}
+
+/// [`session`], where a path may also name a file that does not exist yet:
+/// a new session (`sess append`).
+pub(crate) fn session_or_new(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
     if let Some(url) = store {
         let backend = crate::store::open(url)?;
         let id = stored(backend.as_ref(), arg)?;
         return Ok(Session::Stored { backend, id });
     }
-    locate(arg).map(Session::File)
+    locate_or_new(arg).map(Session::File)
+}
+
+/// The error of every verb for a session path that names no file.
+pub(crate) fn missing(path: &Path) -> anyhow::Error {
+    anyhow::Error::new(Hint("a session is a file that exists, or an id `sess list --all-projects` shows".to_owned()))
+        .context(format!("`{}` does not exist", path.display()))
+}
+
+/// Whether nothing is at `path` (not even a dangling link); a path that
+/// cannot be looked at is left to the read that follows, which says why.
+pub(crate) fn is_missing(path: &Path) -> bool {
+    matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// `found`, when its file exists.
+fn existing(found: Located) -> anyhow::Result<Located> {
+    if found.row.is_none() && is_missing(&found.path) {
+        return Err(missing(&found.path));
+    }
+    Ok(found)
 }
 
 /// Whether `arg` names a file rather than an id.
@@ -54,9 +83,15 @@ pub(crate) fn looks_like_path(arg: &str) -> bool {
         || path.exists()
 }
 
-/// The session file `arg` names: a path (a file that does not exist yet is
-/// pi-family: a new session), or an id or id prefix of a session of any agent.
+/// The session file `arg` names: a path of a file that exists, or an id or
+/// id prefix of a session of any agent.
 pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
+    existing(locate_or_new(arg)?)
+}
+
+/// [`locate`], where a path may name a file that does not exist yet (it is
+/// pi-family: a new session).
+fn locate_or_new(arg: &str) -> anyhow::Result<Located> {
     if looks_like_path(arg) {
         let path = PathBuf::from(arg);
         let kind = detect(&path)?;
