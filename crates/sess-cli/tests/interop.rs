@@ -9,8 +9,9 @@
 //!
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
-//! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code
-//! and OpenCode tests (`interop/claude-code/`, `interop/opencode/`).
+//! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
+//! OpenCode and Copilot CLI tests (`interop/claude-code/`, `interop/opencode/`,
+//! `interop/copilot/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -23,6 +24,8 @@
 mod claude_code;
 #[path = "interop/codex.rs"]
 mod codex;
+#[path = "interop/copilot.rs"]
+mod copilot;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/oh_my_pi.rs"]

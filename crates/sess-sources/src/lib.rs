@@ -1,5 +1,5 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code, Codex and OpenCode.
+//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode and the GitHub Copilot CLI.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -12,6 +12,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 mod detect;
 mod env;
 mod error;
