@@ -174,7 +174,7 @@ pub(crate) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     let path: String = row.get(3)?;
     Ok(SessionRow {
         key: row.get(0)?,
-        source: SourceKind::from_name(&source).unwrap_or(SourceKind::Pi),
+        source: SourceKind::from_name(&source).unwrap_or_else(SourceKind::native),
         id: row.get(2)?,
         path: PathBuf::from(path),
         title: row.get(4)?,

@@ -300,12 +300,9 @@ fn run(job: Job<'_>) -> Done<'_> {
 /// The whole file: what it says, how far the catalog read it, and the hash of
 /// its first bytes.
 fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
-    // A compressed rollout is read decompressed (and never in part: only
+    // A compressed file is read decompressed (and never in part: only
     // `.jsonl` files grow).
-    let bytes = match file.source {
-        SourceKind::Codex => sess_sources::codex::read_rollout(&file.path).map_err(|e| e.to_string())?,
-        SourceKind::Pi | SourceKind::Claude => std::fs::read(&file.path).map_err(|e| e.to_string())?,
-    };
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let full = extract::full(file.source, &file.path, &bytes[..complete])?;
     let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
@@ -341,7 +338,9 @@ fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed)>
     let new = &bytes[1..];
     let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
-    let tail = extract::tail(file.source, &known.session_id, &new[..complete], lines_before);
+    let Some(tail) = extract::tail(file.source, &known.session_id, &new[..complete], lines_before) else {
+        return Ok(None);
+    };
     let indexed = Indexed {
         bytes: known.indexed_bytes + to_i64(complete),
         lines: known.indexed_lines + to_i64(line_count(&new[..complete])),

@@ -9,9 +9,8 @@ use anyhow::{Context as _, bail};
 use sess_sources::SourceKind;
 use sess_store::{Backend, FileStorage, SessionStorage as _};
 
-use crate::env::{claude_config_dirs, codex_home};
+use crate::env::sources_env;
 use crate::output::{Hint, warn_skipped};
-use crate::sources::all_summaries;
 
 /// How much of a file tells which agent wrote it: the one detection rule's.
 pub(crate) const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
@@ -59,37 +58,27 @@ pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
     if looks_like_path(arg) {
         let path = PathBuf::from(arg);
         let kind = detect(&path)?;
-        return Ok(Located { kind: kind.unwrap_or(SourceKind::Pi), recognised: kind.is_some(), path });
+        return Ok(Located { kind: kind.unwrap_or_else(SourceKind::native), recognised: kind.is_some(), path });
     }
     let (kind, path) = by_id(arg)?;
     Ok(Located { kind, recognised: true, path })
 }
 
-/// The session file of any agent whose id (or, for pi-family, file name)
-/// starts with `arg`; an exact id wins over longer ones.
+/// The session file of any agent whose id (or file name) starts with `arg`;
+/// an exact id wins over longer ones.
 fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
     let needle = arg.to_lowercase();
     if needle.is_empty() {
         bail!("an empty session id names no session");
     }
     let mut matches: Vec<(SourceKind, String, PathBuf)> = Vec::new();
-    for summary in all_summaries() {
-        if summary.id.to_lowercase().starts_with(&needle) || pi_name_matches(&summary.path, &needle) {
-            matches.push((SourceKind::Pi, summary.id, summary.path));
-        }
-    }
-    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
-    let codex = sess_sources::codex::find_session_files(&codex_home());
-    warn_skipped(&claude.skipped);
-    warn_skipped(&codex.skipped);
-    let others = claude
-        .files
-        .into_iter()
-        .map(|f| (SourceKind::Claude, f))
-        .chain(codex.files.into_iter().map(|f| (SourceKind::Codex, f)));
-    for (kind, (id, path)) in others {
-        if id.to_lowercase().starts_with(&needle) {
-            matches.push((kind, id, path));
+    for kind in sess_sources::registry() {
+        let found = kind.source().find(sources_env());
+        warn_skipped(&found.skipped);
+        for (id, path) in found.files {
+            if id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle) {
+                matches.push((kind, id, path));
+            }
         }
     }
     matches.dedup_by(|a, b| a.2 == b.2);
@@ -119,13 +108,10 @@ fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
     }
 }
 
-/// pi-family files are named `<time>_<id>.jsonl`: a prefix of the name, or
-/// of the part after its last `_`, names the file too.
-fn pi_name_matches(path: &Path, needle: &str) -> bool {
-    let Some(name) = path.file_name() else { return false };
-    let name = name.to_string_lossy().to_lowercase();
-    let after_underscore = name.rsplit('_').next().unwrap_or(&name);
-    name.starts_with(needle) || after_underscore.starts_with(needle)
+/// A prefix of a session file's name names it too (pi-family files are
+/// named `<time>_<id>.jsonl`).
+fn name_matches(path: &Path, needle: &str) -> bool {
+    path.file_name().is_some_and(|name| name.to_string_lossy().to_lowercase().starts_with(needle))
 }
 
 /// The agent that wrote the file at `path` (`None` when none of its first
@@ -164,7 +150,7 @@ pub(crate) fn agent_of(path: &Path) -> anyhow::Result<SourceKind> {
 /// not touched. A missing file is fine: it is a new session.
 pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
     match detect(path)? {
-        Some(kind) if kind != SourceKind::Pi => {
+        Some(kind) if !kind.is_native() => {
             Err(anyhow::Error::new(Hint(format!("`sess show {}` reads it", path.display()))).context(format!(
                 "`{}` is a {} session; sess writes only pi-family sessions",
                 path.display(),
@@ -178,7 +164,7 @@ pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
 /// Refuses a verb that works on pi-family sessions only, for a session of
 /// another agent.
 pub(crate) fn pi_only(verb: &str, arg: &str, found: &Located) -> anyhow::Result<()> {
-    if found.kind == SourceKind::Pi {
+    if found.kind.is_native() {
         return Ok(());
     }
     bail!(

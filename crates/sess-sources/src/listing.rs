@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::transcript::SourceKind;
+use crate::source::SourceKind;
 
 /// Which sessions to list.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +23,10 @@ pub enum Scope<'a> {
 pub struct SessionInfo {
     /// The agent that wrote it.
     pub source: SourceKind,
+    /// Which agent of a family wrote it (pi-mono, oh-my-pi, xcsh), when the
+    /// source tells them apart.
+    #[serde(skip)]
+    pub flavor: Option<&'static str>,
     /// The session id.
     pub id: String,
     /// The session file.
