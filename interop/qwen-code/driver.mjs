@@ -101,7 +101,7 @@ const script = {
     [
       thinking('Start with a harmless command, then the missing file.'),
       call('call_echo', 'run_shell_command', { command: 'echo hi', description: 'Print hi' }, { output: 'hi', fails: false }),
-      call('call_cat', 'run_shell_command', { command: 'cat missing.txt', description: 'Read a missing file' }, { output: 'No such file or directory', fails: true }),
+      call('call_cat', 'run_shell_command', { command: 'cat missing.txt', description: 'Read a missing file' }, { output: 'Exit Code: 1', fails: true }),
     ],
     [call('call_read', 'read_file', { file_path: absent }, { output: 'File not found', fails: true })],
     [call('call_write', 'write_file', { file_path: path.join(projects.alpha, 'notes.txt'), content: 'first note\nsecond note\n' }, { output: 'notes.txt', fails: false })],

@@ -1,5 +1,5 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code and Codex.
+//! oh-my-pi, xcsh), Claude Code, Codex and Qwen Code.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -20,6 +20,7 @@ pub mod jsonl;
 mod lenient;
 mod listing;
 pub mod pi;
+pub mod qwen;
 mod source;
 mod transcript;
 mod verify;
