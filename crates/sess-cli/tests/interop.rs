@@ -9,7 +9,8 @@
 //!
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
-//! driver reports Codex did (`interop/codex/README.md`).
+//! driver reports Codex did (`interop/codex/README.md`); the Claude Code and
+//! Qwen Code tests do the same with theirs.
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -28,3 +29,5 @@ mod harness;
 mod oh_my_pi;
 #[path = "interop/pi_mono.rs"]
 mod pi_mono;
+#[path = "interop/qwen_code.rs"]
+mod qwen_code;
