@@ -65,8 +65,12 @@ pub(crate) struct Tail {
 /// Reads the complete lines `bytes` of a whole file at `path` (a compressed
 /// file's decompressed), as its source tells.
 pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full, String> {
-    let indexed = source.source().index(path, bytes)?;
-    Ok(Full {
+    source.source().index(path, bytes).map(full_of)
+}
+
+/// What the catalog keeps of a whole session its source read.
+pub(crate) fn full_of(indexed: sess_sources::Indexed) -> Full {
+    Full {
         docs: docs_of(&indexed.messages),
         session_id: indexed.session_id,
         title: indexed.title,
@@ -74,7 +78,7 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
         cwd: indexed.cwd,
         created: indexed.created,
         message_count: indexed.message_count,
-    })
+    }
 }
 
 /// Reads complete lines added to a file of session `session_id`, after its

@@ -50,7 +50,7 @@ impl Setup {
     fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
         let path = self.dir.path().join(name);
         fs::write(&path, text).unwrap();
-        self.files.push(SourceFile { source, path: path.clone() });
+        self.files.push(SourceFile::new(source, path.clone()));
         path
     }
 

@@ -134,7 +134,8 @@ pub(crate) fn session_files() -> Vec<SourceFile> {
     for kind in sess_sources::registry() {
         let found = kind.source().find(sources_env());
         warn_skipped(&found.skipped);
-        files.extend(found.files.into_iter().map(|(_, path)| SourceFile { source: kind, path }));
+        files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));
+        files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));
     }
     files
 }

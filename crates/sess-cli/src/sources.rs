@@ -21,7 +21,10 @@ pub(crate) fn transcript(found: &Located, leaf: Option<&str>) -> anyhow::Result<
         let outcome = crate::load::load_path(path)?;
         return pi_transcript(&outcome.file, leaf, &path.display().to_string());
     }
-    found.kind.source().load(path).with_context(context)
+    match &found.row {
+        Some(id) => found.kind.source().load_row(path, id).with_context(context),
+        None => found.kind.source().load(path).with_context(context),
+    }
 }
 
 /// A pi-family transcript at `leaf`, which must be an entry of the session.

@@ -9,8 +9,9 @@
 //!
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
-//! driver reports Codex did (`interop/codex/README.md`); the Claude Code and
-//! Qwen Code tests do the same with theirs.
+//! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
+//! OpenCode and Qwen Code tests (`interop/claude-code/`, `interop/opencode/`,
+//! `interop/qwen-code/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -27,6 +28,8 @@ mod codex;
 mod harness;
 #[path = "interop/oh_my_pi.rs"]
 mod oh_my_pi;
+#[path = "interop/opencode.rs"]
+mod opencode;
 #[path = "interop/pi_mono.rs"]
 mod pi_mono;
 #[path = "interop/qwen_code.rs"]

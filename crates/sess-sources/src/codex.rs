@@ -174,7 +174,7 @@ pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
 pub fn find_session_files(codex_home: &Path) -> FoundFiles {
     let mut skipped = Vec::new();
     let files = files::rollouts_under(&codex_home.join(files::SESSIONS_DIR), &mut skipped);
-    FoundFiles { files, skipped }
+    FoundFiles { files, skipped, rows: Vec::new() }
 }
 
 /// Loads one rollout (plain or zstd) as a full transcript; the caller trims it

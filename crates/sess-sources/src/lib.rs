@@ -1,5 +1,5 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code, Codex and Qwen Code.
+//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode and Qwen Code.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -19,6 +19,7 @@ mod index;
 pub mod jsonl;
 mod lenient;
 mod listing;
+pub mod opencode;
 pub mod pi;
 pub mod qwen;
 mod source;
@@ -29,7 +30,7 @@ pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
 pub use env::Env;
 pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
-pub use listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
 pub use source::{Outline, Source, SourceKind, registry};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,

@@ -59,6 +59,21 @@ pub struct FoundFiles {
     pub files: Vec<(String, PathBuf)>,
     /// The paths skipped, and what they are.
     pub skipped: Vec<(PathBuf, sess_core::FileKind)>,
+    /// Sessions that are rows of a database.
+    pub rows: Vec<FoundRow>,
+}
+
+/// A session that is rows of a database file (not a file of its own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundRow {
+    /// The session id.
+    pub id: String,
+    /// The database file.
+    pub database: PathBuf,
+    /// When the session last changed, by the database's own change marker
+    /// (e.g. its `time_updated`), in ms since the Unix epoch: a session whose
+    /// version is the same has not changed.
+    pub version: i64,
 }
 
 /// Sessions found, and the files that could not be read.

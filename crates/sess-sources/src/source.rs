@@ -34,7 +34,8 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 4] = [&crate::pi::Pi, &crate::codex::Codex, &crate::qwen::Qwen, &crate::claude::Claude];
+static SOURCES: [&dyn Source; 5] =
+    [&crate::pi::Pi, &crate::codex::Codex, &crate::qwen::Qwen, &crate::claude::Claude, &crate::opencode::OpenCode];
 
 /// Every source, in registry order.
 pub fn registry() -> impl Iterator<Item = SourceKind> {
@@ -65,7 +66,8 @@ pub trait Source: Sync {
 
     /// Its session files in `env`, found cheaply (from names, where the
     /// format allows): `(session id, path)`, and the names that are not
-    /// regular files (skipped, never opened).
+    /// regular files (skipped, never opened); or, for an agent that keeps
+    /// sessions in a database, its sessions as rows with their versions.
     fn find(&self, env: &Env) -> FoundFiles;
 
     /// Its sessions in `env` within `scope`, each summarised.
@@ -79,6 +81,21 @@ pub trait Source: Sync {
     /// The session file at `path` as a whole transcript (the caller keeps the
     /// newest messages it wants).
     fn load(&self, path: &Path) -> Result<Transcript>;
+
+    /// The session `id` of the database file `database` as a whole
+    /// transcript, for a source whose sessions are rows
+    /// ([`FoundFiles::rows`]); a source of files loads the file.
+    fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {
+        let _ = id;
+        self.load(database)
+    }
+
+    /// What the catalog keeps of the session `id` of the database file
+    /// `database` ([`FoundFiles::rows`]).
+    fn index_row(&self, database: &Path, id: &str) -> std::result::Result<Indexed, String> {
+        let _ = id;
+        Err(format!("`{}` is not a database of {} sessions", database.display(), self.agent()))
+    }
 
     /// What is wrong in the session file at `path`; `None` when the caller
     /// checks it (the native format, which the store checks).

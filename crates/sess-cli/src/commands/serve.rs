@@ -156,7 +156,12 @@ impl Library for CatalogLibrary {
 
     fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
         let row = self.row(id)?;
-        let found = Located { kind: row.source, recognised: true, path: row.path.clone() };
+        let found = Located {
+            kind: row.source,
+            recognised: true,
+            path: row.path.clone(),
+            row: row.database_row.then(|| row.id.clone()),
+        };
         let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
         let (transcript, tree, leaf) = if row.source.is_native() {
             let file = match &row.store {
