@@ -269,6 +269,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "codex"
         } else if path.contains("/copilot/") {
             "copilot"
+        } else if path.contains("/qwen-code/") {
+            "qwen"
         } else {
             "pi"
         };

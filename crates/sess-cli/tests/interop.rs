@@ -10,8 +10,8 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode and Copilot CLI tests (`interop/claude-code/`, `interop/opencode/`,
-//! `interop/copilot/`).
+//! OpenCode, Copilot CLI and Qwen Code tests (`interop/claude-code/`,
+//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -34,3 +34,5 @@ mod oh_my_pi;
 mod opencode;
 #[path = "interop/pi_mono.rs"]
 mod pi_mono;
+#[path = "interop/qwen_code.rs"]
+mod qwen_code;

@@ -1,5 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode and the GitHub Copilot CLI.
+//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI and
+//! Qwen Code.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -22,6 +23,7 @@ mod lenient;
 mod listing;
 pub mod opencode;
 pub mod pi;
+pub mod qwen;
 mod source;
 mod transcript;
 mod verify;
