@@ -74,7 +74,7 @@ mod storage;
 mod test_db;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use paths::{data_dir, databases};
 pub use source::{OpenCode, SOURCE};
@@ -166,11 +166,9 @@ pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
 }
 
 /// The session at `path` as a whole transcript: a file of `storage/`
-/// (`storage/session/<project>/<id>.json`), or `<database>/<session id>`.
+/// (`storage/session/<project>/<id>.json`). A session of the database is
+/// loaded by its id ([`load_session`]).
 pub fn load(path: &Path) -> Result<Transcript> {
-    if let Some((database, id)) = database_of(path) {
-        return load_session(&database, &id);
-    }
     if path.is_file() && db::is_database(path)? {
         return Err(Error::NotARecord {
             path: path.to_owned(),
@@ -247,12 +245,6 @@ fn info(record: &SessionRecord, transcript: &Transcript, path: &Path) -> Session
         first_message: transcript.first_prompt().map(ToOwned::to_owned),
         parent_session: None,
     }
-}
-
-/// The database of `path`, when it is `<database>/<session id>`.
-pub fn database_of(path: &Path) -> Option<(PathBuf, String)> {
-    let database = path.parent().filter(|p| p.is_file())?;
-    Some((database.to_owned(), path.file_name()?.to_str()?.to_owned()))
 }
 
 #[cfg(test)]

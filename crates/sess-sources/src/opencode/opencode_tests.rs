@@ -2,6 +2,7 @@
 
 use std::ffi::OsString;
 use std::fs;
+use std::path::PathBuf;
 
 use super::*;
 use crate::opencode::test_db::{add_message, add_part, add_session_in, writer};
@@ -85,16 +86,18 @@ fn lists_the_databases_sessions_then_the_files_it_lacks() {
 }
 
 #[test]
-fn loads_a_session_by_database_and_id_or_by_file() {
+fn loads_a_session_by_its_id_in_the_database_or_by_its_file() {
     let home = tempfile::tempdir().unwrap();
     let db = data(home.path());
     let child = load_session(&db, "ses_child").unwrap();
     assert_eq!((child.title.as_deref(), child.messages.len()), (Some("Count (@general subagent)"), 0));
-    let alpha = load(&db.join("ses_a")).unwrap();
+    let alpha = load_session(&db, "ses_a").unwrap();
     assert_eq!(alpha.id, "ses_a");
     assert_eq!(alpha.messages.len(), 2);
     assert_eq!(alpha.messages[0].timestamp.as_deref(), Some("1970-01-01T00:00:00.001Z"));
     assert!(matches!(load_session(&db, "ses_nope"), Err(Error::NotFound { .. })));
+    // The database itself is no one session: it is named by a session's id.
+    assert!(matches!(load(&db), Err(Error::NotARecord { .. })));
 
     let file = home.path().join(".local/share/opencode/storage/session/proj/ses_files.json");
     let files = load(&file).unwrap();
