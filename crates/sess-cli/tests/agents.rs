@@ -294,3 +294,18 @@ fn verify_of_every_fixture_reports_only_real_damage() {
         )
     );
 }
+
+/// An agent whose files are neither a tree of lines nor a line of turns (the
+/// Copilot CLI's events) has no tree: `sess tree` says so once instead of
+/// reading its events as pi-family entries.
+#[test]
+fn tree_refuses_a_session_that_has_no_tree() {
+    let events =
+        fixture("copilot/real-1.0.102/copilot-home/session-state/16729d8b-29e4-456c-84c4-852e4d5a9056/events.jsonl");
+    let output = sess(&["tree", path_str(&events)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout(&output), "");
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is a Copilot CLI session, which has no tree to draw (try `sess show`)"), "{err}");
+}

@@ -23,8 +23,16 @@ use crate::summary::describe;
 pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let session = resolve::session(&args.file, store)?;
     if let Session::File(found) = &session
-        && let Some(outline) = found.kind.source().outline(&found.path)
+        && !found.kind.is_native()
     {
+        // Another agent's session: the shape its source gives, if any.
+        let Some(outline) = found.kind.source().outline(&found.path) else {
+            anyhow::bail!(
+                "`{}` is a {} session, which has no tree to draw (try `sess show`)",
+                args.file,
+                found.kind.agent_name()
+            );
+        };
         let outline = outline.with_context(|| format!("cannot read `{}`", found.path.display()))?;
         return match outline {
             Outline::Lines(tree) => lines::run(args, found.kind, &found.path, &tree),
