@@ -34,6 +34,9 @@ pub struct SessionRow {
     pub path: PathBuf,
     /// The store URL, for a session of a store (`--store`).
     pub store: Option<String>,
+    /// Whether the session is rows of the database file [`path`](Self::path)
+    /// (an agent that keeps sessions in a database), found by its id there.
+    pub database_row: bool,
     /// Its title, or its first prompt.
     pub title: Option<String>,
     /// The directory the agent worked in.
@@ -172,16 +175,21 @@ pub(crate) fn stored_count(count: usize) -> i64 {
 pub(crate) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     let source: String = row.get(1)?;
     let path: String = row.get(3)?;
+    let id: String = row.get(2)?;
+    let store: Option<String> = row.get(9)?;
+    // A session of rows is keyed `DATABASE#id`.
+    let database = path.strip_suffix(id.as_str()).and_then(|p| p.strip_suffix('#')).filter(|_| store.is_none());
     Ok(SessionRow {
         key: row.get(0)?,
-        source: SourceKind::from_name(&source).unwrap_or(SourceKind::Pi),
-        id: row.get(2)?,
-        path: PathBuf::from(path),
+        source: SourceKind::from_name(&source).unwrap_or_else(SourceKind::native),
+        database_row: database.is_some(),
+        path: PathBuf::from(database.unwrap_or(&path)),
+        id,
         title: row.get(4)?,
         cwd: row.get(5)?,
         created: row.get(6)?,
         modified_ms: row.get(7)?,
         message_count: count(row, 8)?,
-        store: row.get(9)?,
+        store,
     })
 }

@@ -12,11 +12,10 @@
 //! subagent's tool results included. Thinking, attached context, images and
 //! parts not understood are left out.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
-use sess_core::{Entry, EntryKind};
+use sess_core::Entry;
 use sess_sources::{Block, Message, Role, SourceKind, input_gist};
 
 /// The longest text kept of one message, in bytes.
@@ -63,199 +62,47 @@ pub(crate) struct Tail {
     pub(crate) docs: Vec<Doc>,
 }
 
-/// Reads the complete lines `bytes` of a whole file at `path` (a Codex
-/// rollout's decompressed; its path leads to the title index and the history
-/// a fork continues).
+/// Reads the complete lines `bytes` of a whole file at `path` (a compressed
+/// file's decompressed), as its source tells.
 pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full, String> {
-    match source {
-        SourceKind::Pi => full_pi(bytes),
-        SourceKind::Claude => {
-            // The rule of `sess show` and of the listing.
-            let head = &bytes[..bytes.len().min(sess_sources::DETECT_BYTES)];
-            if sess_sources::detect(path, head) != Some(SourceKind::Claude) {
-                return Err("not a Claude Code session: none of its first lines is one".to_owned());
-            }
-            let id = file_stem(path);
-            let part = sess_sources::claude::parse_part(bytes, &id);
-            let transcript = part.transcript;
-            Ok(Full {
-                session_id: id,
-                title_explicit: part.explicit_title.is_some(),
-                title: transcript.title.clone(),
-                cwd: transcript.cwd.clone(),
-                created: part.created,
-                message_count: transcript.messages.len(),
-                docs: docs_of(&transcript.messages),
-            })
-        }
-        SourceKind::Codex => {
-            let (transcript, inherited) = sess_sources::codex::read_counting_inherited(path, bytes);
-            // A fork's inherited history is searched in the sessions that wrote it.
-            let own = &transcript.messages[inherited.min(transcript.messages.len())..];
-            Ok(Full {
-                title_explicit: transcript.title.is_some() && transcript.title.as_deref() != transcript.first_prompt(),
-                session_id: transcript.id.clone(),
-                title: transcript.title.clone(),
-                cwd: transcript.cwd.clone(),
-                created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
-                message_count: transcript.messages.len(),
-                docs: docs_of(own),
-            })
-        }
+    source.source().index(path, bytes).map(full_of)
+}
+
+/// What the catalog keeps of a whole session its source read.
+pub(crate) fn full_of(indexed: sess_sources::Indexed) -> Full {
+    Full {
+        docs: docs_of(&indexed.messages),
+        session_id: indexed.session_id,
+        title: indexed.title,
+        title_explicit: indexed.title_explicit,
+        cwd: indexed.cwd,
+        created: indexed.created,
+        message_count: indexed.message_count,
     }
 }
 
 /// Reads complete lines added to a file of session `session_id`, after its
-/// first `lines_before` lines.
-pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_before: usize) -> Tail {
-    match source {
-        SourceKind::Pi => {
-            let entries: Vec<Entry> = bytes
-                .split(|&b| b == b'\n')
-                .filter_map(|line| std::str::from_utf8(line).ok())
-                .map(|line| line.trim_end_matches('\r'))
-                .filter(|line| !line.trim().is_empty())
-                .filter_map(|line| Entry::parse(line).ok())
-                .collect();
-            let messages = sess_sources::pi::entry_messages(&entries);
-            let mut docs = docs_of(&messages);
-            docs.extend(late_pi_results(&entries, &messages));
-            Tail {
-                title: session_info_name(&entries),
-                message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
-                docs,
-            }
-        }
-        SourceKind::Claude => {
-            let part = sess_sources::claude::parse_tail(bytes, session_id);
-            let mut docs = docs_of(&part.transcript.messages);
-            // Turns of a subagent whose call was read before.
-            docs.extend(subagent_docs_of(&part.earlier_subagents));
-            docs.extend(late_claude_results(bytes, &part.transcript.messages, &part.earlier_subagents));
-            Tail { title: part.explicit_title, message_count: part.transcript.messages.len(), docs }
-        }
-        SourceKind::Codex => {
-            let transcript = sess_sources::codex::parse_after(bytes, lines_before);
-            Tail { title: None, message_count: transcript.messages.len(), docs: docs_of(&transcript.messages) }
-        }
-    }
+/// first `lines_before` lines; `None` when its source does not read files
+/// in part.
+pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Tail> {
+    let added = source.source().index_added(session_id, bytes, lines_before)?;
+    let mut docs = docs_of(&added.messages);
+    // Turns of a subagent whose call was read before.
+    docs.extend(subagent_docs_of(&added.subagent_turns));
+    // Results whose call was read before.
+    docs.extend(added.late_results.iter().filter_map(|late| result_doc(late.entry_id.clone(), &late.text)));
+    Some(Tail { title: added.title, message_count: added.message_count, docs })
 }
 
-/// The ids of the tool calls among `messages`, those of the subagents they
-/// started included.
-fn calls(messages: &[Message]) -> HashSet<&str> {
-    let mut ids = HashSet::new();
-    add_calls(messages, &mut ids);
-    ids
-}
-
-fn add_calls<'a>(messages: &'a [Message], ids: &mut HashSet<&'a str>) {
-    for block in messages.iter().flat_map(|m| &m.blocks) {
-        if let Block::ToolCall(call) = block {
-            ids.insert(call.id.as_str());
-            add_calls(&call.subagent, ids);
-        }
-    }
-}
-
-// A file read from where the catalog stopped may begin with the result of a
-// call read before (the agent wrote the call, a refresh ran, the tool
-// answered). The transcript drops such a result, having no call to put it
-// under; the catalog keeps it as a `tool` document of its own.
-
-/// pi's `toolResult` entries among `entries` whose call is not in `messages`,
-/// each at its own entry (a leaf `sess show --leaf` takes).
-fn late_pi_results(entries: &[Entry], messages: &[Message]) -> Vec<Doc> {
-    let calls = calls(messages);
-    entries
-        .iter()
-        .filter_map(|entry| {
-            let EntryKind::Message(message) = entry.kind() else { return None };
-            let value: Value = message.message.as_ref()?.decode().ok()?;
-            if value.get("role").and_then(Value::as_str) != Some("toolResult") {
-                return None;
-            }
-            let call = value.get("toolCallId").and_then(Value::as_str).unwrap_or_default();
-            if calls.contains(call) {
-                return None;
-            }
-            result_doc(Some(entry.id().as_str().to_owned()), value.get("content"))
-        })
-        .collect()
-}
-
-/// Claude Code's `tool_result` blocks among the lines `bytes` whose call is
-/// neither in `messages` nor in the turns of subagents started before
-/// (`earlier_subagents`), with no id (the message that shows them was read
-/// before).
-fn late_claude_results(bytes: &[u8], messages: &[Message], earlier_subagents: &[Message]) -> Vec<Doc> {
-    let mut calls = calls(messages);
-    add_calls(earlier_subagents, &mut calls);
-    let mut docs = Vec::new();
-    // Only the lines that can hold a result are parsed again.
-    for line in bytes.split(|&b| b == b'\n').filter(|line| memchr::memmem::find(line, b"tool_result").is_some()) {
-        let Ok(value) = serde_json::from_slice::<Value>(line) else { continue };
-        let Some(Value::Array(parts)) = value.pointer("/message/content") else { continue };
-        for part in parts {
-            if part.get("type").and_then(Value::as_str) != Some("tool_result") {
-                continue;
-            }
-            let call = part.get("tool_use_id").and_then(Value::as_str).unwrap_or_default();
-            if !calls.contains(call) {
-                docs.extend(result_doc(None, part.get("content")));
-            }
-        }
-    }
-    docs
-}
-
-/// A `tool` document of one result's `content`, cut at [`MAX_RESULT`].
-fn result_doc(entry_id: Option<String>, content: Option<&Value>) -> Option<Doc> {
-    let text = sess_sources::content_text(content?);
-    let body = clean(text[..floor_char_boundary(&text, MAX_RESULT)].to_owned(), MAX_RESULT);
+/// A `tool` document of one result's text, cut at [`MAX_RESULT`].
+fn result_doc(entry_id: Option<String>, text: &str) -> Option<Doc> {
+    let body = clean(text[..floor_char_boundary(text, MAX_RESULT)].to_owned(), MAX_RESULT);
     if body.trim().is_empty() { None } else { Some(Doc { entry_id, role: TOOL_ROLE, body }) }
-}
-
-fn full_pi(bytes: &[u8]) -> Result<Full, String> {
-    let outcome = sess_core::read(bytes);
-    let file = outcome.file;
-    let Some(header) = file.header() else {
-        let why = outcome.issues.first().map_or_else(|| "no session header".to_owned(), ToString::to_string);
-        return Err(format!("not a pi-family session: {why}"));
-    };
-    let entries = file.entries();
-    let messages = sess_sources::pi::entry_messages(entries);
-    let header_title = header.title().filter(|t| !t.trim().is_empty()).map(|t| t.trim().to_owned());
-    let title_explicit_value = header_title.or_else(|| session_info_name(entries));
-    let first_message = sess_sources::first_prompt(&messages).map(|text| text.trim().to_owned());
-    Ok(Full {
-        session_id: header.id().to_owned(),
-        title_explicit: title_explicit_value.is_some(),
-        title: title_explicit_value.or(first_message),
-        cwd: header.cwd().filter(|c| !c.is_empty()).map(str::to_owned),
-        created: header.timestamp().map(str::to_owned),
-        message_count: entries.iter().filter(|e| matches!(e.kind(), EntryKind::Message(_))).count(),
-        docs: docs_of(&messages),
-    })
 }
 
 /// The searchable text of pi-family entries, every branch included.
 pub(crate) fn entry_docs(entries: &[Entry]) -> Vec<Doc> {
     docs_of(&sess_sources::pi::entry_messages(entries))
-}
-
-/// The name the last `session_info` with a name gives.
-fn session_info_name(entries: &[Entry]) -> Option<String> {
-    entries.iter().rev().find_map(|e| match e.kind() {
-        EntryKind::SessionInfo(info) => {
-            info.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_owned)
-        }
-        _ => None,
-    })
-}
-
-fn file_stem(path: &Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The searchable text of each user and assistant message that has some: its
@@ -471,7 +318,7 @@ mod tests {
                 "user",
                 json!([{"type": "tool_result", "tool_use_id": "b1", "content": "no such table: prices"}]),
             );
-        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        let tail = tail(sess_sources::claude::SOURCE, "s", lines.as_bytes(), 4).unwrap();
         assert_eq!(tail.message_count, 0);
         let tools: Vec<_> = tail.docs.iter().filter(|d| d.role == TOOL_ROLE).map(|d| d.body.as_str()).collect();
         assert_eq!(tools, ["no such table: prices"]);
@@ -494,7 +341,7 @@ mod tests {
         };
         let lines =
             line("s1", None, "user", "look for the price code") + &line("s2", Some("s1"), "assistant", "CartRow");
-        let tail = tail(SourceKind::Claude, "s", lines.as_bytes(), 4);
+        let tail = tail(sess_sources::claude::SOURCE, "s", lines.as_bytes(), 4).unwrap();
         assert_eq!(tail.message_count, 0);
         let docs: Vec<_> = tail.docs.iter().map(|d| (d.role, d.body.as_str())).collect();
         assert_eq!(docs, [("subagent", "look for the price code"), ("subagent", "CartRow")]);
@@ -548,7 +395,7 @@ mod tests {
             r#"{"type":"session_info","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:01.000Z","name":"Login"}"#,
             "\n",
         );
-        let tail = tail(SourceKind::Pi, "s", lines.as_bytes(), 0);
+        let tail = tail(sess_sources::pi::SOURCE, "s", lines.as_bytes(), 0).unwrap();
         assert_eq!(tail.title.as_deref(), Some("Login"));
         assert_eq!(tail.message_count, 1);
         assert_eq!(

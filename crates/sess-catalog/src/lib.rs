@@ -31,7 +31,7 @@
 //!     r#""message":{"role":"user","content":"fix the login form validation"}}"#, "\n",
 //! ))?;
 //! let mut catalog = Catalog::open(dir.path().join("catalog.sqlite"))?;
-//! let files = [SourceFile { source: SourceKind::Claude, path: session }];
+//! let files = [SourceFile::new(sess_sources::claude::SOURCE, session)];
 //! let report = catalog.refresh(&files, &mut |_| {})?;
 //! assert_eq!(report.added, 1);
 //!

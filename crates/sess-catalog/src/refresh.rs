@@ -27,13 +27,44 @@ use crate::extract::{self, Doc, Full, Tail};
 /// How many leading bytes tell a file that grew from one that was rewritten.
 const HEAD_BYTES: usize = 4096;
 
-/// A session file to catalog.
+/// A session file to catalog, or a session that is rows of a database file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The agent that wrote it.
     pub source: SourceKind,
-    /// The file.
+    /// The file (the database, for a session of rows).
     pub path: PathBuf,
+    /// For a session of rows: its id and version ([`sess_sources::FoundRow`]).
+    pub row: Option<(String, i64)>,
+}
+
+impl SourceFile {
+    /// The session file at `path`.
+    pub fn new(source: SourceKind, path: PathBuf) -> Self {
+        Self { source, path, row: None }
+    }
+
+    /// A session of rows of a database.
+    pub fn row(source: SourceKind, row: sess_sources::FoundRow) -> Self {
+        Self { source, path: row.database, row: Some((row.id, row.version)) }
+    }
+
+    /// The catalog's key: the path, and the session id for a session of rows.
+    fn key(&self) -> String {
+        match &self.row {
+            None => path_key(&self.path),
+            Some((id, _)) => format!("{}#{id}", path_key(&self.path)),
+        }
+    }
+
+    /// The file's size and modification time; a session of rows has its
+    /// version as its time.
+    fn stat(&self) -> Option<Stat> {
+        match &self.row {
+            None => stat(&self.path),
+            Some((_, version)) => Some(Stat { size: 0, mtime_ns: version.saturating_mul(1_000_000) }),
+        }
+    }
 }
 
 /// What a refresh did.
@@ -133,8 +164,8 @@ impl Catalog {
         let failures = self.failures()?;
         let mut jobs = Vec::new();
         for file in files {
-            let key = path_key(&file.path);
-            let Some(stat) = stat(&file.path) else {
+            let key = file.key();
+            let Some(stat) = file.stat() else {
                 // Gone between listing and now: it drops out below.
                 continue;
             };
@@ -151,7 +182,7 @@ impl Catalog {
                 None => jobs.push(Job::Full(file, stat, None)),
             }
         }
-        let listed: std::collections::HashSet<String> = files.iter().map(|f| path_key(&f.path)).collect();
+        let listed: std::collections::HashSet<String> = files.iter().map(SourceFile::key).collect();
         let gone: Vec<i64> = known.iter().filter(|(path, _)| !listed.contains(*path)).map(|(_, k)| k.key).collect();
         let gone_failures: Vec<&String> = failures.keys().filter(|path| !listed.contains(*path)).collect();
 
@@ -219,7 +250,8 @@ impl Catalog {
 /// Whether the file may have only grown: it is longer than what the catalog
 /// read, it is a plain JSONL file, and the catalog stopped at a line's end.
 fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
-    known.indexed_bytes > 0
+    file.row.is_none()
+        && known.indexed_bytes > 0
         && stat.size > known.size
         && known.size >= known.indexed_bytes
         && file.path.extension().is_some_and(|e| e == "jsonl")
@@ -300,12 +332,14 @@ fn run(job: Job<'_>) -> Done<'_> {
 /// The whole file: what it says, how far the catalog read it, and the hash of
 /// its first bytes.
 fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
-    // A compressed rollout is read decompressed (and never in part: only
+    // A compressed file is read decompressed (and never in part: only
     // `.jsonl` files grow).
-    let bytes = match file.source {
-        SourceKind::Codex => sess_sources::codex::read_rollout(&file.path).map_err(|e| e.to_string())?,
-        SourceKind::Pi | SourceKind::Claude => std::fs::read(&file.path).map_err(|e| e.to_string())?,
-    };
+    if let Some((id, _)) = &file.row {
+        let indexed = file.source.source().index_row(&file.path, id)?;
+        let full = extract::full_of(indexed);
+        return Ok((full, Indexed { bytes: 0, lines: 0 }, 0));
+    }
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let full = extract::full(file.source, &file.path, &bytes[..complete])?;
     let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
@@ -341,7 +375,9 @@ fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed)>
     let new = &bytes[1..];
     let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
-    let tail = extract::tail(file.source, &known.session_id, &new[..complete], lines_before);
+    let Some(tail) = extract::tail(file.source, &known.session_id, &new[..complete], lines_before) else {
+        return Ok(None);
+    };
     let indexed = Indexed {
         bytes: known.indexed_bytes + to_i64(complete),
         lines: known.indexed_lines + to_i64(line_count(&new[..complete])),
@@ -361,7 +397,7 @@ fn head_hash(bytes: &[u8]) -> i64 {
 
 fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> Result<()> {
     let Done { file, stat, outcome } = done;
-    let path = path_key(&file.path);
+    let path = file.key();
     match outcome {
         Outcome::Full { key, full, indexed, head_hash } => {
             let key = row_to_fill(tx, *key, report, || {

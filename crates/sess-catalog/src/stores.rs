@@ -85,7 +85,7 @@ impl Catalog {
                     "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
                      file_size, file_mtime_ns, indexed_bytes, head_hash, store)
                      VALUES (?1, ?2, ?3, 0, 0, 0, -1, -1, 0, 0, ?4)",
-                    params![SourceKind::Pi.as_str(), format!("{url}#{}", session.id), session.id, url],
+                    params![SourceKind::native().as_str(), format!("{url}#{}", session.id), session.id, url],
                 )
             })?;
             tx.execute(

@@ -32,7 +32,7 @@ impl Setup {
     fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
         let path = self.dir.path().join(name);
         fs::write(&path, text).unwrap();
-        self.files.push(SourceFile { source, path: path.clone() });
+        self.files.push(SourceFile::new(source, path.clone()));
         path
     }
 
@@ -84,10 +84,14 @@ fn append(path: &Path, text: &str) {
 #[test]
 fn every_source_is_indexed_and_searched() {
     let mut s = Setup::new();
-    s.copy(SourceKind::Pi, "pi-family/pi-mono-0.73.1-main.jsonl", "pi.jsonl");
-    s.copy(SourceKind::Claude, "claude-code/claude-basic-toolcall.jsonl", "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl");
+    s.copy(sess_sources::pi::SOURCE, "pi-family/pi-mono-0.73.1-main.jsonl", "pi.jsonl");
     s.copy(
-        SourceKind::Codex,
+        sess_sources::claude::SOURCE,
+        "claude-code/claude-basic-toolcall.jsonl",
+        "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl",
+    );
+    s.copy(
+        sess_sources::codex::SOURCE,
         "codex/codex-basic-rollout.jsonl",
         "rollout-2026-01-01T00-00-00-0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
     );
@@ -98,14 +102,14 @@ fn every_source_is_indexed_and_searched() {
     // A pi message on an abandoned branch is found, with its entry id.
     let hits = s.search("\"alternative question\"");
     assert_eq!(hits.len(), 1);
-    assert_eq!((hits[0].session.source, hits[0].role.as_str()), (SourceKind::Pi, "user"));
+    assert_eq!((hits[0].session.source, hits[0].role.as_str()), (sess_sources::pi::SOURCE, "user"));
     assert!(hits[0].entry_id.is_some());
     assert!(hits[0].snippet.iter().any(|p| p.hit && p.text == "alternative question"));
 
     let hits = s.search("uptime");
-    assert!(hits.iter().any(|h| h.session.source == SourceKind::Claude), "{hits:?}");
+    assert!(hits.iter().any(|h| h.session.source == sess_sources::claude::SOURCE), "{hits:?}");
     let hits = s.search("test_parse_dates");
-    assert_eq!(hits.iter().map(|h| h.session.source).collect::<Vec<_>>(), [SourceKind::Codex]);
+    assert_eq!(hits.iter().map(|h| h.session.source).collect::<Vec<_>>(), [sess_sources::codex::SOURCE]);
     // Codex's injected harness text is not the user's.
     assert!(s.search("sandboxing").is_empty());
 }
@@ -113,7 +117,11 @@ fn every_source_is_indexed_and_searched() {
 #[test]
 fn tool_names_and_commands_are_searchable_but_not_their_output() {
     let mut s = Setup::new();
-    s.copy(SourceKind::Claude, "claude-code/claude-basic-toolcall.jsonl", "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl");
+    s.copy(
+        sess_sources::claude::SOURCE,
+        "claude-code/claude-basic-toolcall.jsonl",
+        "5f0c1a2b-aaaa-4000-8000-000000000001.jsonl",
+    );
     s.refresh();
     let text = fs::read_to_string(Path::new(FIXTURES).join("claude-code/claude-basic-toolcall.jsonl")).unwrap();
     assert!(text.contains("\"name\":\"Bash\""), "the fixture calls Bash");
@@ -123,8 +131,8 @@ fn tool_names_and_commands_are_searchable_but_not_their_output() {
 #[test]
 fn unchanged_files_are_not_read_again_and_deleted_files_drop_out() {
     let mut s = Setup::new();
-    let a = s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha words")]));
-    s.add(SourceKind::Pi, "b.jsonl", &pi_session("b", "/p", &[("user", "beta words")]));
+    let a = s.add(sess_sources::pi::SOURCE, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha words")]));
+    s.add(sess_sources::pi::SOURCE, "b.jsonl", &pi_session("b", "/p", &[("user", "beta words")]));
     assert_eq!(s.refresh().added, 2);
     let again = s.refresh();
     assert_eq!((again.unchanged, again.added, again.reread, again.grown), (2, 0, 0, 0));
@@ -143,7 +151,7 @@ fn a_grown_file_is_read_from_where_the_catalog_stopped() {
     // Past the first 4 KiB, so that a change there is not seen as a rewrite.
     let filler: String = (0..40).map(|i| claude_line(&format!("f{i}"), "user", &"filler ".repeat(20))).collect();
     let path = s.add(
-        SourceKind::Claude,
+        sess_sources::claude::SOURCE,
         "5f0c1a2b-aaaa-4000-8000-000000000002.jsonl",
         &(filler + &claude_line("u1", "user", "alpha prompt")),
     );
@@ -170,8 +178,11 @@ fn a_grown_file_is_read_from_where_the_catalog_stopped() {
 #[test]
 fn a_line_still_being_written_waits_for_its_end() {
     let mut s = Setup::new();
-    let path =
-        s.add(SourceKind::Claude, "5f0c1a2b-aaaa-4000-8000-000000000003.jsonl", &claude_line("u1", "user", "first"));
+    let path = s.add(
+        sess_sources::claude::SOURCE,
+        "5f0c1a2b-aaaa-4000-8000-000000000003.jsonl",
+        &claude_line("u1", "user", "first"),
+    );
     s.refresh();
     let line = claude_line("u2", "user", "second half");
     append(&path, &line[..20]);
@@ -185,7 +196,8 @@ fn a_line_still_being_written_waits_for_its_end() {
 #[test]
 fn a_rewritten_file_is_read_again_whole() {
     let mut s = Setup::new();
-    let path = s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha"), ("assistant", "beta")]));
+    let path =
+        s.add(sess_sources::pi::SOURCE, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha"), ("assistant", "beta")]));
     s.refresh();
     fs::write(&path, pi_session("a", "/p", &[("user", "delta")])).unwrap();
     let report = s.refresh();
@@ -197,8 +209,8 @@ fn a_rewritten_file_is_read_again_whole() {
 #[test]
 fn an_unreadable_file_is_reported_skipped_and_read_once_it_changes() {
     let mut s = Setup::new();
-    s.add(SourceKind::Pi, "good.jsonl", &pi_session("good", "/p", &[("user", "fine words")]));
-    let bad = s.add(SourceKind::Pi, "bad.jsonl", "this is not json\n{\"type\":\"message\"}\n");
+    s.add(sess_sources::pi::SOURCE, "good.jsonl", &pi_session("good", "/p", &[("user", "fine words")]));
+    let bad = s.add(sess_sources::pi::SOURCE, "bad.jsonl", "this is not json\n{\"type\":\"message\"}\n");
     let report = s.refresh();
     assert_eq!((report.added, report.problems.len()), (1, 1));
     assert_eq!(report.problems[0].path, bad);
@@ -219,12 +231,12 @@ fn an_unreadable_file_is_reported_skipped_and_read_once_it_changes() {
 fn titles_rank_above_passing_mentions_and_phrases_keep_their_order() {
     let mut s = Setup::new();
     let mention = "we looked at many things today and one of them was the login page and later the form";
-    s.add(SourceKind::Pi, "m.jsonl", &pi_session("mention", "/p", &[("user", mention)]));
+    s.add(sess_sources::pi::SOURCE, "m.jsonl", &pi_session("mention", "/p", &[("user", mention)]));
     let titled = pi_session("titled", "/p", &[("user", "help me please")])
         + r#"{"type":"session_info","id":"i1","parentId":"e0","timestamp":"2026-01-01T00:00:09.000Z","name":"Login form"}"#
         + "\n";
-    s.add(SourceKind::Pi, "t.jsonl", &titled);
-    s.add(SourceKind::Pi, "r.jsonl", &pi_session("reversed", "/p", &[("user", "the form for login")]));
+    s.add(sess_sources::pi::SOURCE, "t.jsonl", &titled);
+    s.add(sess_sources::pi::SOURCE, "r.jsonl", &pi_session("reversed", "/p", &[("user", "the form for login")]));
     s.refresh();
     assert_eq!(s.ids("login form")[0], "titled");
     let mut phrase = s.ids("\"login form\"");
@@ -240,9 +252,13 @@ fn titles_rank_above_passing_mentions_and_phrases_keep_their_order() {
 #[test]
 fn filters_by_source_and_directory() {
     let mut s = Setup::new();
-    s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/one", &[("user", "shared words")]));
-    s.add(SourceKind::Pi, "b.jsonl", &pi_session("b", "/two", &[("user", "shared words")]));
-    s.add(SourceKind::Claude, "5f0c1a2b-aaaa-4000-8000-000000000004.jsonl", &claude_line("u1", "user", "shared words"));
+    s.add(sess_sources::pi::SOURCE, "a.jsonl", &pi_session("a", "/one", &[("user", "shared words")]));
+    s.add(sess_sources::pi::SOURCE, "b.jsonl", &pi_session("b", "/two", &[("user", "shared words")]));
+    s.add(
+        sess_sources::claude::SOURCE,
+        "5f0c1a2b-aaaa-4000-8000-000000000004.jsonl",
+        &claude_line("u1", "user", "shared words"),
+    );
     s.refresh();
     let search = |source, cwd: Option<&str>| {
         let params = SearchParams { source, cwd: cwd.map(str::to_owned), ..SearchParams::new("shared") };
@@ -251,7 +267,7 @@ fn filters_by_source_and_directory() {
         ids
     };
     assert_eq!(search(None, None).len(), 3);
-    assert_eq!(search(Some(SourceKind::Claude), None), ["5f0c1a2b-aaaa-4000-8000-000000000004"]);
+    assert_eq!(search(Some(sess_sources::claude::SOURCE), None), ["5f0c1a2b-aaaa-4000-8000-000000000004"]);
     assert_eq!(search(None, Some("/two")), ["b"]);
     let projects = s.catalog.projects().unwrap();
     assert_eq!(projects.len(), 3);
@@ -284,7 +300,7 @@ fn entries_saying(text: &str) -> Vec<sess_core::Entry> {
 #[test]
 fn store_sessions_are_read_when_their_version_changes_and_kept_apart_from_files() {
     let mut s = Setup::new();
-    s.add(SourceKind::Pi, "a.jsonl", &pi_session("a", "/p", &[("user", "file words")]));
+    s.add(sess_sources::pi::SOURCE, "a.jsonl", &pi_session("a", "/p", &[("user", "file words")]));
     s.refresh();
     let url = "sqlite:/tmp/agents.db";
     let reads = std::cell::RefCell::new(Vec::new());
@@ -323,7 +339,7 @@ fn a_grown_codex_rollout_keeps_its_messages_line_numbers() {
     let text = fs::read_to_string(Path::new(FIXTURES).join("codex/codex-basic-rollout.jsonl")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let name = "rollout-2026-08-20T10-02-11-0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7a81.jsonl";
-    let path = s.add(SourceKind::Codex, name, &(lines[..7].join("\n") + "\n"));
+    let path = s.add(sess_sources::codex::SOURCE, name, &(lines[..7].join("\n") + "\n"));
     s.refresh();
     append(&path, &(lines[7..21].join("\n") + "\n"));
     assert_eq!(s.refresh().grown, 1);
@@ -345,7 +361,7 @@ fn a_grown_codex_rollout_with_ordinals_keeps_the_ids_a_whole_read_gives() {
             .unwrap();
     assert!(text.contains("\"ordinal\""));
     let lines: Vec<&str> = text.lines().collect();
-    let path = s.add(SourceKind::Codex, name, &(lines[..lines.len() / 2].join("\n") + "\n"));
+    let path = s.add(sess_sources::codex::SOURCE, name, &(lines[..lines.len() / 2].join("\n") + "\n"));
     s.refresh();
     append(&path, &(lines[lines.len() / 2..].join("\n") + "\n"));
     assert_eq!(s.refresh().grown, 1);

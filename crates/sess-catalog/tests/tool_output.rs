@@ -50,7 +50,7 @@ impl Setup {
     fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
         let path = self.dir.path().join(name);
         fs::write(&path, text).unwrap();
-        self.files.push(SourceFile { source, path: path.clone() });
+        self.files.push(SourceFile::new(source, path.clone()));
         path
     }
 
@@ -78,7 +78,11 @@ fn hits(catalog: &Catalog, query: &str) -> Vec<(String, String, Option<String>)>
 fn a_tool_result_is_found_and_says_where() {
     let mut s = Setup::new();
     let output = "npm ERR! ECONNREFUSED 127.0.0.1:5432 while connecting to the database";
-    s.add(SourceKind::Claude, "one.jsonl", &claude_session("run the tests", "npm test", output, "the db is down"));
+    s.add(
+        sess_sources::claude::SOURCE,
+        "one.jsonl",
+        &claude_session("run the tests", "npm test", output, "the db is down"),
+    );
     let catalog = s.refreshed();
     let found = search(&catalog, "ECONNREFUSED");
     assert_eq!(found.len(), 1);
@@ -100,15 +104,19 @@ fn tool_output_ranks_below_the_conversation() {
     let mut s = Setup::new();
     // Said once in the conversation of `talk`; many times in a tool's output
     // of `tool` (which BM25 alone would put first).
-    s.add(SourceKind::Claude, "talk.jsonl", &claude_session("why is the linker slow today", "ls", "a b c", "no idea"));
     s.add(
-        SourceKind::Claude,
+        sess_sources::claude::SOURCE,
+        "talk.jsonl",
+        &claude_session("why is the linker slow today", "ls", "a b c", "no idea"),
+    );
+    s.add(
+        sess_sources::claude::SOURCE,
         "tool.jsonl",
         &claude_session("build it", "cargo build", &"linker linker linker ".repeat(20), "done"),
     );
     // Both: the hit is the conversation's.
     s.add(
-        SourceKind::Claude,
+        sess_sources::claude::SOURCE,
         "both.jsonl",
         &claude_session("build again", "cargo build", &"linker ".repeat(50), "the linker failed again, see above"),
     );
@@ -127,7 +135,7 @@ fn tool_output_ranks_below_the_conversation() {
 fn only_the_first_16_kib_of_a_result_is_searched() {
     let mut s = Setup::new();
     let output = format!("{} needle-early {} needlelate", "x ".repeat(100), "y ".repeat(16 * 1024));
-    s.add(SourceKind::Claude, "big.jsonl", &claude_session("read the log", "cat log", &output, "ok"));
+    s.add(sess_sources::claude::SOURCE, "big.jsonl", &claude_session("read the log", "cat log", &output, "ok"));
     let catalog = s.refreshed();
     assert_eq!(search(&catalog, "needle-early").len(), 1);
     assert!(search(&catalog, "needlelate").is_empty());
@@ -159,7 +167,7 @@ fn errors_and_pi_tool_results_are_searched_and_replaced_when_the_file_changes() 
         ),
     ]
     .concat();
-    let path = s.add(SourceKind::Pi, "p1.jsonl", &first);
+    let path = s.add(sess_sources::pi::SOURCE, "p1.jsonl", &first);
     let catalog = s.refreshed();
     assert_eq!(hits(&catalog, "publickey"), [("p1".into(), "tool".into(), Some("e2".into()))]);
     drop(catalog);
@@ -208,7 +216,11 @@ fn append(path: &Path, text: &str) {
 #[test]
 fn a_catalog_of_the_version_before_tool_output_is_built_again() {
     let mut s = Setup::new();
-    s.add(SourceKind::Claude, "one.jsonl", &claude_session("run it", "npm test", "ECONNRESET by peer", "retry"));
+    s.add(
+        sess_sources::claude::SOURCE,
+        "one.jsonl",
+        &claude_session("run it", "npm test", "ECONNRESET by peer", "retry"),
+    );
     drop(s.refreshed());
     {
         // What version 1 left: its tables, no tool documents.
@@ -233,7 +245,7 @@ fn a_result_written_after_a_refresh_read_its_call_is_found() {
         "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "make"}}], "timestamp": 1}});
     let result = json!({"type": "message", "id": "e2", "parentId": "e1", "timestamp": "2026-01-01T00:00:02.000Z",
         "message": {"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "segmentation fault (core dumped)"}], "timestamp": 2}});
-    let pi = s.add(SourceKind::Pi, "p2.jsonl", &format!("{header}\n{call}\n"));
+    let pi = s.add(sess_sources::pi::SOURCE, "p2.jsonl", &format!("{header}\n{call}\n"));
     // Claude Code: the same.
     let claude_call = line(
         "assistant",
@@ -245,7 +257,8 @@ fn a_result_written_after_a_refresh_read_its_call_is_found() {
         "r1",
         &json!([{"type": "tool_result", "tool_use_id": "t1", "content": "panic: runtime error: index out of range"}]),
     );
-    let claude = s.add(SourceKind::Claude, "c2.jsonl", &[line("user", "u1", &json!("test it")), claude_call].concat());
+    let claude =
+        s.add(sess_sources::claude::SOURCE, "c2.jsonl", &[line("user", "u1", &json!("test it")), claude_call].concat());
     drop(s.refreshed());
     append(&pi, &format!("{result}\n"));
     append(&claude, &claude_result);

@@ -6,11 +6,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use sess_catalog::{Catalog, Problem, RefreshReport, SourceFile, StoredSession};
-use sess_sources::SourceKind;
 use sess_store::FileStorage;
-use sess_store::discovery;
 
-use crate::env::{claude_config_dirs, codex_home, environment};
+use crate::env::{environment, sources_env};
 use crate::output::{Progress, warn, warn_skipped};
 
 /// Refreshes that read fewer files than this show no progress bar.
@@ -129,32 +127,15 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
 }
 
 /// Every session file of every agent on this machine, found without reading
-/// any: pi-family session folders (`**/*.jsonl`), Claude Code projects and
-/// Codex rollouts.
-/// Names that are not regular files (a FIFO, a device) are skipped with a warning.
+/// any, each source's in turn. Names that are not regular files (a FIFO, a
+/// device) are skipped with a warning.
 pub(crate) fn session_files() -> Vec<SourceFile> {
     let mut files = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (_, root) in discovery::all_session_roots(&environment(), &FileStorage) {
-        let found = discovery::find_session_files(&FileStorage, &root, discovery::Depth::All);
+    for kind in sess_sources::registry() {
+        let found = kind.source().find(sources_env());
         warn_skipped(&found.skipped);
-        let mut found = found.files;
-        found.sort();
-        for path in found {
-            if seen.insert(path.clone()) {
-                files.push(SourceFile { source: SourceKind::Pi, path });
-            }
-        }
-    }
-    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
-    warn_skipped(&claude.skipped);
-    for (_, path) in claude.files {
-        files.push(SourceFile { source: SourceKind::Claude, path });
-    }
-    let codex = sess_sources::codex::find_session_files(&codex_home());
-    warn_skipped(&codex.skipped);
-    for (_, path) in codex.files {
-        files.push(SourceFile { source: SourceKind::Codex, path });
+        files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));
+        files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));
     }
     files
 }

@@ -189,38 +189,34 @@ pub(crate) struct ListArgs {
     pub(crate) limit: Option<usize>,
 }
 
-/// The agents `sess` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Source {
-    /// pi-mono, oh-my-pi and xcsh.
-    Pi,
-    /// Claude Code (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
-    Claude,
-    /// Codex (`$CODEX_HOME` or `~/.codex`).
-    Codex,
-    /// Every agent.
-    All,
-}
+/// Which agents' sessions: one source of the registry, or every one (`all`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Source(Option<sess_sources::SourceKind>);
 
 impl Source {
     /// The one source this choice names; `None` for every agent.
     pub(crate) fn single(self) -> Option<sess_sources::SourceKind> {
-        match self.kinds() {
-            [one] => Some(*one),
-            _ => None,
-        }
+        self.0
     }
 
     /// The sources this choice covers.
-    pub(crate) fn kinds(self) -> &'static [sess_sources::SourceKind] {
-        use sess_sources::SourceKind;
-        match self {
-            Self::Pi => &[SourceKind::Pi],
-            Self::Claude => &[SourceKind::Claude],
-            Self::Codex => &[SourceKind::Codex],
-            Self::All => &SourceKind::ALL,
+    pub(crate) fn kinds(self) -> Vec<sess_sources::SourceKind> {
+        match self.0 {
+            Some(one) => vec![one],
+            None => sess_sources::registry().collect(),
         }
     }
+}
+
+/// `--source`: the name of a source of the registry, or `all`.
+fn source_parser() -> impl clap::builder::TypedValueParser<Value = Source> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    let values = sess_sources::registry()
+        .map(|kind| {
+            PossibleValue::new(kind.as_str()).help(format!("{} ({})", kind.agent_name(), kind.source().location()))
+        })
+        .chain(std::iter::once(PossibleValue::new("all").help("Every agent")));
+    PossibleValuesParser::new(values).map(|name| Source(sess_sources::SourceKind::from_name(&name)))
 }
 
 #[derive(Debug, Args)]
@@ -327,7 +323,7 @@ pub(crate) struct CatalogArg {
 #[derive(Debug, Args)]
 pub(crate) struct ScopeArgs {
     /// Which agents' sessions.
-    #[arg(long, value_enum, default_value_t = Source::All)]
+    #[arg(long, value_parser = source_parser(), default_value = "all")]
     pub(crate) source: Source,
     /// The project directory (default: the current directory).
     #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]

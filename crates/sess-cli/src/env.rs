@@ -19,17 +19,14 @@ pub(crate) fn environment() -> Environment {
     }
 }
 
-/// Claude Code's config folders: `$CLAUDE_CONFIG_DIR` (a comma-separated list)
-/// or `~/.claude`.
-pub(crate) fn claude_config_dirs() -> Vec<PathBuf> {
-    let dirs = std::env::var("CLAUDE_CONFIG_DIR").ok();
-    sess_sources::claude::config_dirs(dirs.as_deref(), &home())
-}
-
-/// Codex's home folder: `$CODEX_HOME` or `~/.codex`.
-pub(crate) fn codex_home() -> PathBuf {
-    let dir = std::env::var("CODEX_HOME").ok();
-    sess_sources::codex::home_dir(dir.as_deref(), &home())
+/// What the agents' sources need of the environment: the home folder and
+/// the process's variables, read once.
+pub(crate) fn sources_env() -> &'static sess_sources::Env {
+    static ENV: std::sync::OnceLock<sess_sources::Env> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let vars = std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value)));
+        sess_sources::Env::new(home(), vars)
+    })
 }
 
 fn home() -> PathBuf {

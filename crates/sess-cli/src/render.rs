@@ -267,7 +267,6 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use sess_sources::SourceKind;
 
     use super::*;
 
@@ -294,7 +293,7 @@ mod tests {
             Message::new(Role::User).with(Block::text("count files")),
             Message::new(Role::Assistant).with(Block::ToolCall(ToolCall::running("5", "Bash", json!({})))),
         ];
-        let mut transcript = Transcript::new(SourceKind::Claude, "abc");
+        let mut transcript = Transcript::new(sess_sources::claude::SOURCE, "abc");
         transcript.title = Some("Fix it".into());
         transcript.truncated = 2;
         transcript.messages.push(

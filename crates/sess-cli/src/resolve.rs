@@ -9,9 +9,8 @@ use anyhow::{Context as _, bail};
 use sess_sources::SourceKind;
 use sess_store::{Backend, FileStorage, SessionStorage as _};
 
-use crate::env::{claude_config_dirs, codex_home};
+use crate::env::sources_env;
 use crate::output::{Hint, warn_skipped};
-use crate::sources::all_summaries;
 
 /// How much of a file tells which agent wrote it: the one detection rule's.
 pub(crate) const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
@@ -24,6 +23,8 @@ pub(crate) struct Located {
     /// Whether the first lines said which agent wrote the file.
     pub(crate) recognised: bool,
     pub(crate) path: PathBuf,
+    /// For a session that is rows of the database file `path`: its id there.
+    pub(crate) row: Option<String>,
 }
 
 /// The session SESSION names.
@@ -35,14 +36,43 @@ pub(crate) enum Session {
 }
 
 /// The session `arg` names: in `store` when one is given, else a file or an
-/// id of any agent.
+/// id of any agent. A path must name a file that exists.
 pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
+    match session_or_new(arg, store)? {
+        Session::File(found) => existing(found).map(Session::File),
+        stored @ Session::Stored { .. } => Ok(stored),
+    }
+}
+
+/// [`session`], where a path may also name a file that does not exist yet:
+/// a new session (`sess append`).
+pub(crate) fn session_or_new(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
     if let Some(url) = store {
         let backend = crate::store::open(url)?;
         let id = stored(backend.as_ref(), arg)?;
         return Ok(Session::Stored { backend, id });
     }
-    locate(arg).map(Session::File)
+    locate_or_new(arg).map(Session::File)
+}
+
+/// The error of every verb for a session path that names no file.
+pub(crate) fn missing(path: &Path) -> anyhow::Error {
+    anyhow::Error::new(Hint("a session is a file that exists, or an id `sess list --all-projects` shows".to_owned()))
+        .context(format!("`{}` does not exist", path.display()))
+}
+
+/// Whether nothing is at `path` (not even a dangling link); a path that
+/// cannot be looked at is left to the read that follows, which says why.
+pub(crate) fn is_missing(path: &Path) -> bool {
+    matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// `found`, when its file exists.
+fn existing(found: Located) -> anyhow::Result<Located> {
+    if found.row.is_none() && is_missing(&found.path) {
+        return Err(missing(&found.path));
+    }
+    Ok(found)
 }
 
 /// Whether `arg` names a file rather than an id.
@@ -53,63 +83,70 @@ pub(crate) fn looks_like_path(arg: &str) -> bool {
         || path.exists()
 }
 
-/// The session file `arg` names: a path (a file that does not exist yet is
-/// pi-family: a new session), or an id or id prefix of a session of any agent.
+/// The session file `arg` names: a path of a file that exists, or an id or
+/// id prefix of a session of any agent.
 pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
+    existing(locate_or_new(arg)?)
+}
+
+/// [`locate`], where a path may name a file that does not exist yet (it is
+/// pi-family: a new session).
+fn locate_or_new(arg: &str) -> anyhow::Result<Located> {
     if looks_like_path(arg) {
         let path = PathBuf::from(arg);
         let kind = detect(&path)?;
-        return Ok(Located { kind: kind.unwrap_or(SourceKind::Pi), recognised: kind.is_some(), path });
+        return Ok(Located {
+            kind: kind.unwrap_or_else(SourceKind::native),
+            recognised: kind.is_some(),
+            path,
+            row: None,
+        });
     }
-    let (kind, path) = by_id(arg)?;
-    Ok(Located { kind, recognised: true, path })
+    by_id(arg)
 }
 
-/// The session file of any agent whose id (or, for pi-family, file name)
-/// starts with `arg`; an exact id wins over longer ones.
-fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
+/// The session file of any agent whose id (or file name) starts with `arg`;
+/// an exact id wins over longer ones.
+fn by_id(arg: &str) -> anyhow::Result<Located> {
     let needle = arg.to_lowercase();
     if needle.is_empty() {
         bail!("an empty session id names no session");
     }
-    let mut matches: Vec<(SourceKind, String, PathBuf)> = Vec::new();
-    for summary in all_summaries() {
-        if summary.id.to_lowercase().starts_with(&needle) || pi_name_matches(&summary.path, &needle) {
-            matches.push((SourceKind::Pi, summary.id, summary.path));
+    let mut matches: Vec<Located> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    for kind in sess_sources::registry() {
+        let found = kind.source().find(sources_env());
+        warn_skipped(&found.skipped);
+        for (id, path) in found.files {
+            let seen = matches.iter().any(|m| m.path == path && m.row.is_none());
+            if !seen && (id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle)) {
+                matches.push(Located { kind, recognised: true, path, row: None });
+                ids.push(id);
+            }
+        }
+        for row in found.rows {
+            if row.id.to_lowercase().starts_with(&needle) {
+                matches.push(Located { kind, recognised: true, path: row.database, row: Some(row.id.clone()) });
+                ids.push(row.id);
+            }
         }
     }
-    let claude = sess_sources::claude::find_session_files(&claude_config_dirs());
-    let codex = sess_sources::codex::find_session_files(&codex_home());
-    warn_skipped(&claude.skipped);
-    warn_skipped(&codex.skipped);
-    let others = claude
-        .files
-        .into_iter()
-        .map(|f| (SourceKind::Claude, f))
-        .chain(codex.files.into_iter().map(|f| (SourceKind::Codex, f)));
-    for (kind, (id, path)) in others {
-        if id.to_lowercase().starts_with(&needle) {
-            matches.push((kind, id, path));
-        }
-    }
-    matches.dedup_by(|a, b| a.2 == b.2);
-    let exact: Vec<usize> = (0..matches.len()).filter(|&i| matches[i].1.to_lowercase() == needle).collect();
+    let exact: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].to_lowercase() == needle).collect();
     if matches.len() > 1 && exact.len() == 1 {
-        let (kind, _, path) = matches.swap_remove(exact[0]);
-        return Ok((kind, path));
+        return Ok(matches.swap_remove(exact[0]));
     }
     match matches.len() {
         0 => Err(anyhow::Error::new(Hint(
             "`sess list --all-projects` shows every session of every agent; a file path works too".to_owned(),
         ))
         .context(format!("no session of any agent has an id starting with `{arg}`"))),
-        1 => {
-            let (kind, _, path) = matches.remove(0);
-            Ok((kind, path))
-        }
+        1 => Ok(matches.remove(0)),
         _ => {
-            let list: Vec<String> =
-                matches.iter().map(|(kind, id, path)| format!("  {kind}  {id}  {}", path.display())).collect();
+            let list: Vec<String> = matches
+                .iter()
+                .zip(&ids)
+                .map(|(found, id)| format!("  {}  {id}  {}", found.kind, found.path.display()))
+                .collect();
             Err(anyhow::Error::new(Hint("give more of the id, or the file path".to_owned())).context(format!(
                 "`{arg}` matches {} sessions:\n{}",
                 matches.len(),
@@ -119,13 +156,10 @@ fn by_id(arg: &str) -> anyhow::Result<(SourceKind, PathBuf)> {
     }
 }
 
-/// pi-family files are named `<time>_<id>.jsonl`: a prefix of the name, or
-/// of the part after its last `_`, names the file too.
-fn pi_name_matches(path: &Path, needle: &str) -> bool {
-    let Some(name) = path.file_name() else { return false };
-    let name = name.to_string_lossy().to_lowercase();
-    let after_underscore = name.rsplit('_').next().unwrap_or(&name);
-    name.starts_with(needle) || after_underscore.starts_with(needle)
+/// A prefix of a session file's name names it too (pi-family files are
+/// named `<time>_<id>.jsonl`).
+fn name_matches(path: &Path, needle: &str) -> bool {
+    path.file_name().is_some_and(|name| name.to_string_lossy().to_lowercase().starts_with(needle))
 }
 
 /// The agent that wrote the file at `path` (`None` when none of its first
@@ -164,7 +198,7 @@ pub(crate) fn agent_of(path: &Path) -> anyhow::Result<SourceKind> {
 /// not touched. A missing file is fine: it is a new session.
 pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
     match detect(path)? {
-        Some(kind) if kind != SourceKind::Pi => {
+        Some(kind) if !kind.is_native() => {
             Err(anyhow::Error::new(Hint(format!("`sess show {}` reads it", path.display()))).context(format!(
                 "`{}` is a {} session; sess writes only pi-family sessions",
                 path.display(),
@@ -178,7 +212,7 @@ pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
 /// Refuses a verb that works on pi-family sessions only, for a session of
 /// another agent.
 pub(crate) fn pi_only(verb: &str, arg: &str, found: &Located) -> anyhow::Result<()> {
-    if found.kind == SourceKind::Pi {
+    if found.kind.is_native() {
         return Ok(());
     }
     bail!(

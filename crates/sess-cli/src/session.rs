@@ -9,9 +9,20 @@ use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 use crate::output::warn;
 use crate::resolve::{self, Session, refuse_other_agents};
 
-/// Opens the session named by `arg` (in `store`, or a file) for writing.
+/// Opens the session named by `arg` (in `store`, or a file that exists) for
+/// writing.
 pub(crate) fn open(arg: &str, store: Option<&str>) -> anyhow::Result<SessionManager> {
-    let found = match resolve::session(arg, store)? {
+    open_resolved(resolve::session(arg, store)?, store)
+}
+
+/// [`open`], or starts a new session when `arg` is the path of a file that
+/// does not exist yet.
+pub(crate) fn open_or_start(arg: &str, store: Option<&str>) -> anyhow::Result<SessionManager> {
+    open_resolved(resolve::session_or_new(arg, store)?, store)
+}
+
+fn open_resolved(session: Session, store: Option<&str>) -> anyhow::Result<SessionManager> {
+    let found = match session {
         Session::File(found) => found,
         Session::Stored { backend, id } => {
             let url = store.unwrap_or_default();

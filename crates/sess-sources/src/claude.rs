@@ -23,6 +23,7 @@ mod messages;
 mod parse;
 mod paths;
 mod sidechain;
+mod source;
 mod text;
 mod title;
 mod tree;
@@ -32,6 +33,7 @@ use std::path::Path;
 
 pub use listing::{find_session_files, list, session_files};
 pub use paths::{config_dirs, project_dir_name};
+pub use source::{Claude, SOURCE};
 pub use tree::{LineTree, Node, line_tree};
 pub use verify::verify;
 

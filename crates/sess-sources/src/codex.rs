@@ -106,17 +106,19 @@ mod line;
 mod lineage;
 mod output;
 mod rollout;
+mod source;
 mod turns;
 mod verify;
 
 use std::path::{Path, PathBuf};
 
+pub use source::{Codex, SOURCE};
 pub use turns::{Compaction, Turn, Turns, turns, turns_of};
 pub use verify::verify;
 
 use crate::error::{Error, Result};
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
-use crate::transcript::{SourceKind, Transcript};
+use crate::transcript::Transcript;
 
 /// The Codex home: `$CODEX_HOME` when set and non-empty, else `home/.codex`.
 ///
@@ -172,7 +174,7 @@ pub fn session_files(codex_home: &Path) -> Vec<(String, PathBuf)> {
 pub fn find_session_files(codex_home: &Path) -> FoundFiles {
     let mut skipped = Vec::new();
     let files = files::rollouts_under(&codex_home.join(files::SESSIONS_DIR), &mut skipped);
-    FoundFiles { files, skipped }
+    FoundFiles { files, skipped, rows: Vec::new() }
 }
 
 /// Loads one rollout (plain or zstd) as a full transcript; the caller trims it
@@ -306,7 +308,8 @@ fn session_info<'a>(
         None => transcript.id.clone(),
     };
     Ok(Some(SessionInfo {
-        source: SourceKind::Codex,
+        source: SOURCE,
+        flavor: None,
         title: titles.get(&id).map(ToOwned::to_owned).or_else(|| first_message.clone()),
         id,
         path: path.to_owned(),

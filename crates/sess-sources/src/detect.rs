@@ -1,14 +1,18 @@
-//! Which agent wrote a session file, from its name and first lines.
+//! Which agent wrote a session file, from its name and first lines: the one
+//! rule `sess show`, the listings and the catalog share.
+//!
+//! The first lines are read once into a [`Head`]; every [`Source`](crate::Source)
+//! says which of them it recognises, and the source that recognises the
+//! earliest line wins (ties go to the source listed first in the registry,
+//! the more specific before the more general).
 
+use std::borrow::Cow;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::jsonl::JsonLines;
-use crate::transcript::SourceKind;
-
-/// The zstd frame magic number: Codex compresses old rollouts.
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+use crate::source::{SourceKind, registry};
 
 /// How many lines to look at before giving up.
 const LINES_LOOKED_AT: usize = 32;
@@ -17,79 +21,115 @@ const LINES_LOOKED_AT: usize = 32;
 /// listings, the catalog), so that they agree.
 pub const DETECT_BYTES: usize = 16 * 1024;
 
-/// The line types of a Codex rollout.
-const CODEX_TYPES: [&str; 5] = ["session_meta", "response_item", "event_msg", "turn_context", "compacted"];
+/// The first bytes of a file, as a source's detector sees them.
+#[derive(Debug)]
+pub struct Head<'a> {
+    /// The file's name (the last part of its path).
+    pub name: Cow<'a, str>,
+    /// The first bytes, as read.
+    pub bytes: &'a [u8],
+    /// The first lines (at most 32), each with its top-level fields.
+    pub lines: Vec<HeadLine<'a>>,
+}
 
-/// Line types only Claude Code writes; `file-history-snapshot` lines carry
-/// none of [`CLAUDE_KEYS`].
-const CLAUDE_TYPES: [&str; 7] =
-    ["user", "assistant", "system", "summary", "attachment", "file-history-snapshot", "queue-operation"];
+/// One of the first lines of a file.
+#[derive(Debug)]
+pub struct HeadLine<'a> {
+    /// The text of the line (without its line end).
+    pub text: Cow<'a, str>,
+    /// Whether it is a JSON object (or one cut short by the end of the head).
+    pub object: bool,
+    /// Its top-level `type`, when that is a string.
+    pub kind: Option<String>,
+    /// Its top-level keys (of a line cut short: those before the cut).
+    pub keys: Vec<String>,
+}
 
-/// Fields of Claude Code lines (pi-family entries have `id` and `parentId`).
-const CLAUDE_KEYS: [&str; 4] = ["uuid", "parentUuid", "leafUuid", "sessionId"];
+impl HeadLine<'_> {
+    /// Whether the line has this top-level key.
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
 
-/// The fields that tell the agents apart.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Probe<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<std::borrow::Cow<'a, str>>,
-    uuid: Option<serde::de::IgnoredAny>,
-    parent_uuid: Option<serde::de::IgnoredAny>,
-    leaf_uuid: Option<serde::de::IgnoredAny>,
-    session_id: Option<serde::de::IgnoredAny>,
+    /// Whether its `type` is one of `kinds`.
+    pub fn kind_in(&self, kinds: &[&str]) -> bool {
+        self.kind.as_deref().is_some_and(|kind| kinds.contains(&kind))
+    }
+}
+
+impl<'a> Head<'a> {
+    /// The head of the file at `path` whose first bytes are `bytes`.
+    pub fn new(path: &'a Path, bytes: &'a [u8]) -> Self {
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let lines = JsonLines::new(bytes)
+            .take(LINES_LOOKED_AT)
+            .map(|line| {
+                let (object, kind, keys) = match top_level(&line.text) {
+                    Some((kind, keys)) => (true, kind, keys),
+                    None if !line.terminated => {
+                        let (kind, keys) = leading_fields(&line.text);
+                        let object = line.text.trim_start().starts_with('{');
+                        (object, kind.map(str::to_owned), keys.into_iter().map(str::to_owned).collect())
+                    }
+                    None => (false, None, Vec::new()),
+                };
+                HeadLine { text: line.text, object, kind, keys }
+            })
+            .collect();
+        Self { name, bytes, lines }
+    }
+
+    /// The position of the first line `claims` says is the agent's.
+    pub fn first(&self, claims: impl Fn(&HeadLine<'_>) -> bool) -> Option<usize> {
+        self.lines.iter().position(claims)
+    }
 }
 
 /// The agent that wrote the file at `path`, whose first bytes are `head`
-/// ([`DETECT_BYTES`] are enough; a cut last line is fine). This is the one
-/// rule: `sess show FILE`, the Claude Code listing and the catalog all use it.
-///
-/// - A Codex rollout is named `rollout-*`, or is zstd-compressed, or has a
-///   `session_meta`/`response_item`/`event_msg`/`turn_context`/`compacted`
-///   line.
-/// - A pi-family file has a `session` header (oh-my-pi puts a `title` line
-///   first).
-/// - A Claude Code transcript has a line with a `uuid`, `parentUuid`,
-///   `leafUuid` or `sessionId`, or of a type only Claude Code writes (`user`,
-///   `assistant`, `summary`, `file-history-snapshot`, …).
-///
-/// The first line that says one of these decides; a line too long for `head`
-/// is judged by its fields before the cut. `None` when no line says any.
+/// ([`DETECT_BYTES`] are enough; a cut last line is fine): of the sources
+/// that recognise one of its first lines, the one that recognises the
+/// earliest. A line too long for `head` is judged by its fields before the
+/// cut. `None` when no source recognises any line.
 pub fn detect(path: &Path, head: &[u8]) -> Option<SourceKind> {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    if name.starts_with("rollout-") || head.starts_with(&ZSTD_MAGIC) {
-        return Some(SourceKind::Codex);
-    }
-    for line in JsonLines::new(head).take(LINES_LOOKED_AT) {
-        let verdict = match line.parse::<Probe<'_>>() {
-            Ok(probe) => {
-                let claude_key = [&probe.uuid, &probe.parent_uuid, &probe.leaf_uuid, &probe.session_id]
-                    .iter()
-                    .any(|field| field.is_some());
-                judge(probe.kind.as_deref(), claude_key)
-            }
-            Err(_) if !line.terminated => {
-                let (kind, keys) = leading_fields(&line.text);
-                judge(kind, keys.iter().any(|key| CLAUDE_KEYS.contains(key)))
-            }
-            Err(_) => None,
-        };
-        if verdict.is_some() {
-            return verdict;
+    let head = Head::new(path, head);
+    let mut best: Option<(usize, SourceKind)> = None;
+    for kind in registry() {
+        if let Some(line) = kind.source().detect(&head)
+            && best.is_none_or(|(at, _)| line < at)
+        {
+            best = Some((line, kind));
         }
     }
-    None
+    best.map(|(_, kind)| kind)
 }
 
-/// What a line with this `type` (and a Claude Code field or not) says.
-fn judge(kind: Option<&str>, claude_key: bool) -> Option<SourceKind> {
-    match kind {
-        Some("session") => Some(SourceKind::Pi),
-        Some(kind) if CODEX_TYPES.contains(&kind) => Some(SourceKind::Codex),
-        Some(kind) if CLAUDE_TYPES.contains(&kind) => Some(SourceKind::Claude),
-        _ if claude_key => Some(SourceKind::Claude),
-        _ => None,
+/// The `type` and the keys of a line that is a JSON object; `None` when it is
+/// not one.
+fn top_level(text: &str) -> Option<(Option<String>, Vec<String>)> {
+    struct Fields;
+    impl<'de> Visitor<'de> for Fields {
+        type Value = (Option<String>, Vec<String>);
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let (mut kind, mut keys) = (None, Vec::new());
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "type" {
+                    let value: serde_json::Value = map.next_value()?;
+                    kind = value.as_str().map(str::to_owned);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                keys.push(key.into_owned());
+            }
+            Ok((kind, keys))
+        }
     }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fields = (&mut de).deserialize_map(Fields).ok()?;
+    de.end().ok()?;
+    Some(fields)
 }
 
 /// The top-level fields at the start of a JSON object cut short: its `type`
@@ -190,14 +230,14 @@ mod tests {
     #[test]
     fn every_fixture_is_recognised() {
         for (dir, name, kind) in [
-            ("pi-family", "pi-mono-0.73.1-main.jsonl", SourceKind::Pi),
-            ("pi-family", "oh-my-pi-18.2.3-bun.jsonl", SourceKind::Pi),
-            ("claude-code", "claude-basic-toolcall.jsonl", SourceKind::Claude),
-            ("claude-code", "claude-compact-branch.jsonl", SourceKind::Claude),
-            ("claude-code", "claude-1.0.98-task-sidechains.jsonl", SourceKind::Claude),
-            ("codex", "codex-0.146-null-image.jsonl", SourceKind::Codex),
-            ("codex", "codex-basic-rollout.jsonl", SourceKind::Codex),
-            ("codex", "codex-fork-rollback-compact.jsonl", SourceKind::Codex),
+            ("pi-family", "pi-mono-0.73.1-main.jsonl", crate::pi::SOURCE),
+            ("pi-family", "oh-my-pi-18.2.3-bun.jsonl", crate::pi::SOURCE),
+            ("claude-code", "claude-basic-toolcall.jsonl", crate::claude::SOURCE),
+            ("claude-code", "claude-compact-branch.jsonl", crate::claude::SOURCE),
+            ("claude-code", "claude-1.0.98-task-sidechains.jsonl", crate::claude::SOURCE),
+            ("codex", "codex-0.146-null-image.jsonl", crate::codex::SOURCE),
+            ("codex", "codex-basic-rollout.jsonl", crate::codex::SOURCE),
+            ("codex", "codex-fork-rollback-compact.jsonl", crate::codex::SOURCE),
         ] {
             let (path, bytes) = fixture(dir, name);
             assert_eq!(detect(&path, &bytes), Some(kind), "{name}");
@@ -210,17 +250,17 @@ mod tests {
     fn claude_code_files_whose_first_lines_have_no_uuid() {
         // A file-history snapshot has no `uuid` or `sessionId`.
         let snapshot = br#"{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2025-10-14T09:12:00.118Z"},"isSnapshotUpdate":false}"#;
-        assert_eq!(detect(Path::new("x.jsonl"), snapshot), Some(SourceKind::Claude));
+        assert_eq!(detect(Path::new("x.jsonl"), snapshot), Some(crate::claude::SOURCE));
         // Its first line longer than the head: judged by the fields before the cut.
         let (path, bytes) = fixture("claude-code", "claude-2.0.14-snapshot-first.jsonl");
         assert!(bytes.iter().position(|&b| b == b'\n').unwrap() > DETECT_BYTES);
-        assert_eq!(detect(&path, &bytes[..DETECT_BYTES]), Some(SourceKind::Claude));
+        assert_eq!(detect(&path, &bytes[..DETECT_BYTES]), Some(crate::claude::SOURCE));
         // So is a prompt longer than the head: its `sessionId` comes first.
         let prompt = format!(
             r#"{{"parentUuid":null,"isSidechain":false,"cwd":"/p","sessionId":"s","type":"user","message":{{"role":"user","content":"{}"#,
             "log line, ".repeat(2000)
         );
-        assert_eq!(detect(Path::new("x.jsonl"), &prompt.as_bytes()[..DETECT_BYTES]), Some(SourceKind::Claude));
+        assert_eq!(detect(Path::new("x.jsonl"), &prompt.as_bytes()[..DETECT_BYTES]), Some(crate::claude::SOURCE));
         // A cut line with none of the fields says nothing.
         let other = format!(r#"{{"a":{{"b":["}}",1]}},"c":"{}"#, "z".repeat(100));
         assert_eq!(detect(Path::new("x.jsonl"), other.as_bytes()), None);
@@ -236,12 +276,12 @@ mod tests {
             "rollout-2026-11-30T09-46-17-01a22bd9-1882-7631-acfa-f670d31a90c7.jsonl",
         );
         assert!(bytes.iter().position(|&b| b == b'\n').unwrap() > DETECT_BYTES);
-        assert_eq!(detect(Path::new("renamed.jsonl"), &bytes[..DETECT_BYTES]), Some(SourceKind::Codex));
+        assert_eq!(detect(Path::new("renamed.jsonl"), &bytes[..DETECT_BYTES]), Some(crate::codex::SOURCE));
     }
 
     #[test]
     fn compressed_or_unknown() {
-        assert_eq!(detect(Path::new("x.jsonl.zst"), &[0x28, 0xB5, 0x2F, 0xFD, 0]), Some(SourceKind::Codex));
+        assert_eq!(detect(Path::new("x.jsonl.zst"), &[0x28, 0xB5, 0x2F, 0xFD, 0]), Some(crate::codex::SOURCE));
         assert_eq!(detect(Path::new("notes.jsonl"), b"{\"a\":1}\nnot json\n"), None);
         assert_eq!(detect(Path::new("empty.jsonl"), b""), None);
     }

@@ -1,7 +1,9 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code and Codex.
 //!
-//! Each source lists its sessions ([`SessionInfo`]) and loads one as a
+//! Each agent is one [`Source`], in a folder of its own, listed in the
+//! [`registry`]: it finds its sessions in an [`Env`], lists them
+//! ([`SessionInfo`]), recognises its files ([`detect`]), loads one as a
 //! [`Transcript`]: chat messages made of text, thinking, tool calls with their
 //! status, errors, attached context, compaction summaries and images. Reading
 //! is lenient: a line that does not parse is skipped and reported, a missing
@@ -11,19 +13,25 @@
 pub mod claude;
 pub mod codex;
 mod detect;
+mod env;
 mod error;
+mod index;
 pub mod jsonl;
 mod lenient;
 mod listing;
 pub mod pi;
+mod source;
 mod transcript;
 mod verify;
 
-pub use detect::{DETECT_BYTES, detect};
+pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
+pub use env::Env;
 pub use error::{Error, Result};
-pub use listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+pub use index::{Added, Indexed, LateResult};
+pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
+pub use source::{Outline, Source, SourceKind, registry};
 pub use transcript::{
-    Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, SourceKind, ToolCall, ToolStatus, Transcript, content_text,
-    finish_pending, first_prompt, input_gist,
+    Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
+    first_prompt, input_gist,
 };
 pub use verify::Checked;

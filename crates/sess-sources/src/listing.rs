@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::transcript::SourceKind;
+use crate::source::SourceKind;
 
 /// Which sessions to list.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +23,10 @@ pub enum Scope<'a> {
 pub struct SessionInfo {
     /// The agent that wrote it.
     pub source: SourceKind,
+    /// Which agent of a family wrote it (pi-mono, oh-my-pi, xcsh), when the
+    /// source tells them apart.
+    #[serde(skip)]
+    pub flavor: Option<&'static str>,
     /// The session id.
     pub id: String,
     /// The session file.
@@ -55,6 +59,21 @@ pub struct FoundFiles {
     pub files: Vec<(String, PathBuf)>,
     /// The paths skipped, and what they are.
     pub skipped: Vec<(PathBuf, sess_core::FileKind)>,
+    /// Sessions that are rows of a database.
+    pub rows: Vec<FoundRow>,
+}
+
+/// A session that is rows of a database file (not a file of its own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundRow {
+    /// The session id.
+    pub id: String,
+    /// The database file.
+    pub database: PathBuf,
+    /// When the session last changed, by the database's own change marker
+    /// (e.g. its `time_updated`), in ms since the Unix epoch: a session whose
+    /// version is the same has not changed.
+    pub version: i64,
 }
 
 /// Sessions found, and the files that could not be read.

@@ -14,11 +14,14 @@ use serde_json::Value;
 use sess_core::context::{self, ContextMessage};
 use sess_core::{Entry, EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format_iso_millis};
 
-use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, content_text, finish_pending};
+use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, content_text, finish_pending};
 
-#[path = "pi_count.rs"]
 mod count;
+mod index;
+mod source;
+
 pub use count::shown_message_count;
+pub use source::{Pi, SOURCE, info, read_session, summary_info};
 
 /// The transcript of `file` at `leaf`.
 ///
@@ -29,7 +32,7 @@ pub fn transcript(file: &SessionFile, leaf: Leaf<'_>) -> Transcript {
     let index = EntryIndex::new(entries);
     let context = context::build(entries, &index, leaf);
     let header = file.header();
-    let mut out = Transcript::new(SourceKind::Pi, header.map_or("", |h| h.id()));
+    let mut out = Transcript::new(SOURCE, header.map_or("", |h| h.id()));
     out.cwd = header.and_then(|h| h.cwd()).map(str::to_owned);
     out.title = header.and_then(|h| h.title()).filter(|t| !t.is_empty()).map(str::to_owned).or_else(|| {
         entries
@@ -268,5 +271,4 @@ fn f64_to_ms(ms: f64) -> i64 {
 }
 
 #[cfg(test)]
-#[path = "pi_tests.rs"]
 mod tests;

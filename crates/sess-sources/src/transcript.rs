@@ -6,7 +6,7 @@
 //! result, errors, attached context, compaction summaries and images. It
 //! serializes to the JSON `sess show --json` prints.
 
-use std::fmt;
+use crate::source::SourceKind;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,51 +14,6 @@ use sess_core::LineIssue;
 
 /// How many messages a history view keeps by default: the newest ones.
 pub const DEFAULT_MAX_MESSAGES: usize = 300;
-
-/// The agents whose sessions `sess` reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    /// pi-mono, oh-my-pi and xcsh.
-    Pi,
-    /// Claude Code.
-    Claude,
-    /// `OpenAI` Codex CLI.
-    Codex,
-}
-
-impl SourceKind {
-    /// Every source, in listing order.
-    pub const ALL: [Self; 3] = [Self::Pi, Self::Claude, Self::Codex];
-
-    /// The name used on the command line and in JSON: `pi`, `claude`, `codex`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pi => "pi",
-            Self::Claude => "claude",
-            Self::Codex => "codex",
-        }
-    }
-    /// The agent's name in messages: `pi-family`, `Claude Code`, `Codex`.
-    pub fn agent_name(self) -> &'static str {
-        match self {
-            Self::Pi => "pi-family",
-            Self::Claude => "Claude Code",
-            Self::Codex => "Codex",
-        }
-    }
-
-    /// The source [`as_str`](Self::as_str) names.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
-    }
-}
-
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A session as chat messages.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -398,7 +353,7 @@ mod tests {
     fn serializes_to_the_show_json_shape() {
         let mut call = ToolCall::running("t1", "Read", json!({"path": "a.rs"}));
         call.complete(Some("fn main() {}".into()), false, Some("2026-01-01T00:00:01.000Z".into()));
-        let mut transcript = Transcript::new(SourceKind::Claude, "abc");
+        let mut transcript = Transcript::new(crate::claude::SOURCE, "abc");
         transcript.messages.push(Message::new(Role::User).with(Block::text("hi")));
         transcript.messages.push(
             Message::new(Role::Assistant)
@@ -424,7 +379,7 @@ mod tests {
 
     #[test]
     fn keep_newest_counts_what_it_drops() {
-        let mut transcript = Transcript::new(SourceKind::Pi, "p");
+        let mut transcript = Transcript::new(crate::pi::SOURCE, "p");
         for i in 0..5 {
             transcript.messages.push(Message::new(Role::User).with(Block::text(i.to_string())));
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use sess_sources::{Error, Listing, Scope, SourceKind, claude};
+use sess_sources::{Error, Listing, Scope, claude};
 
 const ID_A: &str = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01";
 const ID_B: &str = "8d4e1f20-3c5b-4a69-b7e8-0f1a2b3c4d55";
@@ -118,7 +118,7 @@ fn a_project_lists_its_folder_with_what_a_listing_needs() {
     assert!(listing.problems.is_empty());
     assert_eq!(listing.sessions.len(), 1);
     let info = &listing.sessions[0];
-    assert_eq!(info.source, SourceKind::Claude);
+    assert_eq!(info.source, sess_sources::claude::SOURCE);
     assert_eq!(info.id, ID_A);
     assert_eq!(info.path, path);
     assert_eq!(info.cwd.as_deref(), Some("/home/alice/src/todo-api"));

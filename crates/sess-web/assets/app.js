@@ -11,7 +11,7 @@
 //   app, home-link, search-form, search-input   the frame (index.html)
 //   error                                        an error banner
 //   project-list, project-row (data-cwd; data-selected), project-all
-//   source-filter (select: "", pi, claude, codex), text-filter (input)
+//   source-filter (select: "" and every agent of the registry), text-filter (input)
 //   session-list, session-row (data-id, data-source), session-count
 //   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
@@ -27,7 +27,9 @@
 
 (() => {
   const TOKEN = document.querySelector('meta[name="sess-token"]')?.content ?? '';
-  const SOURCES = ['pi', 'claude', 'codex'];
+  // The agents of the registry: [{name, agent}].
+  const AGENTS = JSON.parse(document.querySelector('meta[name="sess-sources"]')?.content || '[]');
+  const SOURCES = AGENTS.map((a) => a.name);
   const app = document.getElementById('app');
   const searchForm = document.querySelector('[data-testid="search-form"]');
   const searchInput = document.querySelector('[data-testid="search-input"]');
@@ -214,7 +216,7 @@
       'select',
       { testid: 'source-filter', 'aria-label': 'Agent' },
       el('option', { value: '' }, 'All agents'),
-      SOURCES.map((s) => el('option', { value: s }, s)),
+      AGENTS.map((a) => el('option', { value: a.name }, a.agent)),
     );
   }
 

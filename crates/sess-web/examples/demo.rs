@@ -33,7 +33,7 @@ fn timestamp(minute: usize) -> String {
 }
 
 fn long_session() -> (SessionCard, Transcript, Vec<TreeNode>) {
-    let mut transcript = Transcript::new(SourceKind::Claude, "c-long");
+    let mut transcript = Transcript::new(sess_sources::claude::SOURCE, "c-long");
     transcript.cwd = Some("/home/dev/shop".into());
     transcript.truncated = 12;
     for i in 0..300 {
@@ -63,7 +63,7 @@ fn long_session() -> (SessionCard, Transcript, Vec<TreeNode>) {
     }
     let card = SessionCard {
         id: "claude:long".into(),
-        source: SourceKind::Claude,
+        source: sess_sources::claude::SOURCE,
         session_id: "c-long".into(),
         title: Some("A long session: 300 messages".into()),
         cwd: transcript.cwd.clone(),
@@ -90,7 +90,7 @@ fn branched_session(leaf: &str) -> (Transcript, Vec<TreeNode>) {
     while let Some(parent) = entries.iter().find(|e| e.0 == on_branch[on_branch.len() - 1]).and_then(|e| e.1) {
         on_branch.push(parent.to_owned());
     }
-    let mut transcript = Transcript::new(SourceKind::Pi, "p-branch");
+    let mut transcript = Transcript::new(sess_sources::pi::SOURCE, "p-branch");
     transcript.title = Some(HOSTILE.into());
     transcript.cwd = Some("/home/dev/sess".into());
     transcript.messages.push(
@@ -137,7 +137,7 @@ fn demo() -> Demo {
     let (transcript, tree) = branched_session("f");
     let branched = SessionCard {
         id: "pi:branched".into(),
-        source: SourceKind::Pi,
+        source: sess_sources::pi::SOURCE,
         session_id: "p-branch".into(),
         title: Some(HOSTILE.into()),
         cwd: transcript.cwd.clone(),
@@ -147,12 +147,12 @@ fn demo() -> Demo {
         forkable: true,
         store: None,
     };
-    let mut codex = Transcript::new(SourceKind::Codex, "x-1");
+    let mut codex = Transcript::new(sess_sources::codex::SOURCE, "x-1");
     codex.cwd = Some("/home/dev/shop".into());
     codex.messages.push(Message::new(Role::User).at(None, Some(timestamp(3))).with(Block::text("List the files")));
     let codex_card = SessionCard {
         id: "codex:1".into(),
-        source: SourceKind::Codex,
+        source: sess_sources::codex::SOURCE,
         session_id: "x-1".into(),
         title: None,
         cwd: codex.cwd.clone(),

@@ -36,13 +36,14 @@ async fn blocking<T: Send + 'static>(
     answer
 }
 
-/// `pi`, `claude` or `codex`; empty or absent means every source.
+/// The name of a source of the registry; empty or absent means every source.
 fn source(name: Option<&str>) -> Result<Option<SourceKind>> {
     match name.filter(|n| !n.is_empty()) {
         None => Ok(None),
-        Some(name) => SourceKind::from_name(name)
-            .map(Some)
-            .ok_or_else(|| Error::invalid(format!("unknown source `{name}`: expected one of pi, claude, codex"))),
+        Some(name) => SourceKind::from_name(name).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = sess_sources::registry().map(SourceKind::as_str).collect();
+            Error::invalid(format!("unknown source `{name}`: expected one of {}", names.join(", ")))
+        }),
     }
 }
 
@@ -183,7 +184,7 @@ mod tests {
     fn sources_by_name() {
         assert_eq!(source(None).unwrap(), None);
         assert_eq!(source(Some("")).unwrap(), None);
-        assert_eq!(source(Some("claude")).unwrap(), Some(SourceKind::Claude));
+        assert_eq!(source(Some("claude")).unwrap(), Some(sess_sources::claude::SOURCE));
         assert!(matches!(source(Some("Claude")), Err(Error::Invalid { .. })));
     }
 

@@ -12,9 +12,18 @@ const STYLE: &str = include_str!("../assets/app.css");
 /// Where the token goes in `index.html`.
 const TOKEN_SLOT: &str = "{{TOKEN}}";
 
-/// `index.html` with `token` in its `sess-token` meta tag.
+/// Where the agents go in `index.html`.
+const SOURCES_SLOT: &str = "{{SOURCES}}";
+
+/// `index.html` with `token` in its `sess-token` meta tag, and the agents of
+/// the registry (`[{"name","agent"}]`, for the page's agent filter) in its
+/// `sess-sources` one.
 pub(crate) fn page(token: &str) -> Bytes {
-    Bytes::from(INDEX.replace(TOKEN_SLOT, &attribute_escape(token)))
+    let sources: Vec<serde_json::Value> = sess_sources::registry()
+        .map(|kind| serde_json::json!({"name": kind.as_str(), "agent": kind.agent_name()}))
+        .collect();
+    let sources = serde_json::Value::Array(sources).to_string();
+    Bytes::from(INDEX.replace(TOKEN_SLOT, &attribute_escape(token)).replace(SOURCES_SLOT, &attribute_escape(&sources)))
 }
 
 /// `GET /assets/app.js`.

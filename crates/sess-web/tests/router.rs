@@ -10,7 +10,7 @@ use axum::http::{Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use sess_sources::{Block, Message, Role, SourceKind, Transcript};
+use sess_sources::{Block, Message, Role, Transcript};
 use sess_web::{
     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
     SessionsParams, SnippetPart, TreeNode, router,
@@ -39,7 +39,7 @@ struct Fake {
 fn card(id: &str, forkable: bool) -> SessionCard {
     SessionCard {
         id: id.into(),
-        source: SourceKind::Pi,
+        source: sess_sources::pi::SOURCE,
         session_id: format!("{id}-session"),
         title: Some("Fix the <script>alert(1)</script> bug".into()),
         cwd: Some("/home/u/proj".into()),
@@ -57,7 +57,7 @@ impl Library for Fake {
             cwd: "/home/u/proj".into(),
             sessions: 3,
             last_modified_ms: 1_767_225_600_000,
-            sources: vec![SourceKind::Pi, SourceKind::Claude],
+            sources: vec![sess_sources::pi::SOURCE, sess_sources::claude::SOURCE],
         }])
     }
 
@@ -74,7 +74,7 @@ impl Library for Fake {
         if leaf == Some("nowhere") {
             return Err(Error::Invalid { reason: "`nowhere` is not an entry of this session".into() });
         }
-        let mut transcript = Transcript::new(SourceKind::Pi, "s1-session");
+        let mut transcript = Transcript::new(sess_sources::pi::SOURCE, "s1-session");
         transcript.messages.push(
             Message::new(Role::User)
                 .at(Some("e1".into()), Some("2026-01-01T00:00:00.000Z".into()))
@@ -288,7 +288,7 @@ async fn sessions_with_and_without_filters() {
         [
             Call::Sessions(SessionsParams::default()),
             Call::Sessions(SessionsParams {
-                source: Some(SourceKind::Claude),
+                source: Some(sess_sources::claude::SOURCE),
                 project: Some("/home/u/proj".into()),
                 text: Some("fix it".into()),
                 limit: 7,
@@ -302,7 +302,7 @@ async fn sessions_with_and_without_filters() {
 async fn bad_parameters_are_400() {
     let app = app();
     for uri in [
-        "/api/sessions?source=gemini",
+        "/api/sessions?source=nonesuch",
         "/api/search?q=x&source=PI",
         "/api/sessions?limit=lots",
         "/api/search?q=",
@@ -312,10 +312,12 @@ async fn bad_parameters_are_400() {
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
         assert!(json_body(response).await["error"].is_string(), "{uri}");
     }
-    let response = app.get("/api/sessions?source=gemini").await;
+    let response = app.get("/api/sessions?source=nonesuch").await;
+    let names: Vec<&str> = sess_sources::registry().map(sess_sources::SourceKind::as_str).collect();
+    assert!(names.contains(&"claude") && names.contains(&"codex"), "{names:?}");
     assert_eq!(
         json_body(response).await,
-        json!({"error": "unknown source `gemini`: expected one of pi, claude, codex"})
+        json!({"error": format!("unknown source `nonesuch`: expected one of {}", names.join(", "))})
     );
     assert_eq!(app.calls(), []);
 }
@@ -394,7 +396,7 @@ async fn search() {
         [
             Call::Search(SearchParams {
                 query: "hello world".into(),
-                source: Some(SourceKind::Pi),
+                source: Some(sess_sources::pi::SOURCE),
                 project: Some("/p".into()),
                 limit: 3
             }),

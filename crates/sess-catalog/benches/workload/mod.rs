@@ -3,7 +3,6 @@
 //! once into a temporary folder.
 
 use sess_catalog::SourceFile;
-use sess_sources::SourceKind;
 use tempfile::TempDir;
 
 /// Transcripts in the workload.
@@ -23,7 +22,7 @@ pub(crate) fn write() -> Transcripts {
     sess_testkit::workload::claude_transcripts(&config, TRANSCRIPTS, 1).unwrap();
     let files: Vec<SourceFile> = sess_sources::claude::session_files(&[config])
         .into_iter()
-        .map(|(_, path)| SourceFile { source: SourceKind::Claude, path })
+        .map(|(_, path)| SourceFile::new(sess_sources::claude::SOURCE, path))
         .collect();
     assert_eq!(files.len(), TRANSCRIPTS);
     Transcripts { dir, files }

@@ -28,7 +28,7 @@ const MAX_BATCH_BYTES: usize = 4 << 20;
 pub(crate) const DEFAULT_MAX_LINE_BYTES: u64 = 256 << 20;
 
 pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session, store)?;
+    let mut manager = session::open_or_start(&args.session, store)?;
     if let Some(leaf) = &args.leaf {
         manager.branch(leaf).with_context(|| format!("`{}` has no entry `{leaf}`", args.session))?;
     }

@@ -1,4 +1,4 @@
-//! `sess list [--source pi|claude|codex|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
+//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
 
 use std::io::Write;
 use std::num::NonZeroUsize;
@@ -7,8 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sess_core::{Leaf, SessionFile, format_iso_millis};
-use sess_sources::{Scope, SessionInfo, SourceKind};
-use sess_store::discovery::NO_MESSAGES;
+use sess_sources::{Scope, SessionInfo};
 use sess_store::{Backend, FileStorage, SessionStorage as _, SessionSummary};
 
 use crate::Outcome;
@@ -141,7 +140,13 @@ fn store_rows(backend: &dyn Backend, args: &ListArgs, cwd: &Path) -> anyhow::Res
         .list_sessions()?
         .into_iter()
         .filter(wanted)
-        .map(|s| Row { source, agent: None, info: pi_info(s), pi: Some(PiSession::Stored), shown: None })
+        .map(|s| Row {
+            source,
+            agent: None,
+            info: sess_sources::pi::summary_info(s),
+            pi: Some(PiSession::Stored),
+            shown: None,
+        })
         .collect())
 }
 
@@ -149,27 +154,16 @@ fn store_rows(backend: &dyn Backend, args: &ListArgs, cwd: &Path) -> anyhow::Res
 fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut rows = Vec::new();
-    for &kind in args.scope.source.kinds() {
-        if kind == SourceKind::Pi {
-            let found = crate::sources::pi_sessions(if args.scope.all_projects { None } else { Some(cwd) });
-            rows.extend(found.into_iter().map(|(agent, s)| Row {
-                source: "pi",
-                agent: Some(agent.name()),
-                info: pi_info(s),
-                pi: Some(PiSession::File),
-                shown: None,
-            }));
-            continue;
-        }
+    for kind in args.scope.source.kinds() {
         let listing = crate::sources::list(kind, scope);
         for problem in &listing.problems {
             warn(format_args!("{kind}: {problem}"));
         }
         rows.extend(listing.sessions.into_iter().map(|info| Row {
             source: kind.as_str(),
-            agent: None,
+            agent: info.flavor,
             info,
-            pi: None,
+            pi: kind.is_native().then_some(PiSession::File),
             shown: None,
         }));
     }
@@ -217,24 +211,6 @@ fn count_shown_messages(rows: &mut [Row], backend: Option<&dyn Backend>) {
     });
     for (index, shown) in counted {
         rows[index].shown = shown;
-    }
-}
-
-/// A pi-family listing item in the shape of the other sources: untitled, it is
-/// titled by its first prompt, as Claude Code and Codex sessions are.
-fn pi_info(summary: SessionSummary) -> SessionInfo {
-    let first_prompt = (summary.first_message != NO_MESSAGES).then(|| summary.first_message.clone());
-    SessionInfo {
-        source: SourceKind::Pi,
-        id: summary.id,
-        path: summary.path,
-        cwd: Some(summary.cwd).filter(|c| !c.is_empty()),
-        title: summary.title.or(first_prompt),
-        created: summary.created,
-        modified_ms: summary.modified_ms,
-        message_count: summary.message_count,
-        first_message: Some(summary.first_message),
-        parent_session: summary.parent_session,
     }
 }
 

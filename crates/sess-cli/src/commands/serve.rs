@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use sess_catalog::{Catalog, ListParams, SessionRow};
 use sess_core::{EntryIndex, EntryKind};
-use sess_sources::SourceKind;
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_web::{
@@ -157,9 +156,14 @@ impl Library for CatalogLibrary {
 
     fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
         let row = self.row(id)?;
-        let found = Located { kind: row.source, recognised: true, path: row.path.clone() };
+        let found = Located {
+            kind: row.source,
+            recognised: true,
+            path: row.path.clone(),
+            row: row.database_row.then(|| row.id.clone()),
+        };
         let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
-        let (transcript, tree, leaf) = if row.source == SourceKind::Pi {
+        let (transcript, tree, leaf) = if row.source.is_native() {
             let file = match &row.store {
                 Some(url) => crate::load::load(&row.id, Some(url)).map_err(anyhow_boxed)?.file,
                 None => crate::load::load_path(&row.path).map_err(anyhow_boxed)?.file,
@@ -212,7 +216,7 @@ impl Library for CatalogLibrary {
 
     fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
         let row = self.row(id)?;
-        if row.source != SourceKind::Pi {
+        if !row.source.is_native() {
             return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
         }
         let (session, store) = match &row.store {
@@ -277,7 +281,7 @@ fn card(row: &SessionRow) -> SessionCard {
         created: row.created.clone(),
         modified_ms: row.modified_ms,
         message_count: row.message_count,
-        forkable: row.source == SourceKind::Pi,
+        forkable: row.source.is_native(),
         store: row.store.clone(),
     }
 }

@@ -23,7 +23,7 @@ pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcom
         if !found.recognised {
             found.kind = agent_of(&found.path)?;
         }
-        if args.leaf.is_some() && found.kind != sess_sources::SourceKind::Pi {
+        if args.leaf.is_some() && !found.kind.is_native() {
             anyhow::bail!("--leaf works on pi-family sessions; `{}` is a {} session", args.session, found.kind);
         }
         let transcript = transcript(&found, args.leaf.as_deref())?;

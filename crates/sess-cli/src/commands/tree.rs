@@ -1,9 +1,9 @@
-//! `sess tree SESSION [--json]`: a pi-family session's entry tree, a Claude
-//! Code session's line tree (`tree/claude.rs`), a Codex thread's line of turns
-//! (`tree/codex.rs`).
+//! `sess tree SESSION [--json]`: a pi-family session's entry tree, or the
+//! outline another agent's source gives: a tree of lines (`tree/lines.rs`,
+//! Claude Code) or a line of turns (`tree/turns.rs`, Codex).
 
-mod claude;
-mod codex;
+mod lines;
+mod turns;
 
 use std::io::Write;
 
@@ -12,7 +12,8 @@ use sess_core::{Entry, EntryIndex, Tree};
 
 use crate::Outcome;
 use crate::cli::TreeArgs;
-use sess_sources::SourceKind;
+use anyhow::Context as _;
+use sess_sources::Outline;
 
 use crate::load::load_session;
 use crate::output::{stdout, warn};
@@ -21,12 +22,14 @@ use crate::summary::describe;
 
 pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let session = resolve::session(&args.file, store)?;
-    if let Session::File(found) = &session {
-        match found.kind {
-            SourceKind::Claude => return claude::run(args, &found.path),
-            SourceKind::Codex => return codex::run(args, &found.path),
-            SourceKind::Pi => {}
-        }
+    if let Session::File(found) = &session
+        && let Some(outline) = found.kind.source().outline(&found.path)
+    {
+        let outline = outline.with_context(|| format!("cannot read `{}`", found.path.display()))?;
+        return match outline {
+            Outline::Lines(tree) => lines::run(args, found.kind, &found.path, &tree),
+            Outline::Turns(turns) => turns::run(args, found.kind, &found.path, &turns),
+        };
     }
     let outcome = load_session(session)?;
     let entries = outcome.file.entries();

@@ -91,9 +91,8 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
     };
     let detected = sess_sources::detect(path, &head);
     let other = match detected {
-        Some(SourceKind::Claude) => Some(sess_sources::claude::verify_file(path)),
-        Some(SourceKind::Codex) => Some(sess_sources::codex::verify_file(path)),
-        Some(SourceKind::Pi) | None => None,
+        Some(kind) => kind.source().verify(path),
+        None => None,
     };
     if let (Some(checked), Some(agent)) = (other, detected) {
         return Some(match checked {
@@ -103,7 +102,7 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
     }
     let outcome = match read_session_file(path) {
         Ok(outcome) => outcome,
-        Err(err) => return Some(unreadable(Some(SourceKind::Pi), err.to_string())),
+        Err(err) => return Some(unreadable(Some(SourceKind::native()), err.to_string())),
     };
     let entries = outcome.file.entries();
     // Lines with ids but no `type` and no header: JSON lines of something else
@@ -126,7 +125,7 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
         };
         return Some(report(None, 0, vec![finding]));
     }
-    Some(report(Some(SourceKind::Pi), entries.len(), integrity::check(&outcome)))
+    Some(report(Some(SourceKind::native()), entries.len(), integrity::check(&outcome)))
 }
 
 /// `path` itself, or every `*.jsonl` file below it (sorted; symlinked

@@ -11,7 +11,6 @@ use crate::detect::{DETECT_BYTES, detect};
 use crate::error::{Error, Result};
 use crate::jsonl::{open_regular, read_file};
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
-use crate::transcript::SourceKind;
 
 /// Sessions in `<config>/projects/*/` for each config folder.
 ///
@@ -114,12 +113,13 @@ fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
 fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
     let bytes = read_file(path)?;
-    if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(SourceKind::Claude) {
+    if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(super::SOURCE) {
         return Ok(None);
     }
     let parsed = parse(&bytes, &id, false);
     Ok(Some(SessionInfo {
-        source: SourceKind::Claude,
+        source: super::SOURCE,
+        flavor: None,
         id,
         path: path.to_owned(),
         cwd: parsed.transcript.cwd,

@@ -8,7 +8,7 @@ use super::messages::Conversation;
 use super::sidechain::Sidechains;
 use super::title::{Titles, first_prompt};
 use crate::jsonl::{JsonLines, RawLine};
-use crate::transcript::{SourceKind, Transcript};
+use crate::transcript::Transcript;
 
 /// A parsed session file.
 #[derive(Debug)]
@@ -32,7 +32,7 @@ pub(super) struct Parsed {
 /// of the file: subagent turns whose call is not among them belong to an
 /// earlier call.
 pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
-    let mut transcript = Transcript::new(SourceKind::Claude, id);
+    let mut transcript = Transcript::new(super::SOURCE, id);
     let mut created = None;
     let mut messages = Conversation::default();
     let mut sidechains = Sidechains::new(tail);

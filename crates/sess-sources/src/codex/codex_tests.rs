@@ -238,7 +238,8 @@ fn lists_every_session_with_its_facts() {
     assert_eq!(
         basic,
         &SessionInfo {
-            source: SourceKind::Codex,
+            source: super::SOURCE,
+            flavor: None,
             id: BASIC_ID.to_owned(),
             path: home.basic.clone(),
             cwd: Some(CWD.to_owned()),

@@ -14,7 +14,7 @@ use super::line::{
 };
 use super::output::interpret;
 use crate::jsonl::{JsonLines, RawLine};
-use crate::transcript::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript, finish_pending};
+use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, finish_pending};
 
 /// A rollout read: its transcript and the session facts beside it.
 #[derive(Debug)]
@@ -162,7 +162,7 @@ impl Reader {
     fn new() -> Self {
         Self {
             rollout: Rollout {
-                transcript: Transcript::new(SourceKind::Codex, ""),
+                transcript: Transcript::new(super::SOURCE, ""),
                 created: None,
                 forked_from: None,
                 inherited: 0,

@@ -117,7 +117,7 @@ fn session_meta_gives_id_cwd_created_and_parent_and_only_the_first_counts() {
     assert_eq!((rollout.transcript.id.as_str(), rollout.transcript.cwd.as_deref()), ("child", Some("/w")));
     assert_eq!(rollout.created.as_deref(), Some("2026-08-22T08:30:00Z"));
     assert_eq!(rollout.forked_from.as_deref(), Some("parent"));
-    assert_eq!(rollout.transcript.source, SourceKind::Codex);
+    assert_eq!(rollout.transcript.source, crate::codex::SOURCE);
     assert_eq!(rollout.transcript.title, None);
     assert_eq!(meta_cwd(text.as_bytes()).as_deref(), Some("/w"));
 

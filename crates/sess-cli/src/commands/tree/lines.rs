@@ -1,10 +1,11 @@
-//! `sess tree` of a Claude Code session: its lines by `uuid`/`parentUuid`.
+//! `sess tree` of a session whose lines link by ids and parents' ids (Claude
+//! Code's `uuid`/`parentUuid`).
 
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context as _;
-use sess_sources::claude::{self, LineTree};
+use sess_sources::SourceKind;
+use sess_sources::claude::LineTree;
 
 use super::{write_lines, write_nested};
 use crate::Outcome;
@@ -27,15 +28,14 @@ fn id_width(tree: &LineTree) -> usize {
     (shared + 1).max(SHORT_ID)
 }
 
-pub(super) fn run(args: &TreeArgs, path: &Path) -> anyhow::Result<Outcome> {
-    let tree = claude::tree(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+pub(super) fn run(args: &TreeArgs, kind: SourceKind, path: &Path, tree: &LineTree) -> anyhow::Result<Outcome> {
     warn_issues(path, &tree.issues);
-    warn_damage(path, &tree);
+    warn_damage(path, tree);
     let mut out = stdout();
     if args.json {
-        write_json(&mut out, &tree)?;
+        write_json(&mut out, kind, tree)?;
     } else {
-        write_text(&mut out, &tree)?;
+        write_text(&mut out, tree)?;
     }
     out.flush()?;
     Ok(Outcome::Clean)
@@ -84,9 +84,14 @@ fn write_text(out: &mut impl Write, tree: &LineTree) -> anyhow::Result<()> {
 
 /// `{"source":"claude","leafId","roots":[{"id","type","line","summary",
 /// "sidechain"?,"compaction"?,"children"}]}`.
-fn write_json(out: &mut impl Write, tree: &LineTree) -> anyhow::Result<()> {
+fn write_json(out: &mut impl Write, kind: SourceKind, tree: &LineTree) -> anyhow::Result<()> {
     let leaf_id = tree.leaf.map(|l| tree.nodes[l].uuid.as_str());
-    write!(out, "{{\"source\":\"claude\",\"leafId\":{},\"roots\":", serde_json::to_string(&leaf_id)?)?;
+    write!(
+        out,
+        "{{\"source\":{},\"leafId\":{},\"roots\":",
+        serde_json::to_string(kind.as_str())?,
+        serde_json::to_string(&leaf_id)?
+    )?;
     write_nested(out, &tree.roots, &tree.children, |out, position| {
         let node = &tree.nodes[position];
         write!(

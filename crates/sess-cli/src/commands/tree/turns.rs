@@ -1,11 +1,11 @@
-//! `sess tree` of a Codex rollout: its line of turns.
+//! `sess tree` of a session that is a line of turns (a Codex rollout).
 
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context as _;
 use serde::Serialize;
-use sess_sources::codex::{self, Compaction, Turn, Turns};
+use sess_sources::SourceKind;
+use sess_sources::codex::{Compaction, Turn, Turns};
 
 use crate::Outcome;
 use crate::cli::TreeArgs;
@@ -26,22 +26,21 @@ struct TurnsJson<'a> {
     compactions: &'a [Compaction],
 }
 
-pub(super) fn run(args: &TreeArgs, path: &Path) -> anyhow::Result<Outcome> {
-    let turns = codex::turns(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+pub(super) fn run(args: &TreeArgs, kind: SourceKind, path: &Path, turns: &Turns) -> anyhow::Result<Outcome> {
     warn_issues(path, &turns.issues);
     if args.json {
-        print_json(&json(&turns), false)?;
+        print_json(&json(kind, turns), false)?;
         return Ok(Outcome::Clean);
     }
     let mut out = stdout();
-    write_text(&mut out, &turns)?;
+    write_text(&mut out, kind, turns)?;
     out.flush()?;
     Ok(Outcome::Clean)
 }
 
-fn json(turns: &Turns) -> TurnsJson<'_> {
+fn json(kind: SourceKind, turns: &Turns) -> TurnsJson<'_> {
     TurnsJson {
-        source: "codex",
+        source: kind.as_str(),
         id: &turns.id,
         forked_from: turns.forked_from.as_deref(),
         leaf_turn: turns.leaf.map(|l| turns.turns[l].number),
@@ -51,8 +50,8 @@ fn json(turns: &Turns) -> TurnsJson<'_> {
 }
 
 /// `Codex thread ID` (and what it was forked from), then one line per turn.
-fn write_text(out: &mut impl Write, turns: &Turns) -> anyhow::Result<()> {
-    write!(out, "Codex thread {}", turns.id)?;
+fn write_text(out: &mut impl Write, kind: SourceKind, turns: &Turns) -> anyhow::Result<()> {
+    write!(out, "{} thread {}", kind.agent_name(), turns.id)?;
     if let Some(parent) = &turns.forked_from {
         write!(out, ", forked from {parent}")?;
     }

@@ -1,0 +1,234 @@
+//! One agent, one [`Source`]: where it keeps its sessions, how to list them,
+//! which files are its, how to read one as a transcript, and what the catalog
+//! keeps of one. The [`registry`] holds every source; everything else
+//! iterates it, and never names an agent.
+//!
+//! Adding an agent is a folder of this crate with a type implementing
+//! [`Source`], and one line in [`SOURCES`].
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use serde::{Serialize, Serializer};
+
+use crate::detect::Head;
+use crate::env::Env;
+use crate::error::Result;
+use crate::index::{Added, Indexed};
+use crate::jsonl::read_file;
+use crate::listing::{FoundFiles, Listing, Scope};
+use crate::transcript::Transcript;
+use crate::verify::Checked;
+
+/// A session's shape, as `sess tree` draws it.
+#[derive(Clone, Debug)]
+pub enum Outline {
+    /// Lines linked by their ids and parents' ids: branches are rewinds,
+    /// edits and resumed turns.
+    Lines(crate::claude::LineTree),
+    /// A thread's line of turns, rollbacks and compactions marked.
+    Turns(crate::codex::Turns),
+}
+
+/// Every agent `sess` reads, in the order detection asks them: a source
+/// whose lines could pass for another's comes before it (a tie on the first
+/// line recognised goes to the earlier source).
+static SOURCES: [&dyn Source; 3] = [&crate::pi::Pi, &crate::codex::Codex, &crate::claude::Claude];
+
+/// Every source, in registry order.
+pub fn registry() -> impl Iterator<Item = SourceKind> {
+    SOURCES.iter().map(|&source| SourceKind(source))
+}
+
+/// An agent whose sessions `sess` reads.
+pub trait Source: Sync {
+    /// Its name on the command line (`--source`) and in JSON: `claude`.
+    fn name(&self) -> &'static str;
+
+    /// Its name in messages: `Claude Code`.
+    fn agent(&self) -> &'static str;
+
+    /// Where it keeps sessions, for help texts: `$CODEX_HOME or ~/.codex`.
+    fn location(&self) -> &'static str;
+
+    /// Whether this is the format `sess` itself writes (pi-family): its
+    /// sessions have entry trees that the write verbs, `context` and
+    /// `segments` work on. Every other agent's files are read-only.
+    fn native(&self) -> bool {
+        false
+    }
+
+    /// The folders (or database files) where it keeps sessions in `env`,
+    /// with the agent's own environment overrides applied.
+    fn roots(&self, env: &Env) -> Vec<PathBuf>;
+
+    /// Its session files in `env`, found cheaply (from names, where the
+    /// format allows): `(session id, path)`, and the names that are not
+    /// regular files (skipped, never opened); or, for an agent that keeps
+    /// sessions in a database, its sessions as rows with their versions.
+    fn find(&self, env: &Env) -> FoundFiles;
+
+    /// Its sessions in `env` within `scope`, each summarised.
+    fn list(&self, env: &Env, scope: Scope<'_>) -> Listing;
+
+    /// The position of the first line of `head` that says this agent wrote
+    /// the file (0 when the name or the first bytes say it); `None` when no
+    /// line does.
+    fn detect(&self, head: &Head<'_>) -> Option<usize>;
+
+    /// The session file at `path` as a whole transcript (the caller keeps the
+    /// newest messages it wants).
+    fn load(&self, path: &Path) -> Result<Transcript>;
+
+    /// The session `id` of the database file `database` as a whole
+    /// transcript, for a source whose sessions are rows
+    /// ([`FoundFiles::rows`]); a source of files loads the file.
+    fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {
+        let _ = id;
+        self.load(database)
+    }
+
+    /// What the catalog keeps of the session `id` of the database file
+    /// `database` ([`FoundFiles::rows`]).
+    fn index_row(&self, database: &Path, id: &str) -> std::result::Result<Indexed, String> {
+        let _ = id;
+        Err(format!("`{}` is not a database of {} sessions", database.display(), self.agent()))
+    }
+
+    /// What is wrong in the session file at `path`; `None` when the caller
+    /// checks it (the native format, which the store checks).
+    fn verify(&self, path: &Path) -> Option<Result<Checked>> {
+        let _ = path;
+        None
+    }
+
+    /// The shape of the session file at `path` for `sess tree`: a tree of
+    /// lines, or a line of turns; `None` when the caller draws it (the
+    /// native format's entry tree) or the agent's files have no such shape.
+    fn outline(&self, path: &Path) -> Option<Result<Outline>> {
+        let _ = path;
+        None
+    }
+
+    /// The bytes of the session file at `path` as the catalog reads them
+    /// (decompressed, for an agent that compresses old sessions).
+    fn read_whole(&self, path: &Path) -> Result<Vec<u8>> {
+        read_file(path)
+    }
+
+    /// What the catalog keeps of the session file at `path`, whose complete
+    /// lines are `bytes`; an error says why it is not a session.
+    fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String>;
+
+    /// What the lines `bytes` added to a file of session `session_id` after
+    /// its first `lines_before` lines give; `None` when the format does not
+    /// grow by appended lines (the catalog then reads the file whole).
+    fn index_added(&self, session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Added> {
+        let _ = (session_id, bytes, lines_before);
+        None
+    }
+}
+
+/// A source, by handle: cheap to copy, compared and printed by name.
+#[derive(Clone, Copy)]
+pub struct SourceKind(&'static dyn Source);
+
+impl SourceKind {
+    /// The handle of `source`.
+    pub const fn of(source: &'static dyn Source) -> Self {
+        Self(source)
+    }
+
+    /// The source itself.
+    pub fn source(self) -> &'static dyn Source {
+        self.0
+    }
+
+    /// The name used on the command line and in JSON: `pi`, `claude`, …
+    pub fn as_str(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// The agent's name in messages: `pi-family`, `Claude Code`, …
+    pub fn agent_name(self) -> &'static str {
+        self.0.agent()
+    }
+
+    /// Whether this is the format `sess` writes ([`Source::native`]).
+    pub fn is_native(self) -> bool {
+        self.0.native()
+    }
+
+    /// The source [`as_str`](Self::as_str) names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        registry().find(|kind| kind.as_str() == name)
+    }
+
+    /// The native source: the format `sess` writes.
+    pub fn native() -> Self {
+        registry().find(|kind| kind.is_native()).unwrap_or(Self(SOURCES[0]))
+    }
+}
+
+impl PartialEq for SourceKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SourceKind {}
+
+impl Hash for SourceKind {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for SourceKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SourceKind {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl fmt::Debug for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for SourceKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found_again() {
+        let names: Vec<&str> = registry().map(SourceKind::as_str).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        for kind in registry() {
+            assert_eq!(SourceKind::from_name(kind.as_str()), Some(kind));
+        }
+        assert_eq!(registry().filter(|kind| kind.is_native()).count(), 1);
+    }
+}
