@@ -109,10 +109,11 @@ function gemini(cwd, args, { fails = false, json = true } = {}) {
 }
 
 // Each session: its id, project, the title `--list-sessions` should give it,
-// and its turns. A turn is the prompt and what the model answered, in order:
-// `thinking` for each thought, `tool_call` for each call (its id, tool,
-// arguments, and whether it should fail), `text`, and `error` for a request
-// that failed. Besides, a turn may say: `images` attached to the prompt,
+// and its turns. A turn is the prompt and what the model answered, in order,
+// each block with the step (the model request) that gave it: `thinking` for
+// each thought, `tool_call` for each call (its id, tool, arguments, what its
+// result should hold and whether it should fail), `text`, and `error` for a
+// request that failed. Besides, a turn may say: `images` attached to the prompt,
 // `compressedBefore` (the step before which the CLI compressed the history,
 // and the `summary` it kept), `rewound` (taken back with `/rewind`),
 // `withdrawn` (its failed request made the CLI take the prompt out of the
@@ -126,17 +127,17 @@ function session(id, cwd) {
 }
 function blocksOf(prompt) {
   const blocks = [];
-  for (const step of script[prompt]) {
-    if (step.error) blocks.push({ type: 'error', contains: step.error.message });
-    for (const part of step.parts ?? []) {
-      if (part.thought) blocks.push({ type: 'thinking', text: part.text });
-      else if (part.text !== undefined) blocks.push({ type: 'text', text: part.text });
+  script[prompt].forEach((answer, step) => {
+    if (answer.error) blocks.push({ type: 'error', step, contains: answer.error.message });
+    for (const part of answer.parts ?? []) {
+      if (part.thought) blocks.push({ type: 'thinking', step, text: part.text });
+      else if (part.text !== undefined) blocks.push({ type: 'text', step, text: part.text });
       else if (part.functionCall) {
         const { id, name, args } = part.functionCall;
-        blocks.push({ type: 'tool_call', id, name, args, ...calls[id] });
+        blocks.push({ type: 'tool_call', step, id, name, args, ...calls[id] });
       }
     }
-  }
+  });
   return blocks;
 }
 function turn(s, prompt, extra = {}) {
@@ -168,11 +169,11 @@ try {
   // Resumed with `latest`, in a later minute than the session's file was
   // named for (the runs above take most of one): the CLI also leaves a file
   // named for this minute that holds no conversation. The prompt attaches an
-  // image with `@dot.png`.
+  // image and a text file with `@dot.png` and `@README.md`.
   while (minute() === bMinute) await sleep(1000);
   const b2 = (await gemini(projects.beta, ['--resume', 'latest', '-p', P.image])).session_id;
   if (b2 !== b) throw new Error(`--resume latest ran session ${b2}, not ${b}`);
-  turn(session(b), P.image, { images: ['dot.png'] });
+  turn(session(b), P.image, { images: ['dot.png'], files: { 'README.md': '# beta' } });
 
   // Resumed, and the model request fails: the CLI exits with the error.
   await gemini(projects.beta, ['--resume', b, '-p', P.down], { fails: true });
