@@ -1,5 +1,5 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code and Codex.
+//! oh-my-pi, xcsh), Claude Code, Codex and the Gemini CLI.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -15,6 +15,7 @@ pub mod codex;
 mod detect;
 mod env;
 mod error;
+pub mod gemini;
 mod index;
 pub mod jsonl;
 mod lenient;

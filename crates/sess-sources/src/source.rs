@@ -34,7 +34,8 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 3] = [&crate::pi::Pi, &crate::codex::Codex, &crate::claude::Claude];
+static SOURCES: [&dyn Source; 4] =
+    [&crate::pi::Pi, &crate::codex::Codex, &crate::gemini::Gemini, &crate::claude::Claude];
 
 /// Every source, in registry order.
 pub fn registry() -> impl Iterator<Item = SourceKind> {
