@@ -62,7 +62,8 @@ export const calls = {
   call_ls: { fails: false, output: '' },
   call_agent: { fails: false, output: SUB.result },
   call_sub_ls: { fails: false, output: '' },
-  call_sub_done: { fails: false, output: SUB.result },
+  // What the CLI answers the subagent's `complete_task`.
+  call_sub_done: { fails: false, output: 'Output submitted and task completed.' },
 };
 
 export const script = {

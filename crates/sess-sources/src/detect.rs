@@ -240,7 +240,7 @@ mod tests {
             ("codex", "codex-fork-rollback-compact.jsonl", crate::codex::SOURCE),
             (
                 "gemini/real-0.61.0/home/.gemini/tmp/alpha/chats",
-                "session-2026-12-01T09-04-29d4ab2a.jsonl",
+                "session-2026-12-01T09-18-9786d550.jsonl",
                 crate::gemini::SOURCE,
             ),
         ] {
