@@ -7,9 +7,10 @@
 //! (docs/format.md, "Where sess differs"), the test names the rule and asserts
 //! the difference.
 //!
-//! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
-//! a fake model API and checks `sess list` and `sess show` against what the
-//! driver reports Codex did (`interop/codex/README.md`).
+//! The Claude Code, Codex and Gemini CLI tests (`interop/claude_code.rs`,
+//! `interop/codex.rs`, `interop/gemini.rs`) instead run the real CLI against a
+//! fake model API and check `sess list` and `sess show` against what the
+//! driver reports the CLI did (`interop/<agent>/README.md`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -22,6 +23,8 @@
 mod claude_code;
 #[path = "interop/codex.rs"]
 mod codex;
+#[path = "interop/gemini.rs"]
+mod gemini;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/oh_my_pi.rs"]
