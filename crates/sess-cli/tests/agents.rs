@@ -267,6 +267,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "claude"
         } else if path.contains("/codex/") {
             "codex"
+        } else if path.contains("/gemini/") {
+            "gemini"
         } else {
             "pi"
         };
