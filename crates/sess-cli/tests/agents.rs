@@ -267,6 +267,10 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "claude"
         } else if path.contains("/codex/") {
             "codex"
+        } else if path.contains("/copilot/") {
+            "copilot"
+        } else if path.contains("/qwen-code/") {
+            "qwen"
         } else if path.contains("/gemini/") {
             "gemini"
         } else {

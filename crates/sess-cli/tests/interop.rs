@@ -7,10 +7,11 @@
 //! (docs/format.md, "Where sess differs"), the test names the rule and asserts
 //! the difference.
 //!
-//! The Claude Code, Codex and Gemini CLI tests (`interop/claude_code.rs`,
-//! `interop/codex.rs`, `interop/gemini.rs`) instead run the real CLI against a
-//! fake model API and check `sess list` and `sess show` against what the
-//! driver reports the CLI did (`interop/<agent>/README.md`).
+//! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
+//! a fake model API and checks `sess list` and `sess show` against what the
+//! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
+//! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
+//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -23,11 +24,17 @@
 mod claude_code;
 #[path = "interop/codex.rs"]
 mod codex;
+#[path = "interop/copilot.rs"]
+mod copilot;
 #[path = "interop/gemini.rs"]
 mod gemini;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/oh_my_pi.rs"]
 mod oh_my_pi;
+#[path = "interop/opencode.rs"]
+mod opencode;
 #[path = "interop/pi_mono.rs"]
 mod pi_mono;
+#[path = "interop/qwen_code.rs"]
+mod qwen_code;

@@ -31,6 +31,24 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A database that cannot be read: not SQLite, damaged, locked by a
+    /// writer for longer than a reader waits, or without the tables expected.
+    #[error("reading the database `{}`: {message}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite said.
+        message: String,
+    },
+    /// A file that should hold a session's record and does not (not a JSON
+    /// object, or one without an id).
+    #[error("`{}` is not a session record: {message}", path.display())]
+    NotARecord {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A compressed file that does not decompress.
     #[error("decompressing `{}`: {message}", path.display())]
     Decompress {

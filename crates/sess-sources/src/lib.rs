@@ -1,5 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code, Codex and the Gemini CLI.
+//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
+//! Qwen Code and the Gemini CLI.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -12,6 +13,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 mod detect;
 mod env;
 mod error;
@@ -20,7 +22,9 @@ mod index;
 pub mod jsonl;
 mod lenient;
 mod listing;
+pub mod opencode;
 pub mod pi;
+pub mod qwen;
 mod source;
 mod transcript;
 mod verify;

@@ -286,8 +286,8 @@ pub struct Image {
 }
 
 /// Input fields that say what a tool call does, in the order they are looked for.
-const GIST_KEYS: [&str; 9] =
-    ["command", "cmd", "file_path", "path", "pattern", "url", "query", "description", "prompt"];
+const GIST_KEYS: [&str; 10] =
+    ["command", "cmd", "file_path", "filePath", "path", "pattern", "url", "query", "description", "prompt"];
 
 /// What a tool call's `input` says it does, as one line: its first field
 /// among a command, a path, a pattern, a URL, a query, a description or a

@@ -1,0 +1,324 @@
+//! The real GitHub Copilot CLI (`@github/copilot` 1.0.102 from npm) against
+//! a fake Chat Completions API (`interop/copilot/`).
+//!
+//! The driver runs `copilot -p` in two projects, resumes (on another model,
+//! with tool calls that succeed and fail), compacts, rewinds and renames a
+//! session through the SDK the package bundles, attaches an image, runs a
+//! subagent and a turn whose model request fails, and reports what each
+//! session should hold. `sess list` and `sess show` must find exactly that in
+//! the `session-state` folder Copilot wrote: the ids, cwds, titles and message
+//! counts; every prompt once, with its image; reasoning as thinking; tool
+//! calls paired with their results and failed where they should (a command
+//! that exits non-zero included); the answers; the subagent's turns under its
+//! call; the compaction as its summary; the failed request as its error; and
+//! no trace of the rewound turn. The sessions of one run are kept in
+//! `fixtures/copilot/real-1.0.102/` and checked the same way without Node.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+
+fn copilot() -> Option<Peer> {
+    peer_in(&repo().join("interop/copilot"), "copilot", "node", "driver.mjs", "@github/copilot")
+}
+
+#[test]
+fn sess_reads_what_copilot_writes() {
+    let Some(peer) = copilot() else { return };
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
+    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
+    let ran = started.elapsed();
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    eprintln!(
+        "interop copilot: Copilot CLI {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
+        scenario["copilotVersion"].as_str().unwrap_or("?"),
+        scenario["sessions"].as_array().map_or(0, Vec::len),
+        scenario["runs"].as_array().map_or(0, Vec::len),
+        ran.as_secs_f64(),
+        mismatches.compared,
+        started.elapsed().as_secs_f64(),
+    );
+    mismatches.finish("interop copilot");
+}
+
+/// The sessions of one driver run (`interop/copilot/fixtures.mjs`), checked
+/// against its report without Node.
+#[test]
+fn sess_reads_the_recorded_copilot_sessions() {
+    let fixtures = repo().join("fixtures/copilot/real-1.0.102");
+    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures.join("copilot-home"), &dir.path().join(".copilot"));
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    assert!(mismatches.compared > 40, "{} comparisons", mismatches.compared);
+    mismatches.finish("recorded copilot sessions");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs `sess` with `home` as `$HOME`, where Copilot keeps `.copilot/`.
+fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("COPILOT_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+/// How many messages the turns make: a prompt and an answer each, and a
+/// summary before a prompt that follows a compaction.
+fn message_count(turns: &[Value]) -> usize {
+    2 * turns.len() + turns.iter().filter(|t| t["compactedBefore"].is_string()).count()
+}
+
+/// Checks what `sess` makes of the Copilot home under `home` against the
+/// driver's report `scenario` (whose paths may be under another home).
+fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    let sessions = scenario["sessions"].as_array().unwrap();
+    let reported_home = Path::new(scenario["copilotHome"].as_str().unwrap());
+    let relative = |path: &str| -> PathBuf {
+        let path = Path::new(path);
+        path.strip_prefix(reported_home)
+            .or_else(|_| path.strip_prefix(home.join(".copilot")))
+            .unwrap_or(path)
+            .to_owned()
+    };
+
+    // The listing of every project.
+    let listed = parse(&sess(home, &["list", "--source", "copilot", "--all-projects", "--json"]));
+    let listed = listed.as_array().unwrap();
+    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
+    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
+    ids.sort_unstable();
+    expected_ids.sort_unstable();
+    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, Copilot made {expected_ids:?}"));
+    for session in sessions {
+        let id = session["id"].as_str().unwrap();
+        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
+        let turns = session["turns"].as_array().unwrap();
+        let expected = json!({
+            "source": "copilot",
+            "path": relative(session["path"].as_str().unwrap()),
+            "cwd": session["cwd"],
+            "title": session["title"],
+            "messageCount": message_count(turns),
+            "firstMessage": turns[0]["prompt"],
+        });
+        let actual = json!({
+            "source": item["source"],
+            "path": relative(item["path"].as_str().unwrap()),
+            "cwd": item["cwd"],
+            "title": item["title"],
+            "messageCount": item["messageCount"],
+            "firstMessage": item["firstMessage"],
+        });
+        mismatches
+            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+    }
+
+    // The listing of each project.
+    for cwd in scenario["projects"].as_object().unwrap().values() {
+        let cwd = cwd.as_str().unwrap();
+        let listed = parse(&sess(home, &["list", "--source", "copilot", "--cwd", cwd, "--json"]));
+        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+        let mut expected: Vec<&str> =
+            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
+        ids.sort_unstable();
+        expected.sort_unstable();
+        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, Copilot made {expected:?}"));
+    }
+
+    for session in sessions {
+        check_transcript(home, session, &scenario["toolResults"], mismatches);
+    }
+}
+
+/// `sess show ID --json` and `sess show ID` against the session's turns.
+fn check_transcript(home: &Path, session: &Value, results: &Value, mismatches: &mut Mismatches) {
+    let id = session["id"].as_str().unwrap();
+    let shown = parse(&sess(home, &["show", id, "--json"]));
+    mismatches.check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == session["title"], || {
+        format!(
+            "sess show {id}: id {} cwd {} title {}, Copilot {} {}",
+            shown["id"], shown["cwd"], shown["title"], session["cwd"], session["title"]
+        )
+    });
+    let turns = session["turns"].as_array().unwrap();
+    let messages = shown["messages"].as_array().unwrap();
+    mismatches.check(messages.len() == message_count(turns), || {
+        format!("sess show {id}: {} messages for {} turns: {}", messages.len(), turns.len(), show(&shown["messages"]))
+    });
+    check_messages(&format!("sess show {id}"), messages, turns, results, mismatches);
+    check_rendering(home, session, mismatches);
+}
+
+/// `messages` against `turns`: a compaction's summary, then each prompt with
+/// its images and the answer.
+fn check_messages(what: &str, messages: &[Value], turns: &[Value], results: &Value, mismatches: &mut Mismatches) {
+    let mut next = messages.iter();
+    for (n, turn) in turns.iter().enumerate() {
+        if let Some(summary) = turn["compactedBefore"].as_str() {
+            let Some(notice) = next.next() else { break };
+            let actual = json!({"role": notice["role"], "blocks": notice["blocks"]});
+            let expected = json!({"role": "system", "blocks": [{"type": "summary", "text": summary}]});
+            mismatches
+                .check(actual == expected, || format!("{what}, turn {n}: {}", first_difference(&actual, &expected)));
+        }
+        let (Some(prompt), Some(answer)) = (next.next(), next.next()) else { break };
+        let mut expected = vec![json!({"type": "text", "text": turn["prompt"]})];
+        for _ in turn["attachments"].as_array().into_iter().flatten() {
+            expected.push(json!({"type": "image", "mediaType": "image/png"}));
+        }
+        let actual: Vec<Value> = prompt["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| match b["type"].as_str() {
+                Some("image") if b["data"].is_string() => json!({"type": "image", "mediaType": b["mediaType"]}),
+                _ => b.clone(),
+            })
+            .collect();
+        let (actual, expected) =
+            (json!({"role": prompt["role"], "blocks": actual}), json!({"role": "user", "blocks": expected}));
+        mismatches.check(actual == expected, || {
+            format!("{what}, turn {n}, prompt: {}", first_difference(&actual, &expected))
+        });
+        let (actual, expected) = answer_and_expected(answer, turn, results);
+        mismatches.check(actual == expected, || {
+            format!("{what}, turn {n}, answer: {}", first_difference(&actual, &expected))
+        });
+        for (block, want) in answer["blocks"].as_array().unwrap().iter().zip(turn["blocks"].as_array().unwrap()) {
+            if let Some(sub) = want["turns"].as_array() {
+                let got = block["subagent"].as_array().cloned().unwrap_or_default();
+                mismatches.check(got.len() == message_count(sub), || {
+                    format!(
+                        "{what}, turn {n}: the subagent of {} has {} messages: {}",
+                        want["id"],
+                        got.len(),
+                        show(&block["subagent"])
+                    )
+                });
+                check_messages(&format!("{what}, subagent of {}", want["id"]), &got, sub, results, mismatches);
+            }
+        }
+    }
+}
+
+/// The answer as shown and as expected from the turn: thinking, text, tool
+/// calls with their status and result, errors. A call fails when the script
+/// says so or when its command exits non-zero; a call that succeeds has the
+/// result Copilot sent back to the model, one that fails an error message.
+fn answer_and_expected(answer: &Value, turn: &Value, results: &Value) -> (Value, Value) {
+    let blocks = answer["blocks"].as_array().unwrap();
+    let expected_blocks = turn["blocks"].as_array().unwrap();
+    let mut actual = Vec::new();
+    let mut expected = Vec::new();
+    for (i, want) in expected_blocks.iter().enumerate() {
+        let got = blocks.get(i).cloned().unwrap_or(Value::Null);
+        match want["type"].as_str() {
+            Some("tool_call") => {
+                let exits = want["exitCode"].as_i64().is_some_and(|c| c != 0);
+                let fails = want["fails"] == true || exits;
+                let status = if fails { "failed" } else { "succeeded" };
+                let result = got["result"].as_str().unwrap_or("");
+                let told = results[want["id"].as_str().unwrap()].as_str().unwrap_or("");
+                // A failed call's record holds Copilot's error, shorter than what the model was told.
+                let says = if want["fails"] == true { !result.is_empty() } else { result == told };
+                expected.push(json!({"type": "tool_call", "id": want["id"], "name": want["name"], "input": want["input"], "status": status, "result": true}));
+                actual.push(json!({"type": got["type"], "id": got["id"], "name": got["name"], "input": got["input"], "status": got["status"], "result": says}));
+            }
+            Some("error") => {
+                let wanted = want["contains"].as_str().unwrap();
+                expected.push(json!({"type": "error", "text": wanted}));
+                let text = got["text"].as_str().unwrap_or("");
+                actual.push(json!({"type": got["type"], "text": if text.contains(wanted) { wanted } else { text }}));
+            }
+            _ => {
+                expected.push(want.clone());
+                actual.push(got);
+            }
+        }
+    }
+    actual.extend(blocks.iter().skip(expected_blocks.len()).cloned());
+    (json!({"role": answer["role"], "blocks": actual}), json!({"role": "assistant", "blocks": expected}))
+}
+
+/// `sess show ID`: the title, every prompt once, the answers, a line per tool
+/// call with its mark, the errors, no system prompt, and nothing rewound.
+fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
+    let id = session["id"].as_str().unwrap();
+    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    mismatches.check(text.lines().next() == session["title"].as_str(), || {
+        format!("sess show {id}: not titled {}:\n{text}", session["title"])
+    });
+    for turn in session["turns"].as_array().unwrap() {
+        let prompt = turn["prompt"].as_str().unwrap();
+        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
+        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        for block in turn["blocks"].as_array().unwrap() {
+            let line = match block["type"].as_str() {
+                Some("text") => {
+                    // A long answer is wrapped.
+                    let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let answer = block["text"].as_str().unwrap();
+                    mismatches.check(words(&text).contains(&words(answer)), || {
+                        format!("sess show {id}: no answer {answer:?} in\n{text}")
+                    });
+                    continue;
+                }
+                Some("error") => {
+                    let wanted = block["contains"].as_str().unwrap();
+                    mismatches
+                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
+                    continue;
+                }
+                Some("tool_call") => {
+                    let fails = block["fails"] == true || block["exitCode"].as_i64().is_some_and(|c| c != 0);
+                    let input = &block["input"];
+                    let what = ["command", "path", "description"]
+                        .iter()
+                        .find_map(|key| input[key].as_str())
+                        .or_else(|| input.as_str())
+                        .unwrap_or("");
+                    let what = what.lines().next().unwrap_or("");
+                    format!("{} {}  {what}", if fails { "✗" } else { "✓" }, block["name"].as_str().unwrap())
+                }
+                _ => continue,
+            };
+            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
+                format!("sess show {id}: no line {line:?} in\n{text}")
+            });
+        }
+    }
+    for rewound in session["rewound"].as_array().into_iter().flatten() {
+        let rewound = rewound.as_str().unwrap();
+        mismatches.check(!text.contains(rewound), || format!("sess show {id} shows the rewound {rewound:?}:\n{text}"));
+    }
+    for injected in ["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"] {
+        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
+    }
+}

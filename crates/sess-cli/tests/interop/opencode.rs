@@ -1,0 +1,320 @@
+//! The real OpenCode (the native binary of `opencode-ai`: 1.18.33, whose
+//! sessions are rows of `opencode.db`, and 1.1.65, whose sessions are JSON
+//! files under `storage/`) against a fake Chat Completions API
+//! (`interop/opencode/`).
+//!
+//! The driver runs `opencode run` in two projects, `--session` and
+//! `--continue` (which compacts automatically), `--fork`, a prompt with an
+//! image, a resumed turn whose model request fails and a `task` call (a
+//! subagent's session), then `/summarize` and `/revert` through
+//! `opencode serve`, and reports what each session should hold. `sess list`
+//! and `sess show` must find exactly that: the ids, cwds, titles and message
+//! counts (a subagent's session is not listed); every prompt once, text
+//! OpenCode added as context; reasoning as thinking; tool calls with their
+//! results, failed where they should; the answers; a compaction as its
+//! summary; an undo as its notice; a failed request as its error; the
+//! subagent's turn under its `task` call. The sessions of one run of each
+//! version are kept in `fixtures/opencode/real-*/` and checked the same way
+//! without Node.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo};
+
+/// What `sess` shows before the messages an /undo took back.
+const UNDONE: &str = "Undone (/undo): the messages from here on were reverted";
+
+fn opencode(legacy: bool) -> Option<Peer> {
+    let (dir, name) =
+        if legacy { ("interop/opencode/legacy", "opencode 1.1") } else { ("interop/opencode", "opencode") };
+    let driver = if legacy { "../driver.mjs" } else { "driver.mjs" };
+    peer_in(&repo().join(dir), name, "node", driver, "opencode-linux-x64")
+}
+
+fn live(legacy: bool) {
+    let Some(peer) = opencode(legacy) else { return };
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let args: Vec<&str> = if legacy { vec!["--legacy", root] } else { vec![root] };
+    let scenario = peer.run(dir.path(), &args);
+    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
+    let ran = started.elapsed();
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    eprintln!(
+        "interop {}: OpenCode {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
+        peer.name,
+        scenario["opencodeVersion"].as_str().unwrap_or("?"),
+        scenario["sessions"].as_array().map_or(0, Vec::len),
+        scenario["runs"].as_array().map_or(0, Vec::len),
+        ran.as_secs_f64(),
+        mismatches.compared,
+        started.elapsed().as_secs_f64(),
+    );
+    mismatches.finish(peer.name);
+}
+
+#[test]
+fn sess_reads_what_opencode_writes() {
+    live(false);
+}
+
+#[test]
+fn sess_reads_what_opencode_1_1_writes() {
+    live(true);
+}
+
+/// The sessions of one driver run of each version
+/// (`interop/opencode/fixtures.py`), checked against its report without Node.
+#[test]
+fn sess_reads_the_recorded_opencode_sessions() {
+    for version in ["1.18.33", "1.1.65"] {
+        let fixtures = repo().join("fixtures/opencode").join(format!("real-{version}"));
+        let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join(".local/share/opencode");
+        std::fs::create_dir_all(&data).unwrap();
+        if fixtures.join("opencode.db").exists() {
+            std::fs::copy(fixtures.join("opencode.db"), data.join("opencode.db")).unwrap();
+        } else {
+            copy_dir(&fixtures.join("storage"), &data.join("storage"));
+        }
+        let mut mismatches = Mismatches::new(0);
+        check(dir.path(), &scenario, &mut mismatches);
+        assert!(mismatches.compared > 50, "{version}: {} comparisons", mismatches.compared);
+        mismatches.finish(&format!("recorded opencode {version} sessions"));
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs `sess` with `home` as `$HOME` and nothing moving OpenCode's data.
+fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("OPENCODE_DB")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+fn turns(session: &Value) -> Vec<&Value> {
+    session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect()
+}
+
+/// Checks what `sess` makes of OpenCode's data under `home` against the
+/// driver's report `scenario`.
+fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    let sessions = scenario["sessions"].as_array().unwrap();
+    let top: Vec<&Value> = sessions.iter().filter(|s| s["parentId"].is_null()).collect();
+
+    let listed = parse(&sess(home, &["list", "--source", "opencode", "--all-projects", "--json"]));
+    let listed = listed.as_array().unwrap();
+    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
+    let mut expected_ids: Vec<&str> = top.iter().filter_map(|s| s["id"].as_str()).collect();
+    ids.sort_unstable();
+    expected_ids.sort_unstable();
+    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, OpenCode made {expected_ids:?}"));
+    for session in &top {
+        let id = session["id"].as_str().unwrap();
+        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
+        let expected = json!({
+            "source": "opencode",
+            "cwd": session["cwd"],
+            "title": session["title"],
+            "messageCount": expected_messages(session).len(),
+            "firstMessage": turns(session)[0]["prompt"],
+        });
+        let actual = json!({
+            "source": item["source"],
+            "cwd": item["cwd"],
+            "title": item["title"],
+            "messageCount": item["messageCount"],
+            "firstMessage": item["firstMessage"].as_str().map(str::trim_end),
+        });
+        mismatches
+            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+    }
+
+    for cwd in scenario["projects"].as_object().unwrap().values() {
+        let cwd = cwd.as_str().unwrap();
+        let listed = parse(&sess(home, &["list", "--source", "opencode", "--cwd", cwd, "--json"]));
+        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+        let mut expected: Vec<&str> = top.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
+        ids.sort_unstable();
+        expected.sort_unstable();
+        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, OpenCode made {expected:?}"));
+    }
+
+    for session in &top {
+        let id = session["id"].as_str().unwrap();
+        let shown = parse(&sess(home, &["show", id, "--json"]));
+        mismatches
+            .check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == session["title"], || {
+                format!("sess show {id}: id {} cwd {} title {}", shown["id"], shown["cwd"], shown["title"])
+            });
+        let actual: Vec<Value> = shown["messages"].as_array().unwrap().iter().map(view).collect();
+        let (actual, expected) = (json!(actual), json!(expected_messages(session)));
+        mismatches.check(actual == expected, || format!("sess show {id}: {}", first_difference(&actual, &expected)));
+        check_details(session, &shown, sessions, mismatches);
+        check_rendering(home, id, session, mismatches);
+    }
+}
+
+/// A shown message in short: its role and blocks (a tool call's id, name,
+/// input and whether it failed; an error is `error`, its text checked on its
+/// own; texts without trailing line breaks, which OpenCode 1.1's `run` adds).
+/// A user message's blocks are sorted: OpenCode puts an attachment's parts
+/// before the prompt (1.18) or after it (1.1).
+fn view(message: &Value) -> Value {
+    let mut blocks: Vec<Value> = message["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b["type"].as_str().unwrap() {
+            "text" => json!({"text": b["text"].as_str().unwrap().trim_end()}),
+            "thinking" => json!({"thinking": b["text"]}),
+            "summary" => json!({"summary": b["text"]}),
+            "context" => json!({"context": b["title"]}),
+            "image" => json!({"image": b["mediaType"]}),
+            "error" => json!("error"),
+            "tool_call" => json!({"tool": [b["id"], b["name"], b["input"], b["status"] == "failed"]}),
+            other => json!({ other: b }),
+        })
+        .collect();
+    if message["role"] == "user" {
+        blocks.sort_by_key(ToString::to_string);
+    }
+    json!({"role": message["role"], "blocks": blocks})
+}
+
+/// The messages the report says a session has, in [`view`]'s terms.
+fn expected_messages(session: &Value) -> Vec<Value> {
+    let inherited = session["inherited"].as_array().unwrap().len();
+    let own = session["turns"].as_array().unwrap().len();
+    let reverted = session["revertedFrom"].get("prompt").and_then(Value::as_str);
+    let compacted = |after: usize| -> Vec<Value> {
+        session["compactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["afterTurns"].as_u64() == Some(after as u64))
+            .map(|c| json!({"role": "system", "blocks": [{"summary": c["summary"]}]}))
+            .collect()
+    };
+    let mut messages = Vec::new();
+    for (i, turn) in turns(session).into_iter().enumerate() {
+        if i >= inherited {
+            messages.extend(compacted(i - inherited));
+            if reverted == turn["prompt"].as_str() {
+                messages.push(json!({"role": "system", "blocks": [{"text": UNDONE}]}));
+            }
+        }
+        let mut user = Vec::new();
+        if turn["synthetic"] == true {
+            user.push(json!({"context": "Added by OpenCode"}));
+        } else {
+            for _ in turn["images"].as_array().unwrap() {
+                // How OpenCode read the file (two texts of its own), the image.
+                user.extend([json!({"context": "Added by OpenCode"}), json!({"context": "Added by OpenCode"})]);
+                user.push(json!({"image": "image/png"}));
+            }
+            user.push(json!({"text": turn["prompt"]}));
+        }
+        user.sort_by_key(ToString::to_string);
+        messages.push(json!({"role": "user", "blocks": user}));
+        let answer: Vec<Value> = turn["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| match b["type"].as_str().unwrap() {
+                "text" => json!({"text": b["text"]}),
+                "thinking" => json!({"thinking": b["text"]}),
+                "error" => json!("error"),
+                _ => json!({"tool": [b["id"], b["name"], b["input"], b["fails"]]}),
+            })
+            .collect();
+        messages.push(json!({"role": "assistant", "blocks": answer}));
+    }
+    messages.extend(compacted(own));
+    messages
+}
+
+/// What [`view`] leaves out: tool results, error texts, and the subagent's
+/// messages under a `task` call.
+fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches: &mut Mismatches) {
+    let id = session["id"].as_str().unwrap();
+    let scripted: Vec<&Value> = turns(session).into_iter().flat_map(|t| t["blocks"].as_array().unwrap()).collect();
+    let blocks: Vec<&Value> = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .flat_map(|m| m["blocks"].as_array().unwrap())
+        .collect();
+    for (want, got) in scripted.iter().zip(blocks) {
+        let (wanted, text) = match want["type"].as_str() {
+            Some("tool_call") => (want["output"].as_str().unwrap(), got["result"].as_str().unwrap_or("")),
+            Some("error") => (want["contains"].as_str().unwrap(), got["text"].as_str().unwrap_or("")),
+            _ => continue,
+        };
+        mismatches.check(text.contains(wanted), || format!("sess show {id}: {text:?} lacks {wanted:?}"));
+        if want["name"] == "task" {
+            let child = sessions.iter().find(|s| s["parentId"] == session["id"]);
+            let actual: Vec<Value> = got["subagent"].as_array().into_iter().flatten().map(view).collect();
+            let expected = child.map(expected_messages).unwrap_or_default();
+            let (actual, expected) = (json!(actual), json!(expected));
+            mismatches.check(actual == expected, || {
+                format!("sess show {id}, the subagent: {}", first_difference(&actual, &expected))
+            });
+        }
+    }
+}
+
+/// `sess show ID`: every prompt typed once, the answers, and a line per tool
+/// call with its mark.
+fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
+    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    for turn in turns(session).into_iter().filter(|t| t["synthetic"] != true) {
+        let prompt = turn["prompt"].as_str().unwrap();
+        // A long prompt wraps: its first words start a line.
+        let start: String = prompt.chars().take(40).collect();
+        let times = text.lines().skip(1).filter(|l| l.trim_start().starts_with(start.trim_end())).count();
+        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        for block in turn["blocks"].as_array().unwrap() {
+            let line = match block["type"].as_str() {
+                Some("text") => block["text"].as_str().unwrap().to_owned(),
+                Some("tool_call") => {
+                    let mark = if block["fails"] == true { "✗" } else { "✓" };
+                    format!("{mark} {}", block["name"].as_str().unwrap())
+                }
+                _ => continue,
+            };
+            // A long answer wraps: its first words start a line.
+            let start: String = line.chars().take(40).collect();
+            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(start.trim_end())), || {
+                format!("sess show {id}: no line {line:?} in\n{text}")
+            });
+        }
+    }
+}

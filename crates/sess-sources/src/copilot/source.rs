@@ -1,0 +1,101 @@
+//! The GitHub Copilot CLI as a [`Source`].
+
+use std::path::{Path, PathBuf};
+
+use crate::detect::Head;
+use crate::env::Env;
+use crate::error::Result;
+use crate::index::Indexed;
+use crate::listing::{FoundFiles, Listing, Scope};
+use crate::source::{Source, SourceKind};
+use crate::transcript::Transcript;
+use crate::verify::Checked;
+
+/// Event types of a Copilot session log (the ones nearly every log has).
+const TYPES: [&str; 12] = [
+    "session.start",
+    "session.resume",
+    "session.shutdown",
+    "session.model_change",
+    "session.usage_record",
+    "user.message",
+    "system.message",
+    "assistant.turn_start",
+    "assistant.message",
+    "assistant.turn_end",
+    "tool.execution_start",
+    "tool.execution_complete",
+];
+
+/// The GitHub Copilot CLI.
+pub struct Copilot;
+
+/// The Copilot CLI source.
+pub const SOURCE: SourceKind = SourceKind::of(&Copilot);
+
+impl Source for Copilot {
+    fn name(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Copilot CLI"
+    }
+
+    fn location(&self) -> &'static str {
+        "`$COPILOT_HOME` or `~/.copilot`"
+    }
+
+    fn roots(&self, env: &Env) -> Vec<PathBuf> {
+        vec![home_of(env)]
+    }
+
+    fn find(&self, env: &Env) -> FoundFiles {
+        super::find_session_files(&home_of(env))
+    }
+
+    fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
+        super::list(&home_of(env), scope)
+    }
+
+    /// A line of one of the event types every Copilot log has
+    /// (`session.start`, `user.message`, `assistant.message`, …) with `data`
+    /// and `id` fields.
+    fn detect(&self, head: &Head<'_>) -> Option<usize> {
+        head.first(|line| line.kind_in(&TYPES) && line.has("data") && line.has("id"))
+    }
+
+    fn load(&self, path: &Path) -> Result<Transcript> {
+        super::load(path)
+    }
+
+    fn verify(&self, path: &Path) -> Option<Result<Checked>> {
+        Some(super::verify_file(path))
+    }
+
+    fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        // The rule of `sess show` and of the listing.
+        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
+        if crate::detect(path, head) != Some(SOURCE) {
+            return Err("not a Copilot CLI session: none of its first lines is one of its events".to_owned());
+        }
+        let (transcript, created, user_named) = super::read(path, bytes);
+        let title_explicit = user_named && transcript.title.is_some();
+        let title = transcript.title.clone().or_else(|| transcript.first_prompt().map(ToOwned::to_owned));
+        Ok(Indexed {
+            session_id: transcript.id,
+            title,
+            title_explicit,
+            cwd: transcript.cwd,
+            created,
+            message_count: transcript.messages.len(),
+            messages: transcript.messages,
+        })
+    }
+}
+
+/// The Copilot home in `env`.
+fn home_of(env: &Env) -> PathBuf {
+    let dir = env.var("COPILOT_HOME").map(|v| v.to_string_lossy().into_owned());
+    super::home_dir(dir.as_deref(), env.home())
+}

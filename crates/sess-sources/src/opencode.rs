@@ -1,0 +1,260 @@
+//! OpenCode sessions: rows of `opencode.db` (1.2 and later), or JSON files
+//! under `storage/` (before 1.2), in OpenCode's data folder.
+//!
+//! # Where
+//!
+//! The data folder is `$XDG_DATA_HOME/opencode`, else
+//! `~/.local/share/opencode`. The database is `$OPENCODE_DB` when set (a
+//! path relative to the data folder, or absolute), else `opencode.db` there
+//! (builds of other release channels write `opencode-<channel>.db`, read
+//! too). The database is opened read-only and never written (`opencode/db.rs`
+//! says how the write-ahead log is read without creating files). OpenCode 1.2
+//! copies `storage/` into a new database once and leaves the files in place:
+//! a session of the files whose id the database also has is the database's.
+//!
+//! A session of the database is located by the database file and its id
+//! ([`load_session`]; [`SessionInfo::path`] is the database file), or by the
+//! path `<database>/<session id>` ([`load`]). A session of `storage/` is its
+//! file, `storage/session/<project>/<id>.json`.
+//!
+//! # Listing
+//!
+//! Sessions that a `task` call started (a subagent's, with a parent) and
+//! archived ones are not listed, as OpenCode's own list leaves them out; both
+//! load. The title is the session's, unless it is still the placeholder
+//! `New session - <time>` (then the first prompt); the cwd is the session's
+//! `directory`; the change marker is its `time_updated`, bumped by OpenCode
+//! on every write to the session.
+//!
+//! # From messages and parts to a transcript
+//!
+//! Messages are read in OpenCode's order (creation time, then id), each
+//! with its parts in id order. A row or file that is not a JSON object is
+//! skipped and reported in [`Transcript::issues`] (numbered in reading
+//! order: messages first, then parts).
+//!
+//! - **User messages:** `text` parts are the prompt; text OpenCode added
+//!   itself (`synthetic`: how it read an attached file, the prompt it sends
+//!   after an automatic compaction) or kept from the model (`ignored`) is
+//!   context, titled `Added by OpenCode`; a `file` part is an image (a
+//!   base64 data URL split into media type and data) or, for other files,
+//!   context with the text it stood for; `agent` and `subtask` parts are
+//!   context. A message of nothing but a `compaction` part (the marker
+//!   before a compaction's summary) shows nothing.
+//! - **One assistant bubble per turn:** OpenCode writes an assistant message
+//!   for every step of a turn (each model call); the steps between two user
+//!   messages are one bubble, opened at the first step's id and time.
+//!   `text` parts are text, `reasoning` thinking, `file` parts images;
+//!   `step-start`, `step-finish`, `snapshot` and `patch` parts show nothing;
+//!   a `retry` part is an error `Retry N: <message>`; an unknown part is kept
+//!   as unknown.
+//! - **Tool calls:** a `tool` part is a call: id `callID`, name `tool`,
+//!   input `state.input`; `state.status` `completed` succeeds with
+//!   `state.output`, `error` fails with `state.error`, `pending` and
+//!   `running` run (pending at the end of the session); started and ended at
+//!   `state.time.start`/`end`. A call whose `state.metadata.sessionId` names a
+//!   session (the `task` tool's subagent) carries that session's messages.
+//! - **Errors:** a message's `error` is an error block with its
+//!   `data.message` (else its `name`) at the end of the bubble; an interrupt
+//!   (`MessageAbortedError`) is instead the system notice `Turn aborted`.
+//! - **Compaction:** the summary (an assistant message with `summary: true`)
+//!   is a system message of summary blocks; the earlier messages stay shown.
+//! - **Undo:** a session's `revert` names the first message an /undo took
+//!   back; OpenCode hides it and every later one until the next prompt
+//!   deletes them. They stay shown, after a system notice that says they
+//!   were undone.
+
+mod convert;
+mod db;
+mod paths;
+mod records;
+mod source;
+mod storage;
+#[cfg(test)]
+mod test_db;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+pub use paths::{data_dir, databases};
+pub use source::{OpenCode, SOURCE};
+
+use self::convert::Reader;
+use self::db::Db;
+use self::records::{RawMessages, SessionRecord};
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo};
+use crate::transcript::Transcript;
+use sess_core::format_iso_millis;
+
+/// The sessions of `env` a listing shows (see the module docs): the rows of
+/// each database, with their change markers, then the files of `storage/`
+/// whose ids no database has, and the names there that are not regular
+/// files. Only the `session` table and the session files are read.
+pub fn find_session_files(env: &Env) -> FoundFiles {
+    let mut found = FoundFiles::default();
+    let mut seen = HashSet::new();
+    for database in databases(env) {
+        let Ok(records) = Db::open(&database).and_then(|db| db.sessions()) else { continue };
+        for record in records {
+            seen.insert(record.id.clone());
+            if listed(&record) {
+                let version = version(&record);
+                found.rows.push(FoundRow { id: record.id, database: database.clone(), version });
+            }
+        }
+    }
+    let storage = data_dir(env).join(storage::STORAGE_DIR);
+    for (id, path) in storage::session_files(&storage, &mut found.skipped) {
+        if !seen.contains(&id) && storage::read_session(&path).is_ok_and(|record| listed(&record)) {
+            found.files.push((id, path));
+        }
+    }
+    found
+}
+
+/// The sessions of `env` in `scope` (see the module docs), in no particular
+/// order. A database or file that cannot be read goes to
+/// [`Listing::problems`].
+pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
+    let mut listing = Listing::default();
+    let mut seen = HashSet::new();
+    for database in databases(env) {
+        let db = match Db::open(&database) {
+            Ok(db) => db,
+            Err(Error::NotFound { .. }) => continue,
+            Err(err) => {
+                listing.problems.push(err);
+                continue;
+            }
+        };
+        match db.sessions() {
+            Ok(records) => {
+                for record in records {
+                    seen.insert(record.id.clone());
+                    if listed(&record) && in_scope(&record, scope) {
+                        match read_db_session(&db, record) {
+                            Ok(transcript) => listing.sessions.push(info(&transcript.0, &transcript.1, &database)),
+                            Err(err) => listing.problems.push(err),
+                        }
+                    }
+                }
+            }
+            Err(err) => listing.problems.push(err),
+        }
+    }
+    let storage = data_dir(env).join(storage::STORAGE_DIR);
+    let mut skipped = Vec::new();
+    for (id, path) in storage::session_files(&storage, &mut skipped) {
+        if seen.contains(&id) {
+            continue;
+        }
+        match storage::read_session(&path) {
+            Ok(record) if listed(&record) && in_scope(&record, scope) => {
+                let transcript = read_storage_session(&storage, record);
+                listing.sessions.push(info(&transcript.0, &transcript.1, &path));
+            }
+            Ok(_) => {}
+            Err(err) => listing.problems.push(err),
+        }
+    }
+    for (path, kind) in skipped {
+        listing.problems.push(Error::NotASessionFile { path, kind });
+    }
+    listing
+}
+
+/// The session at `path` as a whole transcript: a file of `storage/`
+/// (`storage/session/<project>/<id>.json`), or `<database>/<session id>`.
+pub fn load(path: &Path) -> Result<Transcript> {
+    if let Some((database, id)) = database_of(path) {
+        return load_session(&database, &id);
+    }
+    if path.is_file() && db::is_database(path)? {
+        return Err(Error::NotARecord {
+            path: path.to_owned(),
+            message: "a database of OpenCode sessions: name one of its sessions by its id".to_owned(),
+        });
+    }
+    let record = storage::read_session(path)?;
+    let storage = storage::storage_of(path).ok_or_else(|| Error::NotARecord {
+        path: path.to_owned(),
+        message: "not in an OpenCode `storage/session/<project>/` folder".to_owned(),
+    })?;
+    Ok(read_storage_session(storage, record).1)
+}
+
+/// Session `id` of the database `database` as a whole transcript.
+pub fn load_session(database: &Path, id: &str) -> Result<Transcript> {
+    let db = Db::open(database)?;
+    let record = db.session(id)?.ok_or_else(|| Error::NotFound { path: database.join(id) })?;
+    Ok(read_db_session(&db, record)?.1)
+}
+
+/// A session's change marker: its `time_updated` (else its creation time).
+fn version(record: &SessionRecord) -> i64 {
+    record.updated.or(record.created).unwrap_or(0)
+}
+
+/// Whether a listing shows the session: not a subagent's, not archived.
+fn listed(record: &SessionRecord) -> bool {
+    record.parent_id.is_none() && record.archived.is_none()
+}
+
+fn in_scope(record: &SessionRecord, scope: Scope<'_>) -> bool {
+    match scope {
+        Scope::All => true,
+        Scope::Project(dir) => record.directory.as_deref().is_some_and(|d| Path::new(d) == dir),
+    }
+}
+
+fn read_db_session(db: &Db, record: SessionRecord) -> Result<(SessionRecord, Transcript)> {
+    let raw = db.messages(&record.id)?;
+    let child = |id: &str| db.messages(id).ok().map(|raw| raw.messages);
+    let transcript = transcript(&record, raw, &Reader { child: &child });
+    Ok((record, transcript))
+}
+
+fn read_storage_session(storage: &Path, record: SessionRecord) -> (SessionRecord, Transcript) {
+    let raw = storage::messages(storage, &record.id);
+    let child = |id: &str| Some(storage::messages(storage, id).messages).filter(|m| !m.is_empty());
+    let transcript = transcript(&record, raw, &Reader { child: &child });
+    (record, transcript)
+}
+
+fn transcript(record: &SessionRecord, raw: RawMessages, reader: &Reader<'_>) -> Transcript {
+    let mut transcript = Transcript::new(SOURCE, record.id.clone());
+    transcript.cwd.clone_from(&record.directory);
+    transcript.messages = reader.messages(record, &raw.messages);
+    transcript.issues = raw.issues;
+    transcript.title =
+        record.own_title().map(ToOwned::to_owned).or_else(|| transcript.first_prompt().map(ToOwned::to_owned));
+    transcript
+}
+
+fn info(record: &SessionRecord, transcript: &Transcript, path: &Path) -> SessionInfo {
+    SessionInfo {
+        source: SOURCE,
+        flavor: None,
+        id: record.id.clone(),
+        path: path.to_owned(),
+        cwd: record.directory.clone(),
+        title: transcript.title.clone(),
+        created: record.created.map(format_iso_millis),
+        modified_ms: version(record),
+        message_count: transcript.messages.len(),
+        first_message: transcript.first_prompt().map(ToOwned::to_owned),
+        parent_session: None,
+    }
+}
+
+/// The database of `path`, when it is `<database>/<session id>`.
+pub fn database_of(path: &Path) -> Option<(PathBuf, String)> {
+    let database = path.parent().filter(|p| p.is_file())?;
+    Some((database.to_owned(), path.file_name()?.to_str()?.to_owned()))
+}
+
+#[cfg(test)]
+#[path = "opencode/opencode_tests.rs"]
+mod tests;

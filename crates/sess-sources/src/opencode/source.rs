@@ -1,0 +1,93 @@
+//! OpenCode as a [`Source`].
+
+use std::path::{Path, PathBuf};
+
+use crate::detect::Head;
+use crate::env::Env;
+use crate::error::Result;
+use crate::index::Indexed;
+use crate::listing::{FoundFiles, Listing, Scope};
+use crate::source::{Source, SourceKind};
+use crate::transcript::Transcript;
+
+/// The first bytes of every SQLite database.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// OpenCode.
+pub struct OpenCode;
+
+/// The OpenCode source.
+pub const SOURCE: SourceKind = SourceKind::of(&OpenCode);
+
+impl Source for OpenCode {
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn agent(&self) -> &'static str {
+        "OpenCode"
+    }
+
+    fn location(&self) -> &'static str {
+        "`$OPENCODE_DB`, or `opencode.db` and `storage/` in `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`"
+    }
+
+    /// The data folder, and the database `$OPENCODE_DB` names when it is
+    /// outside it.
+    fn roots(&self, env: &Env) -> Vec<PathBuf> {
+        let data = super::data_dir(env);
+        let mut roots: Vec<PathBuf> = super::databases(env).into_iter().filter(|db| !db.starts_with(&data)).collect();
+        roots.insert(0, data);
+        roots
+    }
+
+    fn find(&self, env: &Env) -> FoundFiles {
+        super::find_session_files(env)
+    }
+
+    fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
+        super::list(env, scope)
+    }
+
+    /// A SQLite database named `opencode.db` or `opencode-<channel>.db`, or a session file of
+    /// `storage/` (`ses_….json` holding a JSON object).
+    fn detect(&self, head: &Head<'_>) -> Option<usize> {
+        let name = head.name.as_ref();
+        if head.bytes.starts_with(SQLITE_MAGIC) && super::paths::is_database_name(Path::new(name)) {
+            return Some(0);
+        }
+        let object = head.bytes.trim_ascii_start().starts_with(b"{");
+        (object && super::storage::session_id_of(name).is_some()).then_some(0)
+    }
+
+    fn load(&self, path: &Path) -> Result<Transcript> {
+        super::load(path)
+    }
+
+    fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {
+        super::load_session(database, id)
+    }
+
+    fn index(&self, path: &Path, _bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        Ok(indexed(super::load(path).map_err(|err| err.to_string())?))
+    }
+
+    fn index_row(&self, database: &Path, id: &str) -> std::result::Result<Indexed, String> {
+        Ok(indexed(super::load_session(database, id).map_err(|err| err.to_string())?))
+    }
+}
+
+/// What the catalog keeps of a loaded session. Its title is its own unless it
+/// is its first prompt; its creation time is its first message's.
+fn indexed(transcript: Transcript) -> Indexed {
+    let title_explicit = transcript.title.is_some() && transcript.title.as_deref() != transcript.first_prompt();
+    Indexed {
+        session_id: transcript.id,
+        title: transcript.title,
+        title_explicit,
+        cwd: transcript.cwd,
+        created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
+        message_count: transcript.messages.len(),
+        messages: transcript.messages,
+    }
+}

@@ -1,0 +1,179 @@
+// A fake OpenAI chat-completions API for driving the real Qwen Code CLI offline.
+//
+// `POST /v1/chat/completions` answers, streamed (server-sent events of
+// `chat.completion.chunk`s, then `data: [DONE]`) or not, as the real API does.
+// An answer is a list of parts: `{text}`, `{thinking}` (sent as
+// `reasoning_content`, which Qwen Code records as a thought part), `{tool:
+// name, id, args}` (a function call), or `{status, message}` alone (the
+// request fails with that HTTP status).
+//
+// What it answers is scripted, and the server keeps no state: the request's
+// `messages` say where the conversation is. The last user text the script
+// answers is the prompt; the step is the number of assistant messages after
+// it whose tool calls all came back (0 when none did). `script[prompt][step]`
+// is the answer. A script key that ends in `…` answers every prompt that
+// starts with the rest (the CLI's own requests, such as compression). Every
+// request is recorded; one with no script entry is answered with a text
+// saying so (and reported by the driver).
+//
+// Run on its own: `node fake-api.mjs script.json` prints the port.
+
+import http from 'node:http';
+import fs from 'node:fs';
+
+/** The text of a message's content (a string or a list of parts). */
+export function textOf(message) {
+  const content = message?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
+}
+
+/** The script key that answers `prompt`, if any. */
+export function keyFor(prompt, script) {
+  if (prompt === undefined) return undefined;
+  if (prompt in script) return prompt;
+  return Object.keys(script).find((k) => k.endsWith('…') && prompt.startsWith(k.slice(0, -1)));
+}
+
+/** Whether a user text is context the CLI injects rather than a prompt. */
+function injected(text) {
+  const t = text.trimStart();
+  return t === '' || t.startsWith('<') || t.startsWith('\n--- ') || t.startsWith('Content from ');
+}
+
+/**
+ * Where the conversation in `messages` is: its prompt and step. The prompt is
+ * the last user text that `script` answers (the CLI sends context in the
+ * same messages: reminders, files a prompt references, files restored after
+ * a compression), else the last user text that does not look injected.
+ */
+export function position(messages, script) {
+  let at = -1;
+  let prompt;
+  let fallback;
+  messages.forEach((m, i) => {
+    if (m.role !== 'user') return;
+    const parts = Array.isArray(m.content) ? m.content.filter((p) => p.type === 'text').map((p) => p.text) : [textOf(m)];
+    for (const t of parts) {
+      if (keyFor(t, script) !== undefined) {
+        prompt = t;
+        at = i;
+      } else if (!injected(t)) {
+        fallback = { prompt: t, at: i };
+      }
+    }
+  });
+  if (prompt === undefined && fallback) ({ prompt, at } = fallback);
+  const after = messages.slice(at + 1);
+  const answered = new Set(after.filter((m) => m.role === 'tool').map((m) => m.tool_call_id));
+  const results = after.filter((m) => m.role === 'tool').map((m) => ({ id: m.tool_call_id, content: textOf(m) }));
+  let step = 0;
+  for (const m of after) {
+    if (m.role === 'assistant' && (m.tool_calls ?? []).length > 0 && m.tool_calls.every((c) => answered.has(c.id))) step += 1;
+  }
+  return { prompt, step, results };
+}
+
+let seq = 0;
+
+function chunk(id, model, delta, finish = null) {
+  return { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+/**
+ * Token usage as the real API reports it, roughly: four characters of the
+ * request per prompt token. Qwen Code's compression compares these counts
+ * before and after, so they must grow with the conversation.
+ */
+function usageFor(requestChars, answer) {
+  const prompt_tokens = Math.ceil(requestChars / 4);
+  const completion_tokens = Math.ceil(JSON.stringify(answer).length / 4);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** Sends `answer` (a list of parts) as one completion. */
+function respond(res, answer, model, streamed, usage) {
+  const failure = answer.find((p) => p.status !== undefined);
+  if (failure) {
+    res.writeHead(failure.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: failure.message, type: 'server_error', code: String(failure.status) } }));
+    return;
+  }
+  const id = `chatcmpl-fake-${++seq}`;
+  const calls = answer.filter((p) => p.tool).map((p, index) => ({ index, id: p.id, type: 'function', function: { name: p.tool, arguments: JSON.stringify(p.args) } }));
+  const text = answer.filter((p) => p.text !== undefined).map((p) => p.text).join('');
+  const thinking = answer.filter((p) => p.thinking !== undefined).map((p) => p.thinking).join('');
+  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
+  if (!streamed) {
+    const message = { role: 'assistant', content: text || null };
+    if (thinking) message.reasoning_content = thinking;
+    if (calls.length > 0) message.tool_calls = calls.map(({ index, ...c }) => c);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  send(chunk(id, model, { role: 'assistant', content: '' }));
+  if (thinking) send(chunk(id, model, { reasoning_content: thinking }));
+  // Text in two pieces, as a real stream cuts it.
+  if (text) {
+    const half = Math.ceil(text.length / 2);
+    send(chunk(id, model, { content: text.slice(0, half) }));
+    if (text.length > half) send(chunk(id, model, { content: text.slice(half) }));
+  }
+  for (const c of calls) send(chunk(id, model, { tool_calls: [c] }));
+  send(chunk(id, model, {}, finish));
+  send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/**
+ * Starts the server on a free port of 127.0.0.1. `script` maps a prompt to
+ * the answers of its steps. Resolves to `{port, requests, close}`; `requests`
+ * fills with `{url, prompt, step, results, tools, expected}` as they come.
+ */
+export function startFakeApi(script) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+        requests.push({ method: req.method, url: req.url, expected: false });
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":{"message":"not faked"}}');
+        return;
+      }
+      const request = JSON.parse(body);
+      const { prompt, step, results } = position(request.messages ?? [], script);
+      const answer = script[keyFor(prompt, script)]?.[step];
+      requests.push({
+        url: req.url,
+        model: request.model,
+        stream: Boolean(request.stream),
+        prompt,
+        step,
+        results,
+        tools: (request.tools ?? []).map((t) => t.function?.name),
+        expected: Boolean(answer),
+      });
+      const given = answer ?? [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }];
+      respond(res, given, request.model, Boolean(request.stream), usageFor(body.length, given));
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
+  const api = await startFakeApi(script);
+  console.log(api.port);
+  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
+}
