@@ -18,12 +18,12 @@
 //!   failed or was cancelled), noted after it; the first one after a
 //!   metadata line is a fresh chat's start (a resume starts one before it
 //!   loads the session) and takes nothing back;
-//! - a message restated under a new id (a resume writes tool results again
-//!   as `<id>_response`) is recognised by what it says
-//!   ([`signature`](super::parts::signature)) among the live messages and
-//!   not shown twice.
+//! - a message restated under a new id (a compression restates the history
+//!   it keeps) is recognised by what it says
+//!   ([`signature`](super::parts::signature)) among the live messages the
+//!   replacement does not keep by their own ids, and not shown twice.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 use sess_core::LineIssue;
@@ -84,8 +84,9 @@ struct Replay {
     session: Session,
     /// Where each message id is in `shown` (restated ids included).
     index: HashMap<String, usize>,
-    /// The CLI's list of messages, by id.
+    /// The CLI's list of messages, by id, and the same ids as a set.
     live: Vec<String>,
+    in_live: HashSet<String>,
     /// New ids of restated messages → the id they restate.
     alias: HashMap<String, String>,
     /// Whether the last record was metadata.
@@ -101,7 +102,7 @@ impl Replay {
     /// any), and in the live list.
     fn message(&mut self, message: Value) {
         let id = self.show(message);
-        if !self.live.contains(&id) {
+        if self.in_live.insert(id.clone()) {
             self.live.push(id);
         }
     }
@@ -126,6 +127,9 @@ impl Replay {
         // The CLI's loader empties the list when the id is not in it.
         let at = self.live.iter().position(|live| *live == id).unwrap_or(0);
         let cut = self.live.split_off(at);
+        for id in &cut {
+            self.in_live.remove(id);
+        }
         if !cut.iter().any(|id| self.displayable(id)) {
             return;
         }
@@ -164,52 +168,67 @@ impl Replay {
     /// `$set.messages`: the conversation is now `messages`.
     fn replace(&mut self, messages: Vec<Value>, fresh_start: bool) {
         let before = std::mem::take(&mut self.live);
-        let mut live = Vec::new();
+        self.in_live.clear();
+        // Messages the list keeps by their own ids cannot be restated by others.
+        let kept_by_id: HashSet<String> = messages
+            .iter()
+            .filter_map(|m| text_field(m, "id"))
+            .map(|id| self.resolve(id).to_owned())
+            .filter(|id| self.index.contains_key(id))
+            .collect();
+        let mut restatable = None;
         let mut compressed = false;
         let mut acknowledgement_due = false;
         for message in messages {
             let Some(raw_id) = text_field(&message, "id") else { continue };
             let id = self.resolve(raw_id).to_owned();
-            if self.index.contains_key(&id) {
+            let id = if self.index.contains_key(&id) {
                 acknowledgement_due = false;
-                live.push(id);
+                id
             } else if let Some(text) = snapshot(&message) {
                 self.index.insert(id.clone(), self.session.shown.len());
                 let timestamp = text_field(&message, "timestamp").map(ToOwned::to_owned);
                 self.session.shown.push(Shown::Summary { id: Some(id.clone()), timestamp, text });
                 (compressed, acknowledgement_due) = (true, true);
-                live.push(id);
+                id
             } else if acknowledgement_due && kind(&message) == "gemini" {
                 // The CLI's "Got it" after the snapshot: part of the summary.
-                self.index.insert(id.clone(), self.index[&live[live.len() - 1]]);
+                let summary = self.live.last().and_then(|last| self.index.get(last)).copied();
+                self.index.insert(id.clone(), summary.unwrap_or_default());
                 acknowledgement_due = false;
-                live.push(id);
-            } else if let Some(old) = self.restated(&message, &before, &live) {
-                self.alias.insert(id, old.clone());
-                live.push(old);
+                id
             } else {
                 acknowledgement_due = false;
-                live.push(self.show(message));
+                let pool = restatable.get_or_insert_with(|| self.by_signature(&before, &kept_by_id));
+                match pool.get_mut(&signature(&message)).and_then(VecDeque::pop_front) {
+                    Some(old) => {
+                        self.alias.insert(id, old.clone());
+                        old
+                    }
+                    None => self.show(message),
+                }
+            };
+            if self.in_live.insert(id.clone()) {
+                self.live.push(id);
             }
         }
-        let kept: HashSet<&String> = live.iter().collect();
-        let dropped = before.iter().any(|id| !kept.contains(id) && self.displayable(id));
+        let dropped = before.iter().any(|id| !self.in_live.contains(id) && self.displayable(id));
         if dropped && !compressed && !fresh_start {
             let notice = "Gemini CLI took this turn back out of the conversation (its request failed or was cancelled)";
             self.session.shown.push(Shown::Notice(notice.to_owned()));
         }
-        self.live = live;
     }
 
-    /// The id of the live message (before this replacement, not yet kept)
-    /// that `message` restates.
-    fn restated(&self, message: &Value, before: &[String], kept: &[String]) -> Option<String> {
-        let wanted = signature(message);
-        before
-            .iter()
-            .filter(|id| !kept.contains(id))
-            .find(|id| self.shown_message(id).is_some_and(|old| signature(old) == wanted))
-            .cloned()
+    /// The messages of `before` that a replacement may restate under new ids
+    /// (those it does not keep by their own), by what they say, in order.
+    fn by_signature(&self, before: &[String], kept: &HashSet<String>) -> HashMap<String, VecDeque<String>> {
+        let mut pool: HashMap<String, VecDeque<String>> = HashMap::new();
+        for id in before.iter().filter(|id| !kept.contains(*id)) {
+            if let Some(message) = self.shown_message(id) {
+                pool.entry(signature(message)).or_default().push_back(id.clone());
+            }
+        }
+        pool
     }
 
     fn shown_message(&self, id: &str) -> Option<&Value> {
