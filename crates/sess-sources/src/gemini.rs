@@ -4,9 +4,9 @@
 //! # Files
 //!
 //! A session is `session-<YYYY-MM-DDThh-mm>-<first 8 characters of its
-//! id>.jsonl` in its project's `chats/` folder (`.json` from CLIs before
-//! 0.37); the name carries only a prefix of the id, so the id is read from
-//! the file's first bytes. Projects, their folders and their paths:
+//! id>.jsonl` in its project's `chats/` folder (`.json` from older CLIs);
+//! the name carries only a prefix of the id, so the id is read from the
+//! file's first bytes. Projects, their folders and their paths:
 //! `gemini/files.rs`. A resume in a later minute than the session's file
 //! leaves a second file with the same id that holds no conversation, and
 //! resuming a `.json` session writes a `.jsonl` beside it: of the files with
