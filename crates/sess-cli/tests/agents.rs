@@ -271,6 +271,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "copilot"
         } else if path.contains("/qwen-code/") {
             "qwen"
+        } else if path.contains("/gemini/") {
+            "gemini"
         } else {
             "pi"
         };

@@ -10,8 +10,8 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI and Qwen Code tests (`interop/claude-code/`,
-//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`).
+//! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
+//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -26,6 +26,8 @@ mod claude_code;
 mod codex;
 #[path = "interop/copilot.rs"]
 mod copilot;
+#[path = "interop/gemini.rs"]
+mod gemini;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/oh_my_pi.rs"]

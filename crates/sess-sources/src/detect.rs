@@ -238,6 +238,11 @@ mod tests {
             ("codex", "codex-0.146-null-image.jsonl", crate::codex::SOURCE),
             ("codex", "codex-basic-rollout.jsonl", crate::codex::SOURCE),
             ("codex", "codex-fork-rollback-compact.jsonl", crate::codex::SOURCE),
+            (
+                "gemini/real-0.61.0/home/.gemini/tmp/alpha/chats",
+                "session-2026-12-01T09-18-9786d550.jsonl",
+                crate::gemini::SOURCE,
+            ),
         ] {
             let (path, bytes) = fixture(dir, name);
             assert_eq!(detect(&path, &bytes), Some(kind), "{name}");

@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
-//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI and
-//! Qwen Code.
+//! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
+//! Qwen Code and the Gemini CLI.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -17,6 +17,7 @@ pub mod copilot;
 mod detect;
 mod env;
 mod error;
+pub mod gemini;
 mod index;
 pub mod jsonl;
 mod lenient;

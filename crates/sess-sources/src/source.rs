@@ -34,12 +34,13 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 6] = [
+static SOURCES: [&dyn Source; 7] = [
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
     &crate::copilot::Copilot,
     &crate::qwen::Qwen,
+    &crate::gemini::Gemini,
     &crate::claude::Claude,
 ];
 

@@ -1,0 +1,314 @@
+//! The real Gemini CLI (`@google/gemini-cli` 0.61.0 from npm) against a fake
+//! Gemini API (`interop/gemini/`).
+//!
+//! The driver runs `gemini -p` in two projects: resumed by id and with
+//! `latest` (in a later minute, which leaves a second, empty file with the
+//! session's id prefix), tool calls that succeed and fail, an image and a
+//! text file attached with `@`, a request that fails, a compression, a
+//! subagent, and the interactive UI for `/rewind` and an error it records;
+//! then `--list-sessions` has the model title each session. `sess list` and
+//! `sess show` must find exactly that: the ids (one per session, no empty
+//! file, no subagent), cwds, titles and message counts; every prompt once,
+//! with its attachments and without the CLI's session context; thoughts as
+//! thinking; tool calls with their results, failed where they should, and the
+//! subagent's turns under its call; the compression's summary where it
+//! happened; the rewind and the turns the CLI took back as notices. The files
+//! of one run are kept in `fixtures/gemini/real-0.61.0/` and checked the same
+//! way without Node.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+
+/// The notice for a turn the CLI took back out of the conversation.
+const WITHDRAWN: &str = "Gemini CLI took this turn back out of the conversation";
+
+fn gemini() -> Option<Peer> {
+    peer_in(&repo().join("interop/gemini"), "gemini", "node", "driver.mjs", "@google/gemini-cli")
+}
+
+#[test]
+fn sess_reads_what_gemini_writes() {
+    let Some(peer) = gemini() else { return };
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
+    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
+    let ran = started.elapsed();
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    eprintln!(
+        "interop gemini: Gemini CLI {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
+        scenario["geminiVersion"].as_str().unwrap_or("?"),
+        scenario["sessions"].as_array().map_or(0, Vec::len),
+        scenario["runs"].as_array().map_or(0, Vec::len),
+        ran.as_secs_f64(),
+        mismatches.compared,
+        started.elapsed().as_secs_f64(),
+    );
+    mismatches.finish("interop gemini");
+}
+
+/// The files of one driver run (`interop/gemini/fixtures.mjs`), checked
+/// against its report without Node.
+#[test]
+fn sess_reads_the_recorded_gemini_sessions() {
+    let fixtures = repo().join("fixtures/gemini/real-0.61.0");
+    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures.join("home"), dir.path());
+    let mut mismatches = Mismatches::new(0);
+    check(dir.path(), &scenario, &mut mismatches);
+    assert!(mismatches.compared > 40, "{} comparisons", mismatches.compared);
+    mismatches.finish("recorded gemini sessions");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// Runs `sess` with `home` as `$HOME` (so `home/.gemini` is the Gemini dir).
+fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
+        .args(args)
+        .env("HOME", home)
+        .env_remove("GEMINI_CLI_HOME")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+/// Checks what `sess` makes of the Gemini dir under `home` against the
+/// driver's report `scenario` (whose paths may be under another home).
+fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    let sessions = scenario["sessions"].as_array().unwrap();
+    let reported = Path::new(scenario["geminiHome"].as_str().unwrap());
+    let relative = |path: &str| -> PathBuf {
+        let path = Path::new(path);
+        path.strip_prefix(reported).or_else(|_| path.strip_prefix(home.join(".gemini"))).unwrap_or(path).to_owned()
+    };
+
+    // The listing of every project: one entry per session, the file with
+    // the conversation.
+    let listed = parse(&sess(home, &["list", "--source", "gemini", "--all-projects", "--json"]));
+    let listed = listed.as_array().unwrap();
+    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
+    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
+    ids.sort_unstable();
+    expected_ids.sort_unstable();
+    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, the CLI made {expected_ids:?}"));
+    for session in sessions {
+        let id = session["id"].as_str().unwrap();
+        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
+        let expected = json!({
+            "source": "gemini",
+            "path": relative(session["path"].as_str().unwrap()),
+            "cwd": session["cwd"],
+            "title": session["expectedTitle"],
+            "messageCount": expected_messages(session).len(),
+            "firstMessage": session["turns"][0]["prompt"],
+        });
+        let actual = json!({
+            "source": item["source"],
+            "path": relative(item["path"].as_str().unwrap()),
+            "cwd": item["cwd"],
+            "title": item["title"],
+            "messageCount": item["messageCount"],
+            "firstMessage": item["firstMessage"],
+        });
+        mismatches
+            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+    }
+
+    // The listing of each project.
+    for cwd in scenario["projects"].as_object().unwrap().values() {
+        let cwd = cwd.as_str().unwrap();
+        let listed = parse(&sess(home, &["list", "--source", "gemini", "--cwd", cwd, "--json"]));
+        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+        let mut expected: Vec<&str> =
+            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
+        ids.sort_unstable();
+        expected.sort_unstable();
+        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, the CLI made {expected:?}"));
+    }
+
+    for session in sessions {
+        check_transcript(home, session, mismatches);
+    }
+}
+
+/// The messages a session's turns should show, each as `{role, blocks}`
+/// with the blocks as [`comparable`] makes them.
+fn expected_messages(session: &Value) -> Vec<Value> {
+    let mut messages = Vec::new();
+    for turn in session["turns"].as_array().unwrap() {
+        let mut prompt = vec![json!({"type": "text", "text": turn["prompt"]})];
+        for (name, text) in turn["files"].as_object().into_iter().flatten() {
+            prompt.push(json!({"type": "context", "contains": format!("@{name}:\n{}", text.as_str().unwrap())}));
+        }
+        for _ in turn["images"].as_array().into_iter().flatten() {
+            prompt.push(json!({"type": "image", "mediaType": "image/png"}));
+        }
+        messages.push(json!({"role": "user", "blocks": prompt}));
+        if turn["withdrawn"] == true {
+            messages.push(json!({"role": "system", "blocks": [{"type": "text", "contains": WITHDRAWN}]}));
+        }
+        // The answer, split by the compression's summary where it happened.
+        let split = turn["compressedBefore"].as_u64().unwrap_or(u64::MAX);
+        let mut answer = Vec::new();
+        for block in turn["blocks"].as_array().unwrap() {
+            if block["step"].as_u64() == Some(split) && !answer.is_empty() {
+                messages.push(json!({"role": "assistant", "blocks": std::mem::take(&mut answer)}));
+                let summary = json!({"type": "summary", "contains": turn["summary"]});
+                messages.push(json!({"role": "system", "blocks": [summary]}));
+            }
+            match block["type"].as_str() {
+                Some("error") if turn["errorRecorded"] == true => {
+                    answer.push(json!({"type": "error", "contains": block["contains"]}));
+                }
+                Some("error") => {}
+                Some("tool_call") => answer.push(expected_call(block, &turn["subagent"])),
+                _ => answer.push(block_without_step(block)),
+            }
+        }
+        if !answer.is_empty() {
+            messages.push(json!({"role": "assistant", "blocks": answer}));
+        }
+        if turn["errorRecorded"] == true {
+            // The UI's notice after the error it records.
+            messages.push(json!({"role": "system", "blocks": [{"type": "text"}]}));
+        }
+        if turn["rewound"] == true {
+            let notice = format!("Rewound to before “{}”", turn["prompt"].as_str().unwrap());
+            messages.push(json!({"role": "system", "blocks": [{"type": "text", "text": notice}]}));
+        }
+    }
+    messages
+}
+
+fn block_without_step(block: &Value) -> Value {
+    let mut block = block.clone();
+    block.as_object_mut().unwrap().remove("step");
+    block
+}
+
+/// A scripted call as sess should show it: the CLI's id (`<tool>__<id>`),
+/// its arguments, its status, what its result holds, and the turns of the
+/// turn's `subagent` when it is the call that ran it.
+fn expected_call(block: &Value, subagent: &Value) -> Value {
+    let name = block["name"].as_str().unwrap();
+    let mut call = json!({
+        "type": "tool_call",
+        "id": format!("{name}__{}", block["id"].as_str().unwrap()),
+        "name": name,
+        "input": block["args"],
+        "status": if block["fails"] == true { "failed" } else { "succeeded" },
+        "resultContains": block["output"],
+    });
+    if name == "invoke_agent" && subagent.is_object() {
+        call["subagent"] = json!(expected_messages(&json!({"turns": subagent["turns"]})));
+    }
+    call
+}
+
+/// A shown block as the expected one is written: a `contains` kept when the
+/// shown text holds it, a tool call's result as `resultContains`.
+fn comparable(got: &Value, want: &Value) -> Value {
+    let mut block = json!({"type": got["type"]});
+    for (key, wanted) in want.as_object().unwrap() {
+        let value = match key.as_str() {
+            "contains" => {
+                let text = got["text"].as_str().unwrap_or_default();
+                if wanted.as_str().is_some_and(|w| text.contains(w)) { wanted.clone() } else { got["text"].clone() }
+            }
+            "resultContains" => {
+                let result = got["result"].as_str().unwrap_or_default();
+                if wanted.as_str().is_some_and(|w| result.contains(w)) { wanted.clone() } else { got["result"].clone() }
+            }
+            "subagent" => {
+                let wanted = wanted.as_array().unwrap();
+                let shown = got["subagent"].as_array().cloned().unwrap_or_default();
+                json!(shown.iter().enumerate().map(|(i, m)| comparable_message(m, wanted.get(i))).collect::<Vec<_>>())
+            }
+            _ => got[key].clone(),
+        };
+        block[key] = value;
+    }
+    block
+}
+
+fn comparable_message(got: &Value, want: Option<&Value>) -> Value {
+    let wanted = want.and_then(|w| w["blocks"].as_array()).cloned().unwrap_or_default();
+    let blocks = got["blocks"].as_array().cloned().unwrap_or_default();
+    let blocks: Vec<Value> =
+        blocks.iter().enumerate().map(|(i, b)| wanted.get(i).map_or_else(|| b.clone(), |w| comparable(b, w))).collect();
+    json!({"role": got["role"], "blocks": blocks})
+}
+
+/// `sess show ID --json` and `sess show ID` against the session's turns.
+fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
+    let id = session["id"].as_str().unwrap();
+    let shown = parse(&sess(home, &["show", id, "--json"]));
+    let head = json!({"id": shown["id"], "cwd": shown["cwd"], "title": shown["title"]});
+    let wanted = json!({"id": id, "cwd": session["cwd"], "title": session["expectedTitle"]});
+    mismatches.check(head == wanted, || format!("sess show {id}: {}", first_difference(&head, &wanted)));
+    let expected = expected_messages(session);
+    let messages = shown["messages"].as_array().unwrap();
+    mismatches.check(messages.len() == expected.len(), || {
+        format!(
+            "sess show {id}: {} messages, {} expected: {}",
+            messages.len(),
+            expected.len(),
+            show(&shown["messages"])
+        )
+    });
+    for (n, (got, want)) in messages.iter().zip(&expected).enumerate() {
+        let actual = comparable_message(got, Some(want));
+        mismatches
+            .check(actual == *want, || format!("sess show {id}, message {n}: {}", first_difference(&actual, want)));
+    }
+    check_rendering(home, id, session, mismatches);
+}
+
+/// `sess show ID`: every prompt once, the answers, a line per tool call with
+/// its mark, and none of the CLI's session context.
+fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
+    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    for turn in session["turns"].as_array().unwrap() {
+        let prompt = turn["prompt"].as_str().unwrap();
+        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
+        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        for block in turn["blocks"].as_array().unwrap() {
+            let line = match block["type"].as_str() {
+                Some("text") => block["text"].as_str().unwrap().to_owned(),
+                Some("tool_call") => {
+                    let mark = if block["fails"] == true { "✗" } else { "✓" };
+                    format!("{mark} {}", block["name"].as_str().unwrap())
+                }
+                _ => continue,
+            };
+            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
+                format!("sess show {id}: no line {line:?} in\n{text}")
+            });
+        }
+    }
+    for injected in ["<session_context", "Content from referenced files", "Got it. Thanks"] {
+        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
+    }
+}

@@ -1,0 +1,95 @@
+//! The Gemini CLI as a [`Source`].
+
+use std::path::{Path, PathBuf};
+
+use crate::detect::Head;
+use crate::env::Env;
+use crate::error::Result;
+use crate::index::Indexed;
+use crate::listing::{FoundFiles, Listing, Scope};
+use crate::source::{Source, SourceKind};
+use crate::transcript::Transcript;
+use crate::verify::Checked;
+
+/// Google's Gemini CLI.
+pub struct Gemini;
+
+/// The Gemini CLI source.
+pub const SOURCE: SourceKind = SourceKind::of(&Gemini);
+
+impl Source for Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn agent(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn location(&self) -> &'static str {
+        "`$GEMINI_CLI_HOME/.gemini` or `~/.gemini`"
+    }
+
+    fn roots(&self, env: &Env) -> Vec<PathBuf> {
+        vec![dir_of(env)]
+    }
+
+    fn find(&self, env: &Env) -> FoundFiles {
+        super::find_session_files(&dir_of(env))
+    }
+
+    fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
+        super::list(&dir_of(env), scope)
+    }
+
+    /// A line with both `sessionId` and `projectHash` (the metadata a session
+    /// file starts with; an older CLI's one-line document), a `$set` or
+    /// `$rewindTo` record, or a message of type `gemini`; or an older CLI's
+    /// document written over several lines (`{` alone on the first, its
+    /// `sessionId` and `projectHash` keys in the head). Claude Code's lines
+    /// have a `sessionId` too, so this source comes before it.
+    fn detect(&self, head: &Head<'_>) -> Option<usize> {
+        let document = head.lines.first().is_some_and(|l| l.text.trim() == "{")
+            && memchr::memmem::find(head.bytes, br#""projectHash""#).is_some()
+            && memchr::memmem::find(head.bytes, br#""sessionId""#).is_some();
+        if document {
+            return Some(0);
+        }
+        head.first(|line| {
+            (line.has("sessionId") && line.has("projectHash"))
+                || line.has("$set")
+                || line.has("$rewindTo")
+                || line.kind.as_deref() == Some("gemini")
+        })
+    }
+
+    fn load(&self, path: &Path) -> Result<Transcript> {
+        super::load(path)
+    }
+
+    fn verify(&self, path: &Path) -> Option<Result<Checked>> {
+        Some(super::verify_file(path))
+    }
+
+    fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
+        if crate::detect(path, head) != Some(SOURCE) {
+            return Err("not a Gemini CLI session: none of its first lines is one".to_owned());
+        }
+        let read = super::read(path, bytes);
+        let transcript = read.transcript;
+        Ok(Indexed {
+            session_id: transcript.id.clone(),
+            title_explicit: transcript.title.is_some(),
+            title: transcript.title.clone().or_else(|| transcript.first_prompt().map(ToOwned::to_owned)),
+            cwd: transcript.cwd,
+            created: read.created,
+            message_count: transcript.messages.len(),
+            messages: transcript.messages,
+        })
+    }
+}
+
+fn dir_of(env: &Env) -> PathBuf {
+    super::gemini_dir(env.path("GEMINI_CLI_HOME").as_deref(), env.home())
+}

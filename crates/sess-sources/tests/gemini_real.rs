@@ -1,0 +1,215 @@
+//! Golden tests over session files the real Gemini CLI 0.61.0 wrote
+//! (`interop/gemini` ran it against a fake Gemini API; the files are kept in
+//! `fixtures/gemini/real-0.61.0/home/.gemini`, with the driver's
+//! `scenario.json`, the run's folder scrubbed to `/home/dev`).
+//!
+//! Each session's transcript is checked in under `expected/<id>.json`.
+//! `SESS_BLESS=1 cargo test` rewrites them from the code; review the diff
+//! against the rules (and against `scenario.json`) before committing it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use sess_sources::{Block, Role, Scope, ToolStatus, Transcript, gemini};
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gemini/real-0.61.0")
+}
+
+fn gemini_dir() -> PathBuf {
+    fixture().join("home/.gemini")
+}
+
+fn scenario() -> Value {
+    serde_json::from_slice(&std::fs::read(fixture().join("scenario.json")).unwrap()).unwrap()
+}
+
+fn sessions(scenario: &Value) -> &Vec<Value> {
+    scenario["sessions"].as_array().unwrap()
+}
+
+/// The file of the session with this id, as sess finds it.
+fn file(id: &str) -> PathBuf {
+    gemini::find_session_files(&gemini_dir()).files.into_iter().find(|(found, _)| found == id).unwrap().1
+}
+
+/// The session whose first prompt is `prompt`.
+fn by_prompt(scenario: &Value, prompt: &str) -> Transcript {
+    let session = sessions(scenario).iter().find(|s| s["turns"][0]["prompt"] == prompt).unwrap();
+    gemini::load(&file(session["id"].as_str().unwrap())).unwrap()
+}
+
+/// Loads a session and compares its transcript with `expected/<id>.json`.
+fn golden(id: &str) -> Transcript {
+    let transcript = gemini::load(&file(id)).unwrap();
+    let actual = serde_json::to_string_pretty(&transcript).unwrap() + "\n";
+    let expected_path = fixture().join(format!("expected/{id}.json"));
+    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
+        std::fs::write(&expected_path, &actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap();
+    assert_eq!(actual, expected, "{id}: set SESS_BLESS=1 to rewrite, then review");
+    transcript
+}
+
+/// `(role, block kinds)` of each message.
+fn shape(transcript: &Transcript) -> Vec<(Role, Vec<&'static str>)> {
+    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(Block::kind).collect())).collect()
+}
+
+/// `(tool name, status)` of each call.
+fn calls(messages: &[sess_sources::Message]) -> Vec<(&str, ToolStatus)> {
+    messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .filter_map(|b| match b {
+            Block::ToolCall(c) => Some((c.name.as_str(), c.status)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text(transcript: &Transcript, at: usize) -> String {
+    transcript.messages[at]
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text { text } | Block::Summary { text } | Block::Error { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_real_session_reads_cleanly_and_as_checked_in() {
+    let scenario = scenario();
+    for session in sessions(&scenario) {
+        let id = session["id"].as_str().unwrap();
+        let t = golden(id);
+        assert_eq!(t.issues, [], "{id}: every line the CLI wrote parses");
+        assert_eq!(t.id, id);
+        assert_eq!(t.cwd.as_deref(), session["cwd"].as_str(), "{id}");
+        assert_eq!(t.title.as_deref(), session["expectedTitle"].as_str(), "{id}");
+        let path = session["path"].as_str().unwrap();
+        assert_eq!(file(id).file_name(), Path::new(path).file_name(), "{id}: the file with the conversation");
+    }
+}
+
+#[test]
+fn transcripts_of_the_real_sessions() {
+    use Role::{Assistant, System, User};
+    use ToolStatus::{Failed, Succeeded};
+    let scenario = scenario();
+
+    let t = by_prompt(&scenario, "Say hello in one short sentence.");
+    assert_eq!(
+        shape(&t),
+        [
+            (User, vec!["text"]),
+            (Assistant, vec!["thinking", "text"]),
+            (User, vec!["text"]),
+            (Assistant, vec!["text"]),
+            (User, vec!["text"]),
+            (Assistant, vec!["tool_call"]),
+            (System, vec!["summary"]),
+            (Assistant, vec!["text"]),
+        ]
+    );
+    assert_eq!(t.messages[1].blocks[0], Block::Thinking { text: "**Greeting** A short hello will do.".into() });
+    assert!(text(&t, 6).starts_with("<state_snapshot>"), "the compression's summary");
+
+    let t = by_prompt(&scenario, "Check the workspace: echo hi, read missing.txt, then write notes.txt.");
+    assert_eq!(
+        shape(&t),
+        [
+            (User, vec!["text"]),
+            (Assistant, vec!["thinking", "tool_call", "tool_call", "tool_call", "text"]),
+            (User, vec!["text", "context", "image"]),
+            (Assistant, vec!["text"]),
+            (User, vec!["text"]),
+            (System, vec!["text"]),
+        ]
+    );
+    assert_eq!(
+        calls(&t.messages),
+        [("run_shell_command", Succeeded), ("read_file", Failed), ("write_file", Succeeded)]
+    );
+    assert!(text(&t, 5).contains("took this turn back"), "the failed request's prompt");
+
+    let t = by_prompt(&scenario, "Ask a helper agent to count the files in this folder.");
+    assert_eq!(shape(&t), [(User, vec!["text"]), (Assistant, vec!["tool_call", "text"])]);
+    let Block::ToolCall(agent) = &t.messages[1].blocks[0] else { panic!("no call") };
+    assert_eq!((agent.name.as_str(), agent.status), ("invoke_agent", Succeeded));
+    assert_eq!(agent.subagent.len(), 2, "the subagent's prompt and turn");
+    assert_eq!(calls(&agent.subagent), [("list_directory", Succeeded), ("complete_task", Succeeded)]);
+
+    let t = by_prompt(&scenario, "Count to three.");
+    assert_eq!(
+        shape(&t),
+        [
+            (User, vec!["text"]),
+            (Assistant, vec!["thinking", "text"]),
+            (User, vec!["text"]),
+            (Assistant, vec!["text"]),
+            (System, vec!["text"]),
+            (User, vec!["text"]),
+            (Assistant, vec!["text"]),
+            (User, vec!["text"]),
+            (System, vec!["text"]),
+            (Assistant, vec!["error"]),
+            (System, vec!["text"]),
+        ]
+    );
+    assert_eq!(text(&t, 4), "Rewound to before “Now count to five.”");
+    assert!(text(&t, 9).contains("The fake model cannot count that far."));
+}
+
+#[test]
+fn listings_of_the_real_gemini_dir() {
+    let scenario = scenario();
+    let all = gemini::list(&gemini_dir(), Scope::All);
+    assert_eq!(all.problems.len(), 0);
+    let listed: BTreeSet<&str> = all.sessions.iter().map(|s| s.id.as_str()).collect();
+    let made: BTreeSet<&str> = sessions(&scenario).iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(listed, made, "every session once, no empty file, no subagent");
+    for info in &all.sessions {
+        let t = gemini::load(&info.path).unwrap();
+        assert_eq!(info.message_count, t.messages.len(), "{}", info.id);
+        assert_eq!(info.first_message.as_deref(), t.first_prompt(), "{}", info.id);
+        // The first metadata line says when the session started.
+        let first: Value =
+            serde_json::from_str(std::fs::read_to_string(&info.path).unwrap().lines().next().unwrap()).unwrap();
+        assert_eq!(info.created.as_deref(), first["startTime"].as_str(), "{}", info.id);
+    }
+    for (_, project) in scenario["projects"].as_object().unwrap() {
+        let dir = project.as_str().unwrap();
+        let found: BTreeSet<String> =
+            gemini::list(&gemini_dir(), Scope::Project(Path::new(dir))).sessions.into_iter().map(|s| s.id).collect();
+        let wanted: BTreeSet<String> = sessions(&scenario)
+            .iter()
+            .filter(|s| s["cwd"] == dir)
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(found, wanted, "{dir}");
+    }
+}
+
+#[test]
+fn every_file_the_cli_wrote_is_recognised_as_its() {
+    let scenario = scenario();
+    for file in scenario["files"].as_array().unwrap() {
+        let relative = file.as_str().unwrap().strip_prefix("/home/dev/.gemini/").unwrap();
+        let path = gemini_dir().join(relative);
+        let bytes = std::fs::read(&path).unwrap();
+        let head = &bytes[..bytes.len().min(sess_sources::DETECT_BYTES)];
+        assert_eq!(sess_sources::detect(&path, head), Some(gemini::SOURCE), "{relative}");
+        let checked = gemini::verify_file(&path).unwrap();
+        assert_eq!(checked.findings, [], "{relative}");
+    }
+}
