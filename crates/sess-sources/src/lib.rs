@@ -21,6 +21,7 @@ pub mod gemini;
 mod index;
 pub mod jsonl;
 mod lenient;
+mod line_tree;
 mod listing;
 pub mod opencode;
 pub mod pi;
@@ -33,6 +34,7 @@ pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
 pub use env::Env;
 pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
+pub use line_tree::{LineTree, Node};
 pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
 pub use source::{Outline, Source, SourceKind, registry};
 pub use transcript::{
