@@ -16,9 +16,8 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use sess_core::{IssueKind, LineIssue};
 
-use crate::jsonl::{JsonLines, RawLine};
+use crate::jsonl::JsonLines;
 use crate::lenient::{string, truthy};
 use crate::line_tree::{Builder, LineTree, Node, one_line};
 
@@ -49,7 +48,7 @@ struct TreeLine {
 pub fn line_tree(bytes: &[u8]) -> LineTree {
     let mut builder = Builder::default();
     for raw in JsonLines::new(bytes) {
-        let line = match parse_line(&raw) {
+        let line = match raw.parse_object::<TreeLine>() {
             Ok(line) => line,
             Err(issue) => {
                 builder.tree.issues.push(issue);
@@ -77,15 +76,6 @@ pub fn line_tree(bytes: &[u8]) -> LineTree {
     let mut tree = builder.finish();
     tree.leaf = tree.nodes.iter().rposition(|n| !n.sidechain).or_else(|| tree.nodes.len().checked_sub(1));
     tree
-}
-
-/// One line, which must be a JSON object.
-fn parse_line(raw: &RawLine<'_>) -> Result<TreeLine, LineIssue> {
-    if !raw.text.starts_with('{') {
-        raw.parse::<serde::de::IgnoredAny>()?;
-        return Err(LineIssue { line: raw.number, kind: IssueKind::NotAnObject });
-    }
-    raw.parse()
 }
 
 /// What a line holds, on one line.
@@ -131,6 +121,8 @@ fn summary(line: &TreeLine) -> String {
 
 #[cfg(test)]
 mod tests {
+    use sess_core::{IssueKind, LineIssue};
+
     use super::*;
 
     fn line(uuid: &str, parent: Option<&str>, text: &str) -> String {
