@@ -25,6 +25,7 @@ mod line_tree;
 mod listing;
 pub mod opencode;
 pub mod pi;
+mod project_folders;
 pub mod qwen;
 mod source;
 mod transcript;

@@ -121,12 +121,3 @@ impl Record {
                 || self.subtype() == "session_sources_snapshot"))
     }
 }
-
-/// Only the `cwd` of a record, for finding a file's directory without building
-/// the rest.
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct CwdOnly {
-    /// The project root the CLI ran in.
-    #[serde(default, deserialize_with = "string")]
-    pub(super) cwd: Option<String>,
-}
