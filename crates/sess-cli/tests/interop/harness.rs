@@ -103,10 +103,30 @@ pub(crate) fn scenarios(default: u64) -> u64 {
     std::env::var("SESS_INTEROP_SCENARIOS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
-/// `command` with `home` as `$HOME` and no agent variables, so it finds only
-/// that home's agent directories.
+/// Every variable that moves an agent's folders (pi-family, Claude Code,
+/// Codex, Qwen Code, Gemini CLI, Copilot CLI, OpenCode).
+const AGENT_VARIABLES: &[&str] = &[
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "GEMINI_CLI_HOME",
+    "COPILOT_HOME",
+    "OPENCODE_DB",
+];
+
+/// `command` with `home` as `$HOME` and none of [`AGENT_VARIABLES`], so it
+/// finds only that home's agent directories.
 fn at_home<'a>(command: &'a mut Command, home: &Path) -> &'a mut Command {
-    command.env("HOME", home).env_remove("XDG_DATA_HOME").env_remove("XDG_STATE_HOME").env_remove("PI_CODING_AGENT_DIR")
+    command.env("HOME", home);
+    for name in AGENT_VARIABLES {
+        command.env_remove(name);
+    }
+    command
 }
 
 /// Runs the `sess` binary.
@@ -114,11 +134,25 @@ pub(crate) fn sess(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sess")).args(args).output().unwrap()
 }
 
+/// The `sess` binary with `home` as `$HOME` and no agent variables (a caller
+/// may set one to point an agent elsewhere).
+pub(crate) fn sess_at(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    at_home(&mut command, home);
+    command
+}
+
+/// Runs `sess` with `home` as `$HOME` and no agent variables, and returns
+/// its output, failing unless it succeeds.
+pub(crate) fn sess_home(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = sess_at(home).args(args).output().unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
 /// Runs `sess` with `home` as `$HOME` and parses its JSON output.
 pub(crate) fn sess_json(home: &Path, args: &[&str]) -> Value {
-    let output = at_home(Command::new(env!("CARGO_BIN_EXE_sess")).args(args), home).output().unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    parse(&output.stdout)
+    parse(&sess_home(home, args))
 }
 
 /// JSON from either side. Lone UTF-16 surrogates (valid JSON that `JSON.stringify`
@@ -131,7 +165,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Value {
 /// What went wrong, collected so one run reports every mismatch.
 #[derive(Default)]
 pub(crate) struct Mismatches {
-    pub(crate) seed: u64,
+    /// The seed of a run generated from one (`None` for a driver's run).
+    seed: Option<u64>,
     list: Vec<String>,
     pub(crate) compared: usize,
     pub(crate) intended: usize,
@@ -139,7 +174,12 @@ pub(crate) struct Mismatches {
 
 impl Mismatches {
     pub(crate) fn new(seed: u64) -> Self {
-        Self { seed, ..Self::default() }
+        Self { seed: Some(seed), ..Self::default() }
+    }
+
+    /// The seed of the run (0 for a driver's run).
+    pub(crate) fn seed(&self) -> u64 {
+        self.seed.unwrap_or_default()
     }
 
     pub(crate) fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
@@ -150,14 +190,14 @@ impl Mismatches {
     }
 
     pub(crate) fn finish(self, name: &str) {
-        let shown: Vec<&String> = self.list.iter().take(5).collect();
+        let replay =
+            self.seed.map_or_else(String::new, |seed| format!(" (seed {seed}; replay with SESS_INTEROP_SEED={seed})"));
         assert!(
             self.list.is_empty(),
-            "{name}: {} mismatches (seed {}; replay with SESS_INTEROP_SEED={}):\n{}",
+            "{name}: {} of {} comparisons failed{replay}:\n{}",
             self.list.len(),
-            self.seed,
-            self.seed,
-            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n")
+            self.compared,
+            self.list.iter().take(8).map(String::as_str).collect::<Vec<_>>().join("\n\n")
         );
     }
 }
@@ -263,7 +303,7 @@ pub(crate) fn compare_view(
 ) {
     let file = PathBuf::from(view["file"].as_str().unwrap());
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let seed = mismatches.seed;
+    let seed = mismatches.seed();
     let blobs = match dialect {
         Dialect::PiMono => None,
         Dialect::OhMyPi => Some(home.join(".omp/agent/blobs")),
@@ -505,4 +545,115 @@ pub(crate) fn check_reads(peer: &Peer, dialect: Dialect, count: u64, name: &str,
         mismatches.compared, mismatches.intended
     );
     mismatches.finish(&format!("{name} read"));
+}
+
+/// Copies the folder `from` to `to`, with everything in it.
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// The live half of an agent's test: runs `peer`'s driver (a real agent
+/// against its fake model API) with `args` and a fresh folder, its `$HOME`,
+/// as the last argument; the fake API must have had a script for every
+/// request. Then `check` compares what `sess` makes of that home with the
+/// driver's report, a line sums the run up (`agent` is the agent's name,
+/// `version` the report's key for its version), and every mismatch fails.
+pub(crate) fn check_live(
+    peer: &Peer,
+    args: &[&str],
+    agent: &str,
+    version: &str,
+    check: impl FnOnce(&Path, &Value, &mut Mismatches),
+) {
+    let started = std::time::Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = peer.run(dir.path(), &[args, &[dir.path().to_str().unwrap()]].concat());
+    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
+    let ran = started.elapsed();
+    let mut mismatches = Mismatches::default();
+    check(dir.path(), &scenario, &mut mismatches);
+    eprintln!(
+        "interop {}: {agent} {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
+        peer.name,
+        scenario[version].as_str().unwrap_or("?"),
+        scenario["sessions"].as_array().map_or(0, Vec::len),
+        scenario["runs"].as_array().map_or(0, Vec::len),
+        ran.as_secs_f64(),
+        mismatches.compared,
+        started.elapsed().as_secs_f64(),
+    );
+    mismatches.finish(&format!("interop {}", peer.name));
+}
+
+/// The recorded half: the files one driver run left in `fixtures`, with its
+/// report (`scenario.json`), checked by `check` as [`check_live`] checks a
+/// run, without Node. `lay_out` puts the files in a fresh `$HOME`; more
+/// than `at_least` comparisons are made, and every mismatch fails.
+pub(crate) fn check_recorded(
+    fixtures: &Path,
+    name: &str,
+    at_least: usize,
+    lay_out: impl FnOnce(&Path),
+    check: impl FnOnce(&Path, &Value, &mut Mismatches),
+) {
+    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    lay_out(dir.path());
+    let mut mismatches = Mismatches::default();
+    check(dir.path(), &scenario, &mut mismatches);
+    assert!(mismatches.compared > at_least, "{name}: {} comparisons", mismatches.compared);
+    mismatches.finish(name);
+}
+
+/// `sess list --source SOURCE --json`: across projects, exactly the ids of
+/// `sessions`; with `--cwd`, for each of the report's `projects`, exactly
+/// those of the sessions there. Returns the listing across projects.
+/// `maker` names the agent in messages.
+pub(crate) fn check_listed_ids(
+    home: &Path,
+    source: &str,
+    maker: &str,
+    sessions: &[&Value],
+    projects: &Value,
+    mismatches: &mut Mismatches,
+) -> Vec<Value> {
+    let listed = sess_json(home, &["list", "--source", source, "--all-projects", "--json"]);
+    let listed = listed.as_array().unwrap().clone();
+    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
+    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
+    ids.sort_unstable();
+    expected_ids.sort_unstable();
+    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, {maker} made {expected_ids:?}"));
+
+    for cwd in projects.as_object().unwrap().values() {
+        let cwd = cwd.as_str().unwrap();
+        let in_cwd = sess_json(home, &["list", "--source", source, "--cwd", cwd, "--json"]);
+        let mut ids: Vec<&str> = in_cwd.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
+        let mut expected: Vec<&str> =
+            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
+        ids.sort_unstable();
+        expected.sort_unstable();
+        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, {maker} made {expected:?}"));
+    }
+    listed
+}
+
+/// `path` relative to an agent's folder: the one the report names
+/// (`reported`, maybe under another home), or the one it is in now.
+pub(crate) fn relative(path: &str, reported: &Path, now: &Path) -> PathBuf {
+    let path = Path::new(path);
+    path.strip_prefix(reported).or_else(|_| path.strip_prefix(now)).unwrap_or(path).to_owned()
+}
+
+/// A reported session's turns: those it inherited (a fork's copy), then its own.
+pub(crate) fn inherited_and_own_turns(session: &Value) -> Vec<&Value> {
+    session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect()
 }
