@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { DOT_PNG, filesUnder, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // `--legacy` runs OpenCode 1.1 (legacy/), which keeps sessions as JSON files
@@ -44,7 +45,7 @@ fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
 fs.writeFileSync(path.join(projects.beta, 'AGENTS.md'), '# Beta rules\n\nAlways answer in one line.\n');
 // A 1×1 PNG to attach to a prompt.
 const image = path.join(projects.alpha, 'dot.png');
-fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(image, DOT_PNG);
 // Alpha is a git repository (OpenCode names its project by the first commit);
 // beta is a plain folder (the `global` project).
 const git = (...args) => execFileSync('git', args, {
@@ -176,31 +177,17 @@ const env = {
 
 const runs = [];
 /** `opencode run` in `cwd`; resolves to the session id of its events. */
-function opencode(cwd, prompt, args = [], { fails = false } = {}) {
-  return new Promise((resolve, reject) => {
-    // `run` joins its words with spaces and quotes a word that has one, so
-    // the prompt goes word by word to arrive as written.
-    const argv = ['run', '--format', 'json', ...args, '--', ...prompt.split(' ')];
-    const child = spawn(binary, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      const sessionId = events.find((e) => e.sessionID)?.sessionID;
-      const failed = code !== 0 || events.some((e) => e.type === 'error');
-      runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.map((e) => e.type) });
-      if (failed !== fails || !sessionId) {
-        reject(new Error(`opencode ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
-      } else {
-        resolve(sessionId);
-      }
-    });
-  });
+async function opencode(cwd, prompt, args = [], { fails = false } = {}) {
+  // `run` joins its words with spaces and quotes a word that has one, so
+  // the prompt goes word by word to arrive as written.
+  const argv = ['run', '--format', 'json', ...args, '--', ...prompt.split(' ')];
+  const { code, stdout, stderr } = await runProgram(binary, argv, { cwd, env, timeoutMs: 90_000 });
+  const events = jsonLines(stdout);
+  const sessionId = events.find((e) => e.sessionID)?.sessionID;
+  const failed = code !== 0 || events.some((e) => e.type === 'error');
+  runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.map((e) => e.type) });
+  if (failed !== fails || !sessionId) throw new Error(`opencode ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  return sessionId;
 }
 
 /** `opencode serve` in `cwd`; resolves to `{url, close}`. */
@@ -347,16 +334,9 @@ try {
 
 // ---- What was made.
 
-const files = [];
-(function walk(dir) {
-  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(p);
-    else files.push(p);
-  }
-})(dataDir);
+const files = filesUnder(dataDir);
 
-console.log(JSON.stringify({
+printReport({
   opencodeVersion: version,
   home: root,
   dataDir,
@@ -364,7 +344,4 @@ console.log(JSON.stringify({
   projects,
   sessions: [...sessions.values()],
   files: files.sort(),
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);
