@@ -17,8 +17,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, check_listed_ids, check_live, check_recorded, copy_dir, first_difference,
-    inherited_and_own_turns, peer_in, relative, repo, sess_home, sess_json, show,
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, relative, repo, sess_json, show,
 };
 
 fn codex() -> Option<Peer> {
@@ -53,32 +53,26 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "codex", "Codex", &sessions, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "path" => json!(relative(value.as_str().unwrap())),
+        _ => value.clone(),
+    };
     for session in &sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = inherited_and_own_turns(session);
-        let messages = 2 * turns.len() + turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
-        let own_first_prompt = &session["turns"][0]["prompt"];
-        let expected = json!({
-            "source": "codex",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": own_first_prompt,
-            "messageCount": messages,
-            "firstMessage": own_first_prompt,
-            "parentSession": session["forkedFrom"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-            "parentSession": item["parentSession"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+        let expected = || {
+            let turns = inherited_and_own_turns(session);
+            let messages = 2 * turns.len() + turns.iter().filter(|t| t["compactedBefore"].is_string()).count();
+            let own_first_prompt = &session["turns"][0]["prompt"];
+            json!({
+                "source": "codex",
+                "path": relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": own_first_prompt,
+                "messageCount": messages,
+                "firstMessage": own_first_prompt,
+                "parentSession": session["forkedFrom"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in sessions {
@@ -171,42 +165,30 @@ fn answer_and_expected(answer: &Value, turn: &Value) -> (Value, Value) {
 /// `sess show ID`: every prompt once, the answers, a line per tool call with
 /// its mark, the errors, and no injected context.
 fn check_rendering(home: &Path, id: &str, turns: &[&Value], mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess_home(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in turns {
-        let prompt = turn["prompt"].as_str().unwrap();
-        // The first line is the title.
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
-                Some("text") => block["text"].as_str().unwrap().to_owned(),
-                Some("error") => {
-                    let wanted = block["contains"].as_str().unwrap();
-                    mismatches
-                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
-                    continue;
-                }
+            match block["type"].as_str() {
+                Some("text") => rendered.check_line(block["text"].as_str().unwrap(), mismatches),
+                Some("error") => rendered.check_error(block["contains"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
                     let what = block["input"]["cmd"].as_str().unwrap_or_else(|| block["input"].as_str().unwrap_or(""));
                     let what = what.lines().next().unwrap_or("");
-                    format!("{mark} {}  {what}", block["name"].as_str().unwrap())
+                    let line = format!("{} {}  {what}", mark(block["fails"] == true), block["name"].as_str().unwrap());
+                    rendered.check_line(&line, mismatches);
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
-    for injected in [
+    let injected = [
         "<environment_context",
         "AGENTS.md",
         "Beta rules",
         "<permissions instructions",
         "<skills_instructions",
         "<image",
-    ] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    ];
+    rendered.check_hidden(&injected, mismatches);
 }

@@ -19,8 +19,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, check_listed_ids, check_live, check_recorded, copy_dir, first_difference, peer_in, relative,
-    repo, sess_home, sess_json, show,
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, relative, repo, sess_json, show,
 };
 
 fn copilot() -> Option<Peer> {
@@ -57,28 +57,23 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "copilot", "Copilot", &sessions, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "path" => json!(relative(value.as_str().unwrap())),
+        _ => value.clone(),
+    };
     for session in &sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = session["turns"].as_array().unwrap();
-        let expected = json!({
-            "source": "copilot",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": session["title"],
-            "messageCount": message_count(turns),
-            "firstMessage": turns[0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+        let expected = || {
+            let turns = session["turns"].as_array().unwrap();
+            json!({
+                "source": "copilot",
+                "path": relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": session["title"],
+                "messageCount": message_count(turns),
+                "firstMessage": turns[0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in sessions {
@@ -200,31 +195,24 @@ fn answer_and_expected(answer: &Value, turn: &Value, results: &Value) -> (Value,
 /// call with its mark, the errors, no system prompt, and nothing rewound.
 fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let text = String::from_utf8(sess_home(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
+    let text = &rendered.text;
     mismatches.check(text.lines().next() == session["title"].as_str(), || {
         format!("sess show {id}: not titled {}:\n{text}", session["title"])
     });
     for turn in session["turns"].as_array().unwrap() {
-        let prompt = turn["prompt"].as_str().unwrap();
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
+            match block["type"].as_str() {
                 Some("text") => {
                     // A long answer is wrapped.
                     let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
                     let answer = block["text"].as_str().unwrap();
-                    mismatches.check(words(&text).contains(&words(answer)), || {
+                    mismatches.check(words(text).contains(&words(answer)), || {
                         format!("sess show {id}: no answer {answer:?} in\n{text}")
                     });
-                    continue;
                 }
-                Some("error") => {
-                    let wanted = block["contains"].as_str().unwrap();
-                    mismatches
-                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
-                    continue;
-                }
+                Some("error") => rendered.check_error(block["contains"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
                     let fails = block["fails"] == true || block["exitCode"].as_i64().is_some_and(|c| c != 0);
                     let input = &block["input"];
@@ -234,20 +222,18 @@ fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
                         .or_else(|| input.as_str())
                         .unwrap_or("");
                     let what = what.lines().next().unwrap_or("");
-                    format!("{} {}  {what}", if fails { "✗" } else { "✓" }, block["name"].as_str().unwrap())
+                    rendered.check_line(
+                        &format!("{} {}  {what}", mark(fails), block["name"].as_str().unwrap()),
+                        mismatches,
+                    );
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
     for rewound in session["rewound"].as_array().into_iter().flatten() {
         let rewound = rewound.as_str().unwrap();
         mismatches.check(!text.contains(rewound), || format!("sess show {id} shows the rewound {rewound:?}:\n{text}"));
     }
-    for injected in ["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    rendered.check_hidden(&["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"], mismatches);
 }

@@ -21,8 +21,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, check_listed_ids, check_live, check_recorded, copy_dir, first_difference, peer_in, relative,
-    repo, sess_home, sess_json, show,
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, relative, repo, sess_json, show,
 };
 
 /// The notice for a turn the CLI took back out of the conversation.
@@ -57,27 +57,22 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     // The listing of every project (one entry per session, the file with
     // the conversation), and of each project.
     let listed = check_listed_ids(home, "gemini", "the CLI", &sessions, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "path" => json!(relative(value.as_str().unwrap())),
+        _ => value.clone(),
+    };
     for session in &sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let expected = json!({
-            "source": "gemini",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": session["expectedTitle"],
-            "messageCount": expected_messages(session).len(),
-            "firstMessage": session["turns"][0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+        let expected = || {
+            json!({
+                "source": "gemini",
+                "path": relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": session["expectedTitle"],
+                "messageCount": expected_messages(session).len(),
+                "firstMessage": session["turns"][0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in sessions {
@@ -221,26 +216,19 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
 /// `sess show ID`: every prompt once, the answers, a line per tool call with
 /// its mark, and none of the CLI's session context.
 fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess_home(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in session["turns"].as_array().unwrap() {
-        let prompt = turn["prompt"].as_str().unwrap();
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
-                Some("text") => block["text"].as_str().unwrap().to_owned(),
+            match block["type"].as_str() {
+                Some("text") => rendered.check_line(block["text"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
+                    let line = format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap());
+                    rendered.check_line(&line, mismatches);
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
-    for injected in ["<session_context", "Content from referenced files", "Got it. Thanks"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    rendered.check_hidden(&["<session_context", "Content from referenced files", "Got it. Thanks"], mismatches);
 }

@@ -657,3 +657,70 @@ pub(crate) fn relative(path: &str, reported: &Path, now: &Path) -> PathBuf {
 pub(crate) fn inherited_and_own_turns(session: &Value) -> Vec<&Value> {
     session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect()
 }
+
+/// `sess list`'s entry for the session `id` in `listed`, when it is listed
+/// (the ids are checked apart), against `expected()`: the entry's values of
+/// the keys `expected()` has, each as `shown(key, value)` makes it (a path
+/// made relative, say).
+pub(crate) fn check_listed_entry(
+    listed: &[Value],
+    id: &str,
+    expected: impl FnOnce() -> Value,
+    shown: impl Fn(&str, &Value) -> Value,
+    mismatches: &mut Mismatches,
+) {
+    let Some(item) = listed.iter().find(|s| s["id"] == id) else { return };
+    let expected = expected();
+    let actual: serde_json::Map<String, Value> =
+        expected.as_object().unwrap().keys().map(|key| (key.clone(), shown(key, &item[key.as_str()]))).collect();
+    let actual = Value::Object(actual);
+    mismatches
+        .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+}
+
+/// A tool call's mark in `sess show`: ✗ when it failed, else ✓.
+pub(crate) fn mark(failed: bool) -> &'static str {
+    if failed { "✗" } else { "✓" }
+}
+
+/// The text `sess show ID` prints, and what must and must not be in it.
+pub(crate) struct Rendered {
+    id: String,
+    pub(crate) text: String,
+}
+
+impl Rendered {
+    /// Runs `sess show ID` with `home` as `$HOME`.
+    pub(crate) fn show(home: &Path, id: &str) -> Self {
+        Self { id: id.to_owned(), text: String::from_utf8(sess_home(home, &["show", id])).unwrap() }
+    }
+
+    /// `prompt` is shown once, as a line of its own after the title line.
+    pub(crate) fn check_prompt(&self, prompt: &str, mismatches: &mut Mismatches) {
+        let times = self.text.lines().skip(1).filter(|l| l.trim() == prompt).count();
+        let id = &self.id;
+        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+    }
+
+    /// A line starts with `start`, after its indent.
+    pub(crate) fn check_line(&self, start: &str, mismatches: &mut Mismatches) {
+        let (id, text) = (&self.id, &self.text);
+        mismatches.check(text.lines().any(|l| l.trim_start().starts_with(start)), || {
+            format!("sess show {id}: no line {start:?} in\n{text}")
+        });
+    }
+
+    /// An error with `wanted` in it is shown.
+    pub(crate) fn check_error(&self, wanted: &str, mismatches: &mut Mismatches) {
+        let (id, text) = (&self.id, &self.text);
+        mismatches.check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
+    }
+
+    /// None of `hidden` (context the agent put in the conversation) is shown.
+    pub(crate) fn check_hidden(&self, hidden: &[&str], mismatches: &mut Mismatches) {
+        let (id, text) = (&self.id, &self.text);
+        for injected in hidden {
+            mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
+        }
+    }
+}

@@ -22,8 +22,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, check_listed_ids, check_live, check_recorded, copy_dir, first_difference,
-    inherited_and_own_turns, peer_in, repo, sess_home, sess_json,
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, repo, sess_json,
 };
 
 /// What `sess` shows before the messages an /undo took back.
@@ -74,25 +74,21 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let top: Vec<&Value> = sessions.iter().filter(|s| s["parentId"].is_null()).collect();
 
     let listed = check_listed_ids(home, "opencode", "OpenCode", &top, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "firstMessage" => json!(value.as_str().map(str::trim_end)),
+        _ => value.clone(),
+    };
     for session in &top {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let expected = json!({
-            "source": "opencode",
-            "cwd": session["cwd"],
-            "title": session["title"],
-            "messageCount": expected_messages(session).len(),
-            "firstMessage": inherited_and_own_turns(session)[0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"].as_str().map(str::trim_end),
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+        let expected = || {
+            json!({
+                "source": "opencode",
+                "cwd": session["cwd"],
+                "title": session["title"],
+                "messageCount": expected_messages(session).len(),
+                "firstMessage": inherited_and_own_turns(session)[0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in &top {
@@ -224,27 +220,22 @@ fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches:
 /// `sess show ID`: every prompt typed once, the answers, and a line per tool
 /// call with its mark.
 fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess_home(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in inherited_and_own_turns(session).into_iter().filter(|t| t["synthetic"] != true) {
         let prompt = turn["prompt"].as_str().unwrap();
         // A long prompt wraps: its first words start a line.
         let start: String = prompt.chars().take(40).collect();
-        let times = text.lines().skip(1).filter(|l| l.trim_start().starts_with(start.trim_end())).count();
+        let times = rendered.text.lines().skip(1).filter(|l| l.trim_start().starts_with(start.trim_end())).count();
         mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
         for block in turn["blocks"].as_array().unwrap() {
             let line = match block["type"].as_str() {
                 Some("text") => block["text"].as_str().unwrap().to_owned(),
-                Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
-                }
+                Some("tool_call") => format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap()),
                 _ => continue,
             };
             // A long answer wraps: its first words start a line.
             let start: String = line.chars().take(40).collect();
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(start.trim_end())), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+            rendered.check_line(start.trim_end(), mismatches);
         }
     }
 }

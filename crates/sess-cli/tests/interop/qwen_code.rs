@@ -18,8 +18,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, check_listed_ids, check_live, check_recorded, copy_dir, first_difference,
-    inherited_and_own_turns, peer_in, relative, repo, sess_home, sess_json, show,
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, relative, repo, sess_json, show,
 };
 
 fn qwen_code() -> Option<Peer> {
@@ -50,32 +50,26 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "qwen", "Qwen Code", &sessions, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "path" => json!(relative(value.as_str().unwrap())),
+        _ => value.clone(),
+    };
     for session in &sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = inherited_and_own_turns(session);
-        let first_prompt = &turns[0]["prompt"];
-        let title = if session["title"].is_string() { &session["title"] } else { first_prompt };
-        let expected = json!({
-            "source": "qwen",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": title,
-            "messageCount": expected_messages(&turns).len(),
-            "firstMessage": first_prompt,
-            "parentSession": session["forkedFrom"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-            "parentSession": item["parentSession"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
+        let expected = || {
+            let turns = inherited_and_own_turns(session);
+            let first_prompt = &turns[0]["prompt"];
+            let title = if session["title"].is_string() { &session["title"] } else { first_prompt };
+            json!({
+                "source": "qwen",
+                "path": relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": title,
+                "messageCount": expected_messages(&turns).len(),
+                "firstMessage": first_prompt,
+                "parentSession": session["forkedFrom"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in sessions {
@@ -203,33 +197,21 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
 /// `sess show ID`: every prompt once, the answers, a line per tool call with
 /// its mark, the errors, and no injected context.
 fn check_rendering(home: &Path, id: &str, turns: &[&Value], mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess_home(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in turns {
-        let prompt = turn["prompt"].as_str().unwrap();
-        // The first line is the title.
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
-                Some("text") => block["text"].as_str().unwrap().to_owned(),
-                Some("error") => {
-                    let wanted = block["contains"].as_str().unwrap();
-                    mismatches
-                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
-                    continue;
-                }
+            match block["type"].as_str() {
+                Some("text") => rendered.check_line(block["text"].as_str().unwrap(), mismatches),
+                Some("error") => rendered.check_error(block["contains"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
+                    let line = format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap());
+                    rendered.check_line(&line, mismatches);
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
-    for injected in ["<system-reminder", "This is the Qwen Code", "Resume the prior task", "--- Content from"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    let injected = ["<system-reminder", "This is the Qwen Code", "Resume the prior task", "--- Content from"];
+    rendered.check_hidden(&injected, mismatches);
 }
