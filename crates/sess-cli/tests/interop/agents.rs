@@ -94,11 +94,33 @@ pub(crate) fn check_listed_ids(
     listed
 }
 
-/// `path` relative to an agent's folder: the one the report names
-/// (`reported`, maybe under another home), or the one it is in now.
-pub(crate) fn relative(path: &str, reported: &Path, now: &Path) -> PathBuf {
-    let path = Path::new(path);
-    path.strip_prefix(reported).or_else(|_| path.strip_prefix(now)).unwrap_or(path).to_owned()
+/// An agent's folder, where the report says it was (maybe under another
+/// home) and where it is now: paths are compared relative to it.
+pub(crate) struct Folder<'a> {
+    reported: &'a Path,
+    now: PathBuf,
+}
+
+impl<'a> Folder<'a> {
+    /// The folder the report names under `key`, now at `now`.
+    pub(crate) fn new(scenario: &'a Value, key: &str, now: PathBuf) -> Self {
+        Self { reported: Path::new(scenario[key].as_str().unwrap()), now }
+    }
+
+    /// `path` relative to the folder, whichever of the two it is under.
+    pub(crate) fn relative(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        path.strip_prefix(self.reported).or_else(|_| path.strip_prefix(&self.now)).unwrap_or(path).to_owned()
+    }
+
+    /// A listed entry's value for `key`, its `path` made relative to the
+    /// folder (for [`check_listed_entry`]).
+    pub(crate) fn shown(&self, key: &str, value: &Value) -> Value {
+        match key {
+            "path" => serde_json::json!(self.relative(value.as_str().unwrap())),
+            _ => value.clone(),
+        }
+    }
 }
 
 /// A reported session's turns: those it inherited (a fork's copy), then its own.

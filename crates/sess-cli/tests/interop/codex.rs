@@ -17,8 +17,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
-    first_difference, inherited_and_own_turns, mark, peer_in, relative, repo, sess_json, show,
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, repo, sess_json, show,
 };
 
 fn codex() -> Option<Peer> {
@@ -48,15 +48,10 @@ fn strings(value: &Value) -> Vec<&str> {
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
-    let reported_home = Path::new(scenario["codexHome"].as_str().unwrap());
-    let relative = |path: &str| relative(path, reported_home, &home.join(".codex"));
+    let folder = Folder::new(scenario, "codexHome", home.join(".codex"));
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "codex", "Codex", &sessions, &scenario["projects"], mismatches);
-    let shown = |key: &str, value: &Value| match key {
-        "path" => json!(relative(value.as_str().unwrap())),
-        _ => value.clone(),
-    };
     for session in &sessions {
         let expected = || {
             let turns = inherited_and_own_turns(session);
@@ -64,7 +59,7 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
             let own_first_prompt = &session["turns"][0]["prompt"];
             json!({
                 "source": "codex",
-                "path": relative(session["path"].as_str().unwrap()),
+                "path": folder.relative(session["path"].as_str().unwrap()),
                 "cwd": session["cwd"],
                 "title": own_first_prompt,
                 "messageCount": messages,
@@ -72,7 +67,7 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
                 "parentSession": session["forkedFrom"],
             })
         };
-        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {

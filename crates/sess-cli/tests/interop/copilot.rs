@@ -19,8 +19,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
-    first_difference, mark, peer_in, relative, repo, sess_json, show,
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, repo, sess_json, show,
 };
 
 fn copilot() -> Option<Peer> {
@@ -52,28 +52,23 @@ fn message_count(turns: &[Value]) -> usize {
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
-    let reported_home = Path::new(scenario["copilotHome"].as_str().unwrap());
-    let relative = |path: &str| relative(path, reported_home, &home.join(".copilot"));
+    let folder = Folder::new(scenario, "copilotHome", home.join(".copilot"));
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "copilot", "Copilot", &sessions, &scenario["projects"], mismatches);
-    let shown = |key: &str, value: &Value| match key {
-        "path" => json!(relative(value.as_str().unwrap())),
-        _ => value.clone(),
-    };
     for session in &sessions {
         let expected = || {
             let turns = session["turns"].as_array().unwrap();
             json!({
                 "source": "copilot",
-                "path": relative(session["path"].as_str().unwrap()),
+                "path": folder.relative(session["path"].as_str().unwrap()),
                 "cwd": session["cwd"],
                 "title": session["title"],
                 "messageCount": message_count(turns),
                 "firstMessage": turns[0]["prompt"],
             })
         };
-        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {

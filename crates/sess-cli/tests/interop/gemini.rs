@@ -21,8 +21,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
-    first_difference, mark, peer_in, relative, repo, sess_json, show,
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, repo, sess_json, show,
 };
 
 /// The notice for a turn the CLI took back out of the conversation.
@@ -51,28 +51,23 @@ fn sess_reads_the_recorded_gemini_sessions() {
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
-    let reported = Path::new(scenario["geminiHome"].as_str().unwrap());
-    let relative = |path: &str| relative(path, reported, &home.join(".gemini"));
+    let folder = Folder::new(scenario, "geminiHome", home.join(".gemini"));
 
     // The listing of every project (one entry per session, the file with
     // the conversation), and of each project.
     let listed = check_listed_ids(home, "gemini", "the CLI", &sessions, &scenario["projects"], mismatches);
-    let shown = |key: &str, value: &Value| match key {
-        "path" => json!(relative(value.as_str().unwrap())),
-        _ => value.clone(),
-    };
     for session in &sessions {
         let expected = || {
             json!({
                 "source": "gemini",
-                "path": relative(session["path"].as_str().unwrap()),
+                "path": folder.relative(session["path"].as_str().unwrap()),
                 "cwd": session["cwd"],
                 "title": session["expectedTitle"],
                 "messageCount": expected_messages(session).len(),
                 "firstMessage": session["turns"][0]["prompt"],
             })
         };
-        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {

@@ -10,7 +10,7 @@ use sess_core::{Entry, EntryIndex, EntryKind, Leaf, context};
 #[path = "agents.rs"]
 mod agents;
 pub(crate) use agents::{
-    Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, inherited_and_own_turns, mark, relative,
+    Folder, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, inherited_and_own_turns, mark,
 };
 
 /// Which agent's context shape to compare with.

@@ -18,8 +18,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
-    first_difference, inherited_and_own_turns, mark, peer_in, relative, repo, sess_json, show,
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, repo, sess_json, show,
 };
 
 fn qwen_code() -> Option<Peer> {
@@ -45,15 +45,10 @@ fn sess_reads_the_recorded_qwen_code_sessions() {
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
-    let reported_home = Path::new(scenario["qwenHome"].as_str().unwrap());
-    let relative = |path: &str| relative(path, reported_home, &home.join(".qwen"));
+    let folder = Folder::new(scenario, "qwenHome", home.join(".qwen"));
 
     // The listing of every project, and of each project.
     let listed = check_listed_ids(home, "qwen", "Qwen Code", &sessions, &scenario["projects"], mismatches);
-    let shown = |key: &str, value: &Value| match key {
-        "path" => json!(relative(value.as_str().unwrap())),
-        _ => value.clone(),
-    };
     for session in &sessions {
         let expected = || {
             let turns = inherited_and_own_turns(session);
@@ -61,7 +56,7 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
             let title = if session["title"].is_string() { &session["title"] } else { first_prompt };
             json!({
                 "source": "qwen",
-                "path": relative(session["path"].as_str().unwrap()),
+                "path": folder.relative(session["path"].as_str().unwrap()),
                 "cwd": session["cwd"],
                 "title": title,
                 "messageCount": expected_messages(&turns).len(),
@@ -69,7 +64,7 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
                 "parentSession": session["forkedFrom"],
             })
         };
-        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {
