@@ -16,7 +16,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, notFaked, scriptKey, serveWhenRun, startServer } from '../lib/http.mjs';
+import { eventStream, scriptKey, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message item's parts, without the tags around images. */
 function textOf(item) {
@@ -91,12 +91,7 @@ function stream(res, items) {
  * fills with `{url, prompt, step, outputs, expected}` as they come.
  */
 export function startFakeApi(script) {
-  return startServer((req, body, res, requests) => {
-    if (req.method !== 'POST' || !req.url.endsWith('/responses')) {
-      notFaked(req, res, requests);
-      return;
-    }
-    const request = JSON.parse(body);
+  return startPostApi('/responses', (request, req, res, requests) => {
     const { prompt, step, outputs } = position(request.input ?? [], script);
     const items = script[scriptKey(script, prompt)]?.[step];
     requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });

@@ -21,7 +21,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, notFaked, scriptKey, sendJson, serveWhenRun, startServer } from '../lib/http.mjs';
+import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content, a string or a list of parts. */
 export function textOf(content) {
@@ -96,12 +96,7 @@ function answer(res, request, reply) {
  * fills with `{url, prompt, step, outputs, images, expected}` as they come.
  */
 export function startFakeApi(script) {
-  return startServer((req, body, res, requests) => {
-    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-      notFaked(req, res, requests);
-      return;
-    }
-    const request = JSON.parse(body);
+  return startPostApi('/chat/completions', (request, req, res, requests) => {
     const { prompt, step, outputs } = position(request.messages ?? []);
     const reply = script[scriptKey(script, prompt)]?.[step];
     const last = request.messages?.findLast((m) => m.role === 'user');

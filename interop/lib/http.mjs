@@ -39,6 +39,21 @@ export function startServer(handle) {
   });
 }
 
+/**
+ * `startServer` for an API with one endpoint: a POST to a URL that ends
+ * with `suffix` goes to `handle(request, req, res, requests, body)` with its
+ * JSON body parsed; any other request is `notFaked`.
+ */
+export function startPostApi(suffix, handle) {
+  return startServer((req, body, res, requests) => {
+    if (req.method !== 'POST' || !req.url.endsWith(suffix)) {
+      notFaked(req, res, requests);
+      return;
+    }
+    handle(JSON.parse(body), req, res, requests, body);
+  });
+}
+
 /** Answers with `value` as JSON and the HTTP status `status`. */
 export function sendJson(res, status, value) {
   res.writeHead(status, { 'content-type': 'application/json' });

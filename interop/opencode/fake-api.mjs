@@ -30,7 +30,7 @@
 // Every request is recorded; one with no script entry is answered with a text
 // saying so and counted by the driver as unexpected.
 
-import { eventStream, notFaked, sendJson, startServer } from '../lib/http.mjs';
+import { eventStream, sendJson, startPostApi } from '../lib/http.mjs';
 
 /** The texts of a chat message's content (a string or a list of parts). */
 export function textsOf(message) {
@@ -115,12 +115,7 @@ function stream(res, model, items) {
  * `{url, kind, prompt, step, toolResults, tools, expected}` as they come.
  */
 export function startFakeApi(script) {
-  return startServer((req, body, res, requests) => {
-    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-      notFaked(req, res, requests);
-      return;
-    }
-    const request = JSON.parse(body);
+  return startPostApi('/chat/completions', (request, req, res, requests) => {
     const { kind, prompt, step, toolResults } = classify(request, script);
     let items;
     if (kind === 'title' && prompt in script.titles) items = [{ type: 'text', text: script.titles[prompt] }];

@@ -18,7 +18,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, notFaked, scriptKey, sendJson, serveWhenRun, startServer } from '../lib/http.mjs';
+import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content (a string or a list of parts). */
 export function textOf(message) {
@@ -124,12 +124,7 @@ function respond(res, answer, model, streamed, usage) {
  * fills with `{url, prompt, step, results, tools, expected}` as they come.
  */
 export function startFakeApi(script) {
-  return startServer((req, body, res, requests) => {
-    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-      notFaked(req, res, requests);
-      return;
-    }
-    const request = JSON.parse(body);
+  return startPostApi('/chat/completions', (request, req, res, requests, body) => {
     const { prompt, step, results } = position(request.messages ?? [], script);
     const answer = script[scriptKey(script, prompt)]?.[step];
     requests.push({
