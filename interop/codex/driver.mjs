@@ -13,16 +13,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: codexVersion } = installed(import.meta.url, '@openai/codex');
 const codexJs = require.resolve('@openai/codex/bin/codex.js');
-const codexVersion = JSON.parse(fs.readFileSync(require.resolve('@openai/codex/package.json'), 'utf8')).version;
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-codex-'));
 const codexHome = path.join(workdir, '.codex');

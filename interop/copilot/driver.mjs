@@ -25,13 +25,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version } = installed(import.meta.url, '@github/copilot');
 const launcher = require.resolve('@github/copilot/npm-loader.js');
 
 /** The native binary of the platform package, as the launcher picks it (the package exports it). */
@@ -42,7 +41,6 @@ function nativeBinary() {
 
 const binary = nativeBinary();
 const cacheHome = path.join(fs.realpathSync(path.join(here, 'node_modules')), '.copilot-cache');
-const version = JSON.parse(fs.readFileSync(require.resolve('@github/copilot/package.json'), 'utf8')).version;
 if (process.argv[2] === 'version') {
   // Also unpacks the bundled files into the cache, once.
   const out = execFileSync(process.execPath, [launcher, '--version'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome }, encoding: 'utf8' });

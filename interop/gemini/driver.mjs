@@ -16,18 +16,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 import { interactive, KEY } from './interactive.mjs';
 import { script, P, A, SUB, SUMMARY, TITLE, calls } from './script.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: geminiVersion } = installed(import.meta.url, '@google/gemini-cli');
 const geminiJs = require.resolve('@google/gemini-cli/bundle/gemini.js');
-const geminiVersion = JSON.parse(fs.readFileSync(require.resolve('@google/gemini-cli/package.json'), 'utf8')).version;
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-gemini-'));
 const geminiHome = path.join(workdir, '.gemini');

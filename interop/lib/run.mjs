@@ -1,10 +1,23 @@
-// What the interop drivers (`interop/<agent>/driver.mjs`) share: running a
-// program and collecting its output, a picture to attach, finding the files
-// an agent wrote, and printing the report.
+// What the interop drivers (`interop/<agent>/driver.mjs`) share: the pinned
+// package, running a program and collecting its output, a picture to attach,
+// finding the files an agent wrote, and printing the report.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The npm package `name` as installed next to the module at `moduleUrl` (in
+ * its folder `subdir`, when given): a `require` that resolves from there, and
+ * the package's version.
+ */
+export function installed(moduleUrl, name, subdir = '.') {
+  const require = createRequire(path.join(path.dirname(fileURLToPath(moduleUrl)), subdir, 'package.json'));
+  const version = JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`), 'utf8')).version;
+  return { require, version };
+}
 
 /** A 1×1 PNG, for a prompt that attaches an image. */
 export const DOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');

@@ -18,22 +18,17 @@
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 // `--legacy` runs OpenCode 1.1 (legacy/), which keeps sessions as JSON files
 // under storage/ instead of the opencode.db of 1.2 and later.
 const legacy = process.argv[2] === '--legacy';
 const args = process.argv.slice(legacy ? 3 : 2);
-const require = createRequire(path.join(here, legacy ? 'legacy' : '.', 'package.json'));
+const { require, version } = installed(import.meta.url, 'opencode-linux-x64', legacy ? 'legacy' : '.');
 // The native binary of the platform package (see setup).
-const pkg = require.resolve('opencode-linux-x64/package.json');
-const version = JSON.parse(fs.readFileSync(pkg, 'utf8')).version;
-const binary = path.join(path.dirname(pkg), 'bin', 'opencode');
+const binary = path.join(path.dirname(require.resolve('opencode-linux-x64/package.json')), 'bin', 'opencode');
 
 const root = path.resolve(args[0] ?? fs.mkdtempSync('/tmp/sess-opencode-'));
 const configDir = path.join(root, '.config', 'opencode');

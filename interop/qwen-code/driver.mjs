@@ -17,16 +17,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: qwenVersion } = installed(import.meta.url, '@qwen-code/qwen-code');
 const qwenJs = require.resolve('@qwen-code/qwen-code/cli-entry.js');
-const qwenVersion = JSON.parse(fs.readFileSync(require.resolve('@qwen-code/qwen-code/package.json'), 'utf8')).version;
 
 if (process.argv[2] === 'version') {
   console.log(qwenVersion);
