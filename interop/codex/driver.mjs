@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 const { require, version: codexVersion } = installed(import.meta.url, '@openai/codex');
 const codexJs = require.resolve('@openai/codex/bin/codex.js');
@@ -119,15 +119,11 @@ stream_max_retries = 0
 `,
 );
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: workdir,
   CODEX_HOME: codexHome,
   SESS_FAKE_OPENAI_API_KEY: 'fake-key',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
 async function codex(cwd, args, { fails = false } = {}) {

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { agentEnv, DOT_PNG, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { require, version } = installed(import.meta.url, '@github/copilot');
@@ -121,8 +121,7 @@ const script = {
 const api = await startFakeApi(script);
 const baseUrl = `http://127.0.0.1:${api.port}/v1`;
 const apiKey = 'sess-fake-provider-key';
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
   TMPDIR: tmp,
   XDG_CACHE_HOME: cacheHome,
@@ -131,10 +130,7 @@ const env = {
   COPILOT_PROVIDER_BASE_URL: baseUrl,
   COPILOT_PROVIDER_API_KEY: apiKey,
   COPILOT_MODEL: 'gpt-4o',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
 async function copilot(cwd, args, { fails = false } = {}) {

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 import { interactive, KEY } from './interactive.mjs';
 import { script, P, A, SUB, SUMMARY, TITLE, calls } from './script.mjs';
 
@@ -50,8 +50,7 @@ fs.writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify({
   telemetry: { enabled: false },
 }, null, 2));
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: workdir,
   TMPDIR: tmp,
   GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`,
@@ -62,10 +61,7 @@ const env = {
   HTTPS_PROXY: `http://127.0.0.1:${api.port}`,
   HTTP_PROXY: `http://127.0.0.1:${api.port}`,
   NO_PROXY: '127.0.0.1',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The current minute, as the CLI names session files. */

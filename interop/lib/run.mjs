@@ -19,6 +19,14 @@ export function installed(moduleUrl, name, subdir = '.') {
   return { require, version };
 }
 
+/**
+ * The environment an agent runs in: PATH alone from the caller's, a plain
+ * terminal (UTF-8, no colours), and `vars`.
+ */
+export function agentEnv(vars) {
+  return { PATH: process.env.PATH, ...vars, LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1' };
+}
+
 /** A 1×1 PNG, for a prompt that attaches an image. */
 export const DOT_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
 

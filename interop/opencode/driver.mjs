@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 // `--legacy` runs OpenCode 1.1 (legacy/), which keeps sessions as JSON files
 // under storage/ instead of the opencode.db of 1.2 and later.
@@ -154,12 +154,8 @@ fs.writeFileSync(path.join(configDir, 'package.json'), JSON.stringify(pluginDeps
 fs.writeFileSync(path.join(configDir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': pluginDeps } }, null, 2));
 fs.mkdirSync(path.join(configDir, 'node_modules'), { recursive: true });
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
   OPENCODE_DISABLE_MODELS_FETCH: '1',
   OPENCODE_DISABLE_AUTOUPDATE: '1',
   OPENCODE_DISABLE_SHARE: '1',
@@ -168,7 +164,7 @@ const env = {
   // Should OpenCode still reach for npm, it reaches the fake API, which
   // records the request as unexpected.
   npm_config_registry: `http://127.0.0.1:${api.port}/npm/`,
-};
+});
 
 const runs = [];
 /** `opencode run` in `cwd`; resolves to the session id of its events. */

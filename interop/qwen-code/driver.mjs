@@ -19,7 +19,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 
 import { startFakeApi } from './fake-api.mjs';
-import { DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 
 const { require, version: qwenVersion } = installed(import.meta.url, '@qwen-code/qwen-code');
 const qwenJs = require.resolve('@qwen-code/qwen-code/cli-entry.js');
@@ -143,8 +143,7 @@ fs.writeFileSync(
   )}\n`,
 );
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
   TMPDIR: tmp,
   // A model name the CLI knows takes images, so `@dot.png` is sent as one.
@@ -152,10 +151,7 @@ const env = {
   OPENAI_BASE_URL: `http://127.0.0.1:${api.port}/v1`,
   OPENAI_API_KEY: 'fake-key',
   QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
 
