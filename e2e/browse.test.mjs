@@ -196,6 +196,15 @@ describe('sess serve in a browser', () => {
     assert.equal(await page.locator(tid('project-row')).count(), 4);
     await page.screenshot({ path: path.join(screenshots, 'home.png'), fullPage: true });
 
+    // The filter offers every agent of the registry, by its name.
+    const options = await page.locator(`${tid('source-filter')} option`).evaluateAll(
+      (nodes) => nodes.map((n) => `${n.value}=${n.textContent}`));
+    for (const agent of ['=All agents', 'pi=pi-family', 'claude=Claude Code', 'codex=Codex', 'gemini=Gemini CLI',
+      'qwen=Qwen Code', 'copilot=Copilot CLI', 'opencode=OpenCode']) {
+      assert.ok(options.includes(agent), `${agent} in ${options.join(', ')}`);
+    }
+    assert.equal(options.length, 8, options.join(', '));
+
     await page.locator(tid('source-filter')).selectOption('claude');
     await until('one claude row', async () => (await rows.count()) === 1
       && (await rows.first().getAttribute('data-source')) === 'claude');

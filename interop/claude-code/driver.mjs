@@ -19,11 +19,12 @@
 // tool call's outcome as the CLI sent it back to the model, by call id;
 // `subagents` the requests of subagents, by their prompt; `files` every file
 // under `projects/`.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 import { startFakeApi } from "./fake-api.mjs";
+import { filesUnder, runProgram } from "../lib/run.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -151,34 +152,19 @@ const env = {
 };
 
 /** Runs the CLI once in `cwd`; resolves to its JSON result, which must report an error when `failing`. */
-function runClaude(cwd, args, failing) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(claude, [...args, "--output-format", "json", "--allowedTools", "Bash", "Read", "Agent"], {
-      cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      let result = null;
-      try {
-        result = JSON.parse(out);
-      } catch {
-        result = null;
-      }
-      if (!result || result.is_error !== !!failing || (code !== 0) !== !!failing) {
-        reject(new Error(`claude ${args.join(" ")} in ${cwd}: exit ${code}\n${out}\n${err}`));
-      } else {
-        resolve(result);
-      }
-    });
-  });
+async function runClaude(cwd, args, failing) {
+  const argv = [...args, "--output-format", "json", "--allowedTools", "Bash", "Read", "Agent"];
+  const { code, stdout: out, stderr: err } = await runProgram(claude, argv, { cwd, env, timeoutMs: 60_000 });
+  let result = null;
+  try {
+    result = JSON.parse(out);
+  } catch {
+    result = null;
+  }
+  if (!result || result.is_error !== !!failing || (code !== 0) !== !!failing) {
+    throw new Error(`claude ${args.join(" ")} in ${cwd}: exit ${code}\n${out}\n${err}`);
+  }
+  return result;
 }
 
 const sessions = new Map();
@@ -235,12 +221,9 @@ try {
 await api.close();
 
 /** Every file under `dir`, relative to it, with `/` separators. */
-function walk(dir, base = dir) {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name), base) : [path.relative(base, path.join(dir, e.name))]))
-    .map((p) => p.split(path.sep).join("/"))
+function walk(dir) {
+  return filesUnder(dir)
+    .map((p) => path.relative(dir, p).split(path.sep).join("/"))
     .sort();
 }
 

@@ -28,11 +28,10 @@
 // CLI itself, not from the session file).
 //
 //   node fake-api.mjs SCRIPT.json     serves on 127.0.0.1 and prints the port
+//                                     (and the requests, on SIGTERM)
 //
 // or `import { startFakeApi } from "./fake-api.mjs"`.
-import http from "node:http";
-import fs from "node:fs";
-import { pathToFileURL } from "node:url";
+import { eventStream, sendJson, serveWhenRun, startServer } from "../lib/http.mjs";
 
 /** The text blocks of a message, each trimmed, with or without the CLI's `<system-reminder>` blocks. */
 function texts(message, reminders = false) {
@@ -98,8 +97,7 @@ function toolResults(messages) {
 }
 
 function sendStream(res, message) {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const { event, end } = eventStream(res);
   event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } });
   message.content.forEach((block, index) => {
     switch (block.type) {
@@ -120,7 +118,7 @@ function sendStream(res, message) {
   });
   event("message_delta", { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } });
   event("message_stop", {});
-  res.end();
+  end();
 }
 
 /**
@@ -128,80 +126,54 @@ function sendStream(res, message) {
  * given, is called with each request's record once its answer is sent.
  */
 export function startFakeApi(script, { onAnswer } = {}) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const url = new URL(req.url, "http://localhost");
-      const json = (status, value) => {
-        res.writeHead(status, { "content-type": "application/json" });
-        res.end(JSON.stringify(value));
-      };
-      let body = null;
-      try {
-        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
-      } catch {
-        body = null;
-      }
-      if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
-        requests.push({ path: url.pathname });
-        return json(200, { input_tokens: 42 });
-      }
-      if (req.method !== "POST" || url.pathname !== "/v1/messages" || !Array.isArray(body?.messages)) {
-        requests.push({ path: url.pathname, method: req.method });
-        return json(404, { type: "error", error: { type: "not_found_error", message: `no ${req.method} ${url.pathname} here` } });
-      }
-      const located = locate(script, body.messages);
-      const picked = pick(script, located);
-      const failure = picked?.blocks.find((b) => b.type === "error");
-      if (failure) {
-        requests.push({ path: url.pathname, session: req.headers["x-claude-code-session-id"] ?? null, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
-        return json(failure.status, { type: "error", error: { type: failure.errorType, message: failure.message } });
-      }
-      const content = answer(script, picked);
-      const message = {
-        id: `msg_fake${String(requests.length + 1).padStart(4, "0")}`,
-        type: "message",
-        role: "assistant",
-        model: body.model,
-        content,
-        stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      };
-      const record = {
-        path: url.pathname,
-        session: req.headers["x-claude-code-session-id"] ?? null,
-        stream: body.stream === true,
-        ...located,
-        answer: content,
-        toolResults: toolResults(body.messages),
-      };
-      requests.push(record);
-      if (body.stream) sendStream(res, message);
-      else json(200, message);
-      onAnswer?.(record);
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () =>
-      resolve({
-        port: server.address().port,
-        requests,
-        close: () =>
-          new Promise((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      }),
-    );
+  return startServer((req, text, res, requests) => {
+    const url = new URL(req.url, "http://localhost");
+    const json = (status, value) => sendJson(res, status, value);
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    if (req.method === "POST" && url.pathname === "/v1/messages/count_tokens") {
+      requests.push({ path: url.pathname });
+      return json(200, { input_tokens: 42 });
+    }
+    if (req.method !== "POST" || url.pathname !== "/v1/messages" || !Array.isArray(body?.messages)) {
+      requests.push({ path: url.pathname, method: req.method });
+      return json(404, { type: "error", error: { type: "not_found_error", message: `no ${req.method} ${url.pathname} here` } });
+    }
+    const located = locate(script, body.messages);
+    const picked = pick(script, located);
+    const failure = picked?.blocks.find((b) => b.type === "error");
+    if (failure) {
+      requests.push({ path: url.pathname, session: req.headers["x-claude-code-session-id"] ?? null, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
+      return json(failure.status, { type: "error", error: { type: failure.errorType, message: failure.message } });
+    }
+    const content = answer(script, picked);
+    const message = {
+      id: `msg_fake${String(requests.length + 1).padStart(4, "0")}`,
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content,
+      stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    };
+    const record = {
+      path: url.pathname,
+      session: req.headers["x-claude-code-session-id"] ?? null,
+      stream: body.stream === true,
+      ...located,
+      answer: content,
+      toolResults: toolResults(body.messages),
+    };
+    requests.push(record);
+    if (body.stream) sendStream(res, message);
+    else json(200, message);
+    onAnswer?.(record);
   });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const script = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-  const api = await startFakeApi(script);
-  console.log(api.port);
-}
+await serveWhenRun(import.meta.url, startFakeApi);

@@ -11,18 +11,14 @@
 // home. Nothing leaves the machine: the model provider is the fake API on
 // 127.0.0.1, and update checks, analytics and feedback are off.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: codexVersion } = installed(import.meta.url, '@openai/codex');
 const codexJs = require.resolve('@openai/codex/bin/codex.js');
-const codexVersion = JSON.parse(fs.readFileSync(require.resolve('@openai/codex/package.json'), 'utf8')).version;
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-codex-'));
 const codexHome = path.join(workdir, '.codex');
@@ -33,7 +29,7 @@ fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
 fs.writeFileSync(path.join(projects.beta, 'AGENTS.md'), '# Beta rules\n\nAlways answer in one line.\n');
 // A 1×1 PNG to attach to a prompt.
 const image = path.join(projects.alpha, 'dot.png');
-fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(image, DOT_PNG);
 
 // ---- The script: what the fake model answers to each prompt, step by step.
 
@@ -123,40 +119,22 @@ stream_max_retries = 0
 `,
 );
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: workdir,
   CODEX_HOME: codexHome,
   SESS_FAKE_OPENAI_API_KEY: 'fake-key',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
-function codex(cwd, args, { fails = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
-    const child = spawn(process.execPath, [codexJs, ...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      const threadId = events.find((e) => e.type === 'thread.started')?.thread_id;
-      const run = { cwd, args: argv, exitCode: code, threadId, events: events.map((e) => e.item?.type ? `${e.type}:${e.item.type}` : e.type) };
-      runs.push(run);
-      if ((code !== 0) !== fails || !threadId) {
-        reject(new Error(`codex ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
-      } else {
-        resolve(threadId);
-      }
-    });
-  });
+async function codex(cwd, args, { fails = false } = {}) {
+  const argv = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];
+  const { code, stdout, stderr } = await runProgram(process.execPath, [codexJs, ...argv], { cwd, env, timeoutMs: 60_000 });
+  const events = jsonLines(stdout);
+  const threadId = events.find((e) => e.type === 'thread.started')?.thread_id;
+  const record = { cwd, args: argv, exitCode: code, threadId, events: events.map((e) => e.item?.type ? `${e.type}:${e.item.type}` : e.type) };
+  runs.push(record);
+  if ((code !== 0) !== fails || !threadId) throw new Error(`codex ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  return threadId;
 }
 
 // Each session: its id, cwd and turns. A turn is the prompt (with the images
@@ -223,27 +201,17 @@ try {
 
 // ---- What was made.
 
-const rollouts = [];
-(function walk(dir) {
-  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(p);
-    else if (entry.name.startsWith('rollout-')) rollouts.push(p);
-  }
-})(path.join(codexHome, 'sessions'));
+const rollouts = filesUnder(path.join(codexHome, 'sessions'), (p) => path.basename(p).startsWith('rollout-'));
 
 for (const s of sessions.values()) {
   s.path = rollouts.find((p) => p.includes(s.id)) ?? null;
 }
 
-console.log(JSON.stringify({
+printReport({
   codexVersion,
   home: workdir,
   codexHome,
   projects,
   sessions: [...sessions.values()],
   rollouts: rollouts.sort(),
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);

@@ -16,8 +16,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import http from 'node:http';
-import fs from 'node:fs';
+import { eventStream, scriptKey, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message item's parts, without the tags around images. */
 function textOf(item) {
@@ -44,8 +43,7 @@ export function position(input, script) {
   const outputs = input.slice(at + 1).filter((item) => item.type.endsWith('call_output'));
   const answered = new Set(outputs.map((item) => item.call_id));
   let step = 0;
-  const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
-  (script[key] ?? []).forEach((items, i) => {
+  (script[scriptKey(script, prompt)] ?? []).forEach((items, i) => {
     if (items.some((item) => answered.has(item.call_id))) step = i + 1;
   });
   return { prompt, step, outputs };
@@ -56,14 +54,13 @@ let seq = 0;
 /** The SSE stream for one response made of `items`. */
 function stream(res, items) {
   const id = `resp_fake_${++seq}`;
-  const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const { event, end } = eventStream(res);
   event('response.created', { response: { id, status: 'in_progress' } });
   // `{type: 'failure', code, message}` fails the response instead.
   const failure = items.find((item) => item.type === 'failure');
   if (failure) {
     event('response.failed', { response: { id, status: 'failed', error: { code: failure.code, message: failure.message } } });
-    res.end();
+    end();
     return;
   }
   items.forEach((template, output_index) => {
@@ -85,7 +82,7 @@ function stream(res, items) {
   });
   const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
   event('response.completed', { response: { id, status: 'completed', usage } });
-  res.end();
+  end();
 }
 
 /**
@@ -94,36 +91,12 @@ function stream(res, items) {
  * fills with `{url, prompt, step, outputs, expected}` as they come.
  */
 export function startFakeApi(script) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => { body += chunk; });
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url.endsWith('/responses')) {
-        requests.push({ method: req.method, url: req.url, expected: false });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not faked"}}');
-        return;
-      }
-      const request = JSON.parse(body);
-      const { prompt, step, outputs } = position(request.input ?? [], script);
-      // A key ending in `…` answers every prompt that starts with the rest.
-      const key = prompt in script ? prompt : Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
-      const items = script[key]?.[step];
-      requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });
-      stream(res, items ?? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] }]);
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
-    });
+  return startPostApi('/responses', (request, req, res, requests) => {
+    const { prompt, step, outputs } = position(request.input ?? [], script);
+    const items = script[scriptKey(script, prompt)]?.[step];
+    requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });
+    stream(res, items ?? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] }]);
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
-  const api = await startFakeApi(script);
-  console.log(api.port);
-  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
-}
+await serveWhenRun(import.meta.url, startFakeApi);

@@ -21,16 +21,16 @@
 // runs the same binary as a JSON-RPC server on stdio): it resumes the session,
 // compacts it, sends two prompts, rewinds the second and renames the session.
 
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { agentEnv, DOT_PNG, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version } = installed(import.meta.url, '@github/copilot');
 const launcher = require.resolve('@github/copilot/npm-loader.js');
 
 /** The native binary of the platform package, as the launcher picks it (the package exports it). */
@@ -41,7 +41,6 @@ function nativeBinary() {
 
 const binary = nativeBinary();
 const cacheHome = path.join(fs.realpathSync(path.join(here, 'node_modules')), '.copilot-cache');
-const version = JSON.parse(fs.readFileSync(require.resolve('@github/copilot/package.json'), 'utf8')).version;
 if (process.argv[2] === 'version') {
   // Also unpacks the bundled files into the cache, once.
   const out = execFileSync(process.execPath, [launcher, '--version'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome }, encoding: 'utf8' });
@@ -57,7 +56,7 @@ for (const dir of [tmp, ...Object.values(projects)]) fs.mkdirSync(dir, { recursi
 fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
 // A 1×1 PNG to attach to a prompt.
 const image = path.join(projects.beta, 'dot.png');
-fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(image, DOT_PNG);
 
 // ---- The script: what the fake model answers to each prompt, step by step.
 
@@ -122,8 +121,7 @@ const script = {
 const api = await startFakeApi(script);
 const baseUrl = `http://127.0.0.1:${api.port}/v1`;
 const apiKey = 'sess-fake-provider-key';
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
   TMPDIR: tmp,
   XDG_CACHE_HOME: cacheHome,
@@ -132,34 +130,17 @@ const env = {
   COPILOT_PROVIDER_BASE_URL: baseUrl,
   COPILOT_PROVIDER_API_KEY: apiKey,
   COPILOT_MODEL: 'gpt-4o',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
-function copilot(cwd, args, { fails = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const argv = ['--allow-all-tools', '--output-format', 'json', ...args];
-    const child = spawn(process.execPath, [launcher, ...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      const sessionId = events.find((e) => e.type === 'result')?.sessionId;
-      runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.filter((e) => !e.ephemeral).map((e) => e.type) });
-      if ((code !== 0) !== fails || !sessionId) {
-        reject(new Error(`copilot ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
-      } else {
-        resolve(sessionId);
-      }
-    });
-  });
+async function copilot(cwd, args, { fails = false } = {}) {
+  const argv = ['--allow-all-tools', '--output-format', 'json', ...args];
+  const { code, stdout, stderr } = await runProgram(process.execPath, [launcher, ...argv], { cwd, env, timeoutMs: 90_000 });
+  const events = jsonLines(stdout);
+  const sessionId = events.find((e) => e.type === 'result')?.sessionId;
+  runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.filter((e) => !e.ephemeral).map((e) => e.type) });
+  if ((code !== 0) !== fails || !sessionId) throw new Error(`copilot ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  return sessionId;
 }
 
 /** The SDK bundled with the binary, unpacked into the cache by the first run. */
@@ -267,14 +248,11 @@ for (const s of sessions.values()) {
 const toolResults = {};
 for (const request of api.requests) for (const output of request.outputs ?? []) toolResults[output.id] = output.output;
 
-console.log(JSON.stringify({
+printReport({
   copilotVersion: version,
   home: root,
   copilotHome,
   projects,
   sessions: [...sessions.values()],
   toolResults,
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);

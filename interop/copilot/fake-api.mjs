@@ -21,8 +21,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import http from 'node:http';
-import fs from 'node:fs';
+import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content, a string or a list of parts. */
 export function textOf(content) {
@@ -38,12 +37,6 @@ export function promptOf(content) {
     if (!m) return text.trim();
     text = text.slice(m[0].length);
   }
-}
-
-/** The script key for `prompt`: itself, or a `…` key it starts with. */
-function keyOf(prompt, script) {
-  if (prompt in script) return prompt;
-  return Object.keys(script).find((k) => k.endsWith('…') && prompt?.startsWith(k.slice(0, -1)));
 }
 
 /** Where the conversation in `messages` is: its prompt, step and tool results. */
@@ -72,8 +65,7 @@ const usage = { prompt_tokens: 1000, completion_tokens: 20, total_tokens: 1020 }
 /** Answers one request with `reply`. */
 function answer(res, request, reply) {
   if (reply.fail) {
-    res.writeHead(reply.fail.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: reply.fail.message, type: 'server_error', code: null } }));
+    sendJson(res, reply.fail.status, { error: { message: reply.fail.message, type: 'server_error', code: null } });
     return;
   }
   const id = `chatcmpl-fake-${++seq}`;
@@ -84,19 +76,18 @@ function answer(res, request, reply) {
     const message = { role: 'assistant', content: reply.text ?? null };
     if (reply.reasoning) message.reasoning_text = reply.reasoning;
     if (calls.length) message.tool_calls = calls.map(({ index, ...call }) => call);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    sendJson(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const chunk = (delta, finishReason = null) => res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`);
+  const { data, done } = eventStream(res);
+  const chunk = (delta, finishReason = null) => data({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason }] });
   chunk({ role: 'assistant', content: '' });
   if (reply.reasoning) chunk({ reasoning_text: reply.reasoning });
   if (reply.text) chunk({ content: reply.text });
   for (const call of calls) chunk({ tool_calls: [call] });
   chunk({}, finish);
-  res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
-  res.end('data: [DONE]\n\n');
+  data({ ...base, choices: [], usage });
+  done();
 }
 
 /**
@@ -105,36 +96,14 @@ function answer(res, request, reply) {
  * fills with `{url, prompt, step, outputs, images, expected}` as they come.
  */
 export function startFakeApi(script) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => { body += chunk; });
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-        requests.push({ method: req.method, url: req.url, expected: false });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not faked"}}');
-        return;
-      }
-      const request = JSON.parse(body);
-      const { prompt, step, outputs } = position(request.messages ?? []);
-      const reply = script[keyOf(prompt, script)]?.[step];
-      const last = request.messages?.findLast((m) => m.role === 'user');
-      const images = Array.isArray(last?.content) ? last.content.filter((part) => part.type === 'image_url').length : 0;
-      requests.push({ url: req.url, model: request.model, prompt, step, outputs, images, tools: (request.tools ?? []).length, expected: Boolean(reply) });
-      answer(res, request, reply ?? { text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` });
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
-    });
+  return startPostApi('/chat/completions', (request, req, res, requests) => {
+    const { prompt, step, outputs } = position(request.messages ?? []);
+    const reply = script[scriptKey(script, prompt)]?.[step];
+    const last = request.messages?.findLast((m) => m.role === 'user');
+    const images = Array.isArray(last?.content) ? last.content.filter((part) => part.type === 'image_url').length : 0;
+    requests.push({ url: req.url, model: request.model, prompt, step, outputs, images, tools: (request.tools ?? []).length, expected: Boolean(reply) });
+    answer(res, request, reply ?? { text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` });
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
-  const api = await startFakeApi(script);
-  console.log(api.port);
-  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
-}
+await serveWhenRun(import.meta.url, startFakeApi);

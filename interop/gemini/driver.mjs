@@ -14,20 +14,16 @@
 // and update checks are off, and any other connection goes to a proxy that
 // refuses it (and is reported).
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 import { interactive, KEY } from './interactive.mjs';
 import { script, P, A, SUB, SUMMARY, TITLE, calls } from './script.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: geminiVersion } = installed(import.meta.url, '@google/gemini-cli');
 const geminiJs = require.resolve('@google/gemini-cli/bundle/gemini.js');
-const geminiVersion = JSON.parse(fs.readFileSync(require.resolve('@google/gemini-cli/package.json'), 'utf8')).version;
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-gemini-'));
 const geminiHome = path.join(workdir, '.gemini');
@@ -36,7 +32,7 @@ const projects = { alpha: path.join(workdir, 'projects', 'alpha'), beta: path.jo
 for (const dir of [geminiHome, tmp, ...Object.values(projects)]) fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
 // A 1×1 PNG to attach to a prompt with `@dot.png`.
-fs.writeFileSync(path.join(projects.beta, 'dot.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(path.join(projects.beta, 'dot.png'), DOT_PNG);
 
 const MODEL = 'gemini-2.5-flash';
 const api = await startFakeApi(script);
@@ -54,8 +50,7 @@ fs.writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify({
   telemetry: { enabled: false },
 }, null, 2));
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: workdir,
   TMPDIR: tmp,
   GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`,
@@ -66,10 +61,7 @@ const env = {
   HTTPS_PROXY: `http://127.0.0.1:${api.port}`,
   HTTP_PROXY: `http://127.0.0.1:${api.port}`,
   NO_PROXY: '127.0.0.1',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The current minute, as the CLI names session files. */
@@ -79,33 +71,18 @@ const literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 const runs = [];
 /** Runs `gemini ARGS` in `cwd`; resolves to its parsed `-o json` output (or stdout). */
-function gemini(cwd, args, { fails = false, json = true } = {}) {
-  return new Promise((resolve, reject) => {
-    const argv = ['-m', MODEL, ...(json ? ['-o', 'json'] : []), ...args];
-    const child = spawn(process.execPath, [geminiJs, ...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let output = stdout;
-      if (json) {
-        // A failed run prints its JSON (the session id and the error) on stderr.
-        const printed = stdout.includes('{') ? stdout : stderr.slice(stderr.lastIndexOf('\n{\n') + 1);
-        try { output = JSON.parse(printed.slice(printed.indexOf('{'))); } catch { output = null; }
-      }
-      const run = { cwd, args: argv, exitCode: code, sessionId: output?.session_id ?? null, error: output?.error?.message ?? null };
-      runs.push(run);
-      if ((code !== 0) !== fails || (json && !output)) {
-        reject(new Error(`gemini ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
-      } else {
-        resolve(output);
-      }
-    });
-  });
+async function gemini(cwd, args, { fails = false, json = true } = {}) {
+  const argv = ['-m', MODEL, ...(json ? ['-o', 'json'] : []), ...args];
+  const { code, stdout, stderr } = await runProgram(process.execPath, [geminiJs, ...argv], { cwd, env, timeoutMs: 120_000 });
+  let output = stdout;
+  if (json) {
+    // A failed run prints its JSON (the session id and the error) on stderr.
+    const printed = stdout.includes('{') ? stdout : stderr.slice(stderr.lastIndexOf('\n{\n') + 1);
+    try { output = JSON.parse(printed.slice(printed.indexOf('{'))); } catch { output = null; }
+  }
+  runs.push({ cwd, args: argv, exitCode: code, sessionId: output?.session_id ?? null, error: output?.error?.message ?? null });
+  if ((code !== 0) !== fails || (json && !output)) throw new Error(`gemini ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  return output;
 }
 
 // Each session: its id, project, the title `--list-sessions` should give it,
@@ -224,14 +201,7 @@ try {
 
 // ---- What was made.
 
-const files = [];
-(function walk(dir) {
-  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(p);
-    else if (/\.jsonl?$/.test(entry.name) && p.includes(`${path.sep}chats${path.sep}`)) files.push(p);
-  }
-})(path.join(geminiHome, 'tmp'));
+const files = filesUnder(path.join(geminiHome, 'tmp'), (p) => /\.jsonl?$/.test(p) && p.includes(`${path.sep}chats${path.sep}`));
 
 const records = (file) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 for (const s of sessions.values()) {
@@ -251,7 +221,7 @@ for (const s of sessions.values()) {
   }
 }
 
-console.log(JSON.stringify({
+printReport({
   geminiVersion,
   model: MODEL,
   home: workdir,
@@ -259,7 +229,4 @@ console.log(JSON.stringify({
   projects,
   sessions: [...sessions.values()],
   files: files.sort(),
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);

@@ -24,15 +24,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import http from 'node:http';
-import fs from 'node:fs';
-
-/** The script key for `prompt`: itself, or a `…` key it starts with. */
-function keyFor(script, prompt) {
-  if (prompt === undefined) return undefined;
-  if (prompt in script) return prompt;
-  return Object.keys(script).find((k) => k.endsWith('…') && prompt.startsWith(k.slice(0, -1)));
-}
+import { eventStream, notFaked, scriptKey, sendJson, serveWhenRun, startServer } from '../lib/http.mjs';
 
 /** Whether the CLI's call id `id` is the scripted call id `callId`. */
 function sameCall(id, callId) {
@@ -60,7 +52,7 @@ export function position(contents, script) {
   // session context; files attached with `@` come after it).
   const texts = (last?.parts ?? []).filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text);
   const prompt = texts.find((t) => !/^<(session|hook)_context>/.test(t.trimStart())) ?? texts.join('');
-  return { prompt, key: keyFor(script, prompt), step: 0, answered };
+  return { prompt, key: scriptKey(script, prompt), step: 0, answered };
 }
 
 const defaultUsage = { promptTokenCount: 120, candidatesTokenCount: 12, totalTokenCount: 132 };
@@ -84,67 +76,48 @@ function chunks(step, model) {
  * its steps. Resolves to `{port, requests, close}`; `requests` fills with
  * `{url, prompt, step, answered, expected}` as they come.
  */
-export function startFakeApi(script) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => { body += chunk; });
-    req.on('end', () => {
-      const match = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)/.exec(req.url);
-      if (req.method !== 'POST' || !match) {
-        requests.push({ method: req.method, url: req.url, expected: false });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"code":404,"message":"not faked","status":"NOT_FOUND"}}');
-        return;
-      }
-      const [, model, method] = match;
-      const request = JSON.parse(body || '{}');
-      const contents = request.contents ?? request.generateContentRequest?.contents ?? [];
-      if (method === 'countTokens') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ totalTokens: Math.ceil(JSON.stringify(contents).length / 4) }));
-        return;
-      }
-      const { prompt, key, step, answered } = position(contents, script);
-      const steps = typeof script[key] === 'function' ? script[key](prompt) : script[key];
-      const scripted = steps?.[step];
-      requests.push({ url: req.url, model, prompt, step, answered, expected: Boolean(scripted) });
-      const answer = scripted ?? { parts: [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] };
-      if (answer.error) {
-        const { code, status, message } = answer.error;
-        res.writeHead(code, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code, message, status } }));
-        return;
-      }
-      const all = chunks(answer, model);
-      if (method === 'generateContent') {
-        const parts = all.flatMap((c) => c.candidates[0].content.parts);
-        const last = all.at(-1);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ ...last, candidates: [{ ...last.candidates[0], content: { role: 'model', parts } }] }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const chunk of all) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      res.end();
-    });
+export async function startFakeApi(script) {
+  const api = await startServer((req, body, res, requests) => {
+    const match = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)/.exec(req.url);
+    if (req.method !== 'POST' || !match) {
+      notFaked(req, res, requests, { code: 404, message: 'not faked', status: 'NOT_FOUND' });
+      return;
+    }
+    const [, model, method] = match;
+    const request = JSON.parse(body || '{}');
+    const contents = request.contents ?? request.generateContentRequest?.contents ?? [];
+    if (method === 'countTokens') {
+      sendJson(res, 200, { totalTokens: Math.ceil(JSON.stringify(contents).length / 4) });
+      return;
+    }
+    const { prompt, key, step, answered } = position(contents, script);
+    const steps = typeof script[key] === 'function' ? script[key](prompt) : script[key];
+    const scripted = steps?.[step];
+    requests.push({ url: req.url, model, prompt, step, answered, expected: Boolean(scripted) });
+    const answer = scripted ?? { parts: [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] };
+    if (answer.error) {
+      const { code, status, message } = answer.error;
+      sendJson(res, code, { error: { code, message, status } });
+      return;
+    }
+    const all = chunks(answer, model);
+    if (method === 'generateContent') {
+      const parts = all.flatMap((c) => c.candidates[0].content.parts);
+      const last = all.at(-1);
+      sendJson(res, 200, { ...last, candidates: [{ ...last.candidates[0], content: { role: 'model', parts } }] });
+      return;
+    }
+    const { data, end } = eventStream(res);
+    for (const chunk of all) data(chunk);
+    end();
   });
   // The driver points HTTPS_PROXY here: a connection that would leave the
   // machine is refused and recorded.
-  server.on('connect', (req, socket) => {
-    requests.push({ method: 'CONNECT', url: req.url, expected: false });
+  api.server.on('connect', (req, socket) => {
+    api.requests.push({ method: 'CONNECT', url: req.url, expected: false });
     socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
   });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
-    });
-  });
+  return api;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
-  const api = await startFakeApi(script);
-  console.log(api.port);
-  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
-}
+await serveWhenRun(import.meta.url, startFakeApi);

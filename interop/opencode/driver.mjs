@@ -18,21 +18,17 @@
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 // `--legacy` runs OpenCode 1.1 (legacy/), which keeps sessions as JSON files
 // under storage/ instead of the opencode.db of 1.2 and later.
 const legacy = process.argv[2] === '--legacy';
 const args = process.argv.slice(legacy ? 3 : 2);
-const require = createRequire(path.join(here, legacy ? 'legacy' : '.', 'package.json'));
+const { require, version } = installed(import.meta.url, 'opencode-linux-x64', legacy ? 'legacy' : '.');
 // The native binary of the platform package (see setup).
-const pkg = require.resolve('opencode-linux-x64/package.json');
-const version = JSON.parse(fs.readFileSync(pkg, 'utf8')).version;
-const binary = path.join(path.dirname(pkg), 'bin', 'opencode');
+const binary = path.join(path.dirname(require.resolve('opencode-linux-x64/package.json')), 'bin', 'opencode');
 
 const root = path.resolve(args[0] ?? fs.mkdtempSync('/tmp/sess-opencode-'));
 const configDir = path.join(root, '.config', 'opencode');
@@ -44,7 +40,7 @@ fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
 fs.writeFileSync(path.join(projects.beta, 'AGENTS.md'), '# Beta rules\n\nAlways answer in one line.\n');
 // A 1×1 PNG to attach to a prompt.
 const image = path.join(projects.alpha, 'dot.png');
-fs.writeFileSync(image, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(image, DOT_PNG);
 // Alpha is a git repository (OpenCode names its project by the first commit);
 // beta is a plain folder (the `global` project).
 const git = (...args) => execFileSync('git', args, {
@@ -158,12 +154,8 @@ fs.writeFileSync(path.join(configDir, 'package.json'), JSON.stringify(pluginDeps
 fs.writeFileSync(path.join(configDir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': pluginDeps } }, null, 2));
 fs.mkdirSync(path.join(configDir, 'node_modules'), { recursive: true });
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
   OPENCODE_DISABLE_MODELS_FETCH: '1',
   OPENCODE_DISABLE_AUTOUPDATE: '1',
   OPENCODE_DISABLE_SHARE: '1',
@@ -172,35 +164,21 @@ const env = {
   // Should OpenCode still reach for npm, it reaches the fake API, which
   // records the request as unexpected.
   npm_config_registry: `http://127.0.0.1:${api.port}/npm/`,
-};
+});
 
 const runs = [];
 /** `opencode run` in `cwd`; resolves to the session id of its events. */
-function opencode(cwd, prompt, args = [], { fails = false } = {}) {
-  return new Promise((resolve, reject) => {
-    // `run` joins its words with spaces and quotes a word that has one, so
-    // the prompt goes word by word to arrive as written.
-    const argv = ['run', '--format', 'json', ...args, '--', ...prompt.split(' ')];
-    const child = spawn(binary, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      const sessionId = events.find((e) => e.sessionID)?.sessionID;
-      const failed = code !== 0 || events.some((e) => e.type === 'error');
-      runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.map((e) => e.type) });
-      if (failed !== fails || !sessionId) {
-        reject(new Error(`opencode ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`));
-      } else {
-        resolve(sessionId);
-      }
-    });
-  });
+async function opencode(cwd, prompt, args = [], { fails = false } = {}) {
+  // `run` joins its words with spaces and quotes a word that has one, so
+  // the prompt goes word by word to arrive as written.
+  const argv = ['run', '--format', 'json', ...args, '--', ...prompt.split(' ')];
+  const { code, stdout, stderr } = await runProgram(binary, argv, { cwd, env, timeoutMs: 90_000 });
+  const events = jsonLines(stdout);
+  const sessionId = events.find((e) => e.sessionID)?.sessionID;
+  const failed = code !== 0 || events.some((e) => e.type === 'error');
+  runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.map((e) => e.type) });
+  if (failed !== fails || !sessionId) throw new Error(`opencode ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  return sessionId;
 }
 
 /** `opencode serve` in `cwd`; resolves to `{url, close}`. */
@@ -347,16 +325,9 @@ try {
 
 // ---- What was made.
 
-const files = [];
-(function walk(dir) {
-  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(p);
-    else files.push(p);
-  }
-})(dataDir);
+const files = filesUnder(dataDir);
 
-console.log(JSON.stringify({
+printReport({
   opencodeVersion: version,
   home: root,
   dataDir,
@@ -364,7 +335,4 @@ console.log(JSON.stringify({
   projects,
   sessions: [...sessions.values()],
   files: files.sort(),
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);

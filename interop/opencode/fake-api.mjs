@@ -30,7 +30,7 @@
 // Every request is recorded; one with no script entry is answered with a text
 // saying so and counted by the driver as unexpected.
 
-import http from 'node:http';
+import { eventStream, sendJson, startPostApi } from '../lib/http.mjs';
 
 /** The texts of a chat message's content (a string or a list of parts). */
 export function textsOf(message) {
@@ -89,9 +89,8 @@ let seq = 0;
 function stream(res, model, items) {
   const id = `chatcmpl-fake-${++seq}`;
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (choice, extra = {}) =>
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...extra })}\n\n`);
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const { data, done } = eventStream(res);
+  const chunk = (choice, extra = {}) => data({ id, object: 'chat.completion.chunk', created, model, choices: choice ? [{ index: 0, ...choice }] : [], ...extra });
   chunk({ delta: { role: 'assistant', content: '' }, finish_reason: null });
   let calls = 0;
   let usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
@@ -106,8 +105,7 @@ function stream(res, model, items) {
   }
   chunk({ delta: {}, finish_reason: calls ? 'tool_calls' : 'stop' });
   chunk(null, { usage });
-  res.write('data: [DONE]\n\n');
-  res.end();
+  done();
 }
 
 /**
@@ -117,38 +115,20 @@ function stream(res, model, items) {
  * `{url, kind, prompt, step, toolResults, tools, expected}` as they come.
  */
 export function startFakeApi(script) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => { body += chunk; });
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-        requests.push({ method: req.method, url: req.url, expected: false });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not faked"}}');
-        return;
-      }
-      const request = JSON.parse(body);
-      const { kind, prompt, step, toolResults } = classify(request, script);
-      let items;
-      if (kind === 'title' && prompt in script.titles) items = [{ type: 'text', text: script.titles[prompt] }];
-      if (kind === 'prompt-title' && prompt in script.turns) items = [{ type: 'text', text: script.titles[prompt] ?? prompt }];
-      if (kind === 'compaction' && script.compaction) items = [{ type: 'text', text: script.compaction }];
-      if (kind === 'turn') items = script.turns[prompt]?.[step];
-      const tools = (request.tools ?? []).map((t) => t.function?.name);
-      requests.push({ url: req.url, kind, prompt, step, toolResults, tools, expected: Boolean(items) });
-      const failure = items?.find((item) => item.type === 'failure');
-      if (failure) {
-        res.writeHead(failure.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: failure.message, type: 'invalid_request_error', code: 'fake_failure' } }));
-        return;
-      }
-      stream(res, request.model, items ?? [{ type: 'text', text: `fake-api: no script for ${kind} step ${step} of ${JSON.stringify(prompt)}` }]);
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
-    });
+  return startPostApi('/chat/completions', (request, req, res, requests) => {
+    const { kind, prompt, step, toolResults } = classify(request, script);
+    let items;
+    if (kind === 'title' && prompt in script.titles) items = [{ type: 'text', text: script.titles[prompt] }];
+    if (kind === 'prompt-title' && prompt in script.turns) items = [{ type: 'text', text: script.titles[prompt] ?? prompt }];
+    if (kind === 'compaction' && script.compaction) items = [{ type: 'text', text: script.compaction }];
+    if (kind === 'turn') items = script.turns[prompt]?.[step];
+    const tools = (request.tools ?? []).map((t) => t.function?.name);
+    requests.push({ url: req.url, kind, prompt, step, toolResults, tools, expected: Boolean(items) });
+    const failure = items?.find((item) => item.type === 'failure');
+    if (failure) {
+      sendJson(res, failure.status, { error: { message: failure.message, type: 'invalid_request_error', code: 'fake_failure' } });
+      return;
+    }
+    stream(res, request.model, items ?? [{ type: 'text', text: `fake-api: no script for ${kind} step ${step} of ${JSON.stringify(prompt)}` }]);
   });
 }

@@ -17,15 +17,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 import { startFakeApi } from './fake-api.mjs';
+import { agentEnv, DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, 'package.json'));
+const { require, version: qwenVersion } = installed(import.meta.url, '@qwen-code/qwen-code');
 const qwenJs = require.resolve('@qwen-code/qwen-code/cli-entry.js');
-const qwenVersion = JSON.parse(fs.readFileSync(require.resolve('@qwen-code/qwen-code/package.json'), 'utf8')).version;
 
 if (process.argv[2] === 'version') {
   console.log(qwenVersion);
@@ -44,7 +41,7 @@ const projects = {
 };
 for (const dir of [qwenHome, tmp, ...Object.values(projects)]) fs.mkdirSync(dir, { recursive: true });
 // A 1×1 PNG to reference from a prompt (`@dot.png`).
-fs.writeFileSync(path.join(projects.gamma, 'dot.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64'));
+fs.writeFileSync(path.join(projects.gamma, 'dot.png'), DOT_PNG);
 // Beta is a git repository with a commit, so its records carry `gitBranch`.
 const branch = 'feature/arith';
 const gitRun = (...args) => spawnSync('git', ['-c', 'user.name=dev', '-c', 'user.email=dev@example.com', ...args], { cwd: projects.beta, env: { PATH: process.env.PATH, HOME: root } }).status === 0;
@@ -146,8 +143,7 @@ fs.writeFileSync(
   )}\n`,
 );
 
-const env = {
-  PATH: process.env.PATH,
+const env = agentEnv({
   HOME: root,
   TMPDIR: tmp,
   // A model name the CLI knows takes images, so `@dot.png` is sent as one.
@@ -155,42 +151,25 @@ const env = {
   OPENAI_BASE_URL: `http://127.0.0.1:${api.port}/v1`,
   OPENAI_API_KEY: 'fake-key',
   QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
-  LANG: 'C.UTF-8',
-  TERM: 'dumb',
-  NO_COLOR: '1',
-};
+});
 
 const runs = [];
 
 /** Runs `qwen ARGS… PROMPT` in `cwd`; resolves to the session id it printed. */
-function qwen(cwd, args, { fails = false } = {}) {
-  return new Promise((resolve, reject) => {
-    const argv = ['--yolo', '--output-format', 'json', ...args];
-    const child = spawn(process.execPath, [qwenJs, ...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let events = [];
-      try {
-        events = JSON.parse(stdout);
-      } catch {
-        // Not JSON: reported below through the missing session id.
-      }
-      const sessionId = events.find((e) => e.session_id)?.session_id;
-      const result = events.find((e) => e.type === 'result');
-      runs.push({ cwd, args: argv, exitCode: code, sessionId, isError: result?.is_error ?? null });
-      if ((code !== 0) !== fails || !sessionId) {
-        reject(new Error(`qwen ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout.slice(0, 2000)}`));
-      } else {
-        resolve(sessionId);
-      }
-    });
-  });
+async function qwen(cwd, args, { fails = false } = {}) {
+  const argv = ['--yolo', '--output-format', 'json', ...args];
+  const { code, stdout, stderr } = await runProgram(process.execPath, [qwenJs, ...argv], { cwd, env, timeoutMs: 120_000 });
+  let events = [];
+  try {
+    events = JSON.parse(stdout);
+  } catch {
+    // Not JSON: reported below through the missing session id.
+  }
+  const sessionId = events.find((e) => e.session_id)?.session_id;
+  const result = events.find((e) => e.type === 'result');
+  runs.push({ cwd, args: argv, exitCode: code, sessionId, isError: result?.is_error ?? null });
+  if ((code !== 0) !== fails || !sessionId) throw new Error(`qwen ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout.slice(0, 2000)}`);
+  return sessionId;
 }
 
 /** A JSON-RPC client of `qwen --acp` (the Agent Client Protocol on stdio). */
@@ -326,14 +305,7 @@ try {
 
 // ---- What was made.
 
-const files = [];
-(function walk(dir) {
-  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) walk(p);
-    else files.push(p);
-  }
-})(path.join(qwenHome, 'projects'));
+const files = filesUnder(path.join(qwenHome, 'projects'));
 
 for (const s of sessions.values()) {
   s.path = files.find((p) => p.endsWith(path.join('chats', `${s.id}.jsonl`))) ?? null;
@@ -342,7 +314,7 @@ for (const s of sessions.values()) {
   }
 }
 
-console.log(JSON.stringify({
+printReport({
   qwenVersion,
   home: root,
   qwenHome,
@@ -350,7 +322,4 @@ console.log(JSON.stringify({
   projects,
   sessions: [...sessions.values()],
   files: files.sort(),
-  runs,
-  requests: api.requests,
-  unexpectedRequests: api.requests.filter((r) => !r.expected).length,
-}, null, 2));
+}, runs, api.requests);

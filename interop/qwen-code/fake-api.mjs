@@ -18,8 +18,7 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import http from 'node:http';
-import fs from 'node:fs';
+import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content (a string or a list of parts). */
 export function textOf(message) {
@@ -27,13 +26,6 @@ export function textOf(message) {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.filter((part) => part.type === 'text').map((part) => part.text).join('\n');
-}
-
-/** The script key that answers `prompt`, if any. */
-export function keyFor(prompt, script) {
-  if (prompt === undefined) return undefined;
-  if (prompt in script) return prompt;
-  return Object.keys(script).find((k) => k.endsWith('…') && prompt.startsWith(k.slice(0, -1)));
 }
 
 /** Whether a user text is context the CLI injects rather than a prompt. */
@@ -56,7 +48,7 @@ export function position(messages, script) {
     if (m.role !== 'user') return;
     const parts = Array.isArray(m.content) ? m.content.filter((p) => p.type === 'text').map((p) => p.text) : [textOf(m)];
     for (const t of parts) {
-      if (keyFor(t, script) !== undefined) {
+      if (scriptKey(script, t) !== undefined) {
         prompt = t;
         at = i;
       } else if (!injected(t)) {
@@ -96,8 +88,7 @@ function usageFor(requestChars, answer) {
 function respond(res, answer, model, streamed, usage) {
   const failure = answer.find((p) => p.status !== undefined);
   if (failure) {
-    res.writeHead(failure.status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: failure.message, type: 'server_error', code: String(failure.status) } }));
+    sendJson(res, failure.status, { error: { message: failure.message, type: 'server_error', code: String(failure.status) } });
     return;
   }
   const id = `chatcmpl-fake-${++seq}`;
@@ -109,12 +100,10 @@ function respond(res, answer, model, streamed, usage) {
     const message = { role: 'assistant', content: text || null };
     if (thinking) message.reasoning_content = thinking;
     if (calls.length > 0) message.tool_calls = calls.map(({ index, ...c }) => c);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+    sendJson(res, 200, { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message, finish_reason: finish }], usage });
     return;
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  const { data: send, done } = eventStream(res);
   send(chunk(id, model, { role: 'assistant', content: '' }));
   if (thinking) send(chunk(id, model, { reasoning_content: thinking }));
   // Text in two pieces, as a real stream cuts it.
@@ -126,8 +115,7 @@ function respond(res, answer, model, streamed, usage) {
   for (const c of calls) send(chunk(id, model, { tool_calls: [c] }));
   send(chunk(id, model, {}, finish));
   send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage });
-  res.write('data: [DONE]\n\n');
-  res.end();
+  done();
 }
 
 /**
@@ -136,44 +124,22 @@ function respond(res, answer, model, streamed, usage) {
  * fills with `{url, prompt, step, results, tools, expected}` as they come.
  */
 export function startFakeApi(script) {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => {
-      if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
-        requests.push({ method: req.method, url: req.url, expected: false });
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not faked"}}');
-        return;
-      }
-      const request = JSON.parse(body);
-      const { prompt, step, results } = position(request.messages ?? [], script);
-      const answer = script[keyFor(prompt, script)]?.[step];
-      requests.push({
-        url: req.url,
-        model: request.model,
-        stream: Boolean(request.stream),
-        prompt,
-        step,
-        results,
-        tools: (request.tools ?? []).map((t) => t.function?.name),
-        expected: Boolean(answer),
-      });
-      const given = answer ?? [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }];
-      respond(res, given, request.model, Boolean(request.stream), usageFor(body.length, given));
+  return startPostApi('/chat/completions', (request, req, res, requests, body) => {
+    const { prompt, step, results } = position(request.messages ?? [], script);
+    const answer = script[scriptKey(script, prompt)]?.[step];
+    requests.push({
+      url: req.url,
+      model: request.model,
+      stream: Boolean(request.stream),
+      prompt,
+      step,
+      results,
+      tools: (request.tools ?? []).map((t) => t.function?.name),
+      expected: Boolean(answer),
     });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      resolve({ port: server.address().port, requests, close: () => new Promise((done) => server.close(done)) });
-    });
+    const given = answer ?? [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }];
+    respond(res, given, request.model, Boolean(request.stream), usageFor(body.length, given));
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const script = process.argv[2] ? JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) : {};
-  const api = await startFakeApi(script);
-  console.log(api.port);
-  process.on('SIGTERM', () => { console.error(JSON.stringify(api.requests, null, 2)); process.exit(0); });
-}
+await serveWhenRun(import.meta.url, startFakeApi);

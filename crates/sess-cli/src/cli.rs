@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 /// Find, read, check, fork and copy the sessions of coding agents (pi, oh-my-pi,
-/// xcsh, Claude Code, Codex).
+/// xcsh, Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI, OpenCode).
 #[derive(Debug, Parser)]
 #[command(name = "sess", version, about)]
 pub(crate) struct Cli {

@@ -187,10 +187,16 @@ pub(crate) fn agent_of(path: &Path) -> anyhow::Result<SourceKind> {
     }
     detect(path)?.with_context(|| {
         format!(
-            "`{}` is not a session of any agent `sess` reads (pi-family, Claude Code, Codex): none of its first lines is one",
-            path.display()
+            "`{}` is not a session of any agent `sess` reads ({}): none of its first lines is one",
+            path.display(),
+            agent_names()
         )
     })
+}
+
+/// The agents of the registry, for messages: `pi-family, Claude Code, …`.
+pub(crate) fn agent_names() -> String {
+    sess_sources::registry().map(SourceKind::agent_name).collect::<Vec<_>>().join(", ")
 }
 
 /// Refuses to write to `path` when another agent wrote it (told as `sess

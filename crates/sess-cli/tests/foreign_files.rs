@@ -12,9 +12,9 @@ use std::process::Output;
 
 use common::{SessRun, fixture, stderr};
 
-/// The real Claude Code and Codex files of `fixtures/`, with the agent's
-/// name as `sess` gives it.
-const FOREIGN: [(&str, &str); 6] = [
+/// Real files of every other agent from `fixtures/`, with the agent's name as
+/// `sess` gives it.
+const FOREIGN: [(&str, &str); 11] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -27,6 +27,17 @@ const FOREIGN: [(&str, &str); 6] = [
         "codex/real-0.171.0/codex-home/sessions/2026/11/30/rollout-2026-11-30T09-46-18-01a22bd9-1dad-7982-8c13-8e5f854e52d0.jsonl",
         "Codex",
     ),
+    ("gemini/real-0.61.0/home/.gemini/tmp/beta/chats/session-2026-12-01T09-18-2e507ed4.jsonl", "Gemini CLI"),
+    (
+        "qwen-code/real-0.24.4/qwen-home/projects/-home-dev-projects-beta/chats/8c62ed46-8a29-4c30-a69b-884388bce638.jsonl",
+        "Qwen Code",
+    ),
+    (
+        "copilot/real-1.0.102/copilot-home/session-state/16729d8b-29e4-456c-84c4-852e4d5a9056/events.jsonl",
+        "Copilot CLI",
+    ),
+    ("opencode/real-1.18.33/opencode.db", "OpenCode"),
+    ("opencode/real-1.1.65/storage/session/global/ses_dcf35c3abffeWH8bszXcPxNyTC.json", "OpenCode"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

@@ -34,11 +34,12 @@ use std::path::Path;
 pub use listing::{find_session_files, list, session_files};
 pub use paths::{config_dirs, project_dir_name};
 pub use source::{Claude, SOURCE};
-pub use tree::{LineTree, Node, line_tree};
+pub use tree::line_tree;
 pub use verify::verify;
 
 use crate::error::Result;
 use crate::jsonl::read_file;
+use crate::line_tree::LineTree;
 use crate::transcript::Transcript;
 
 /// Loads one session file as a full transcript (no 300 cap: the caller calls

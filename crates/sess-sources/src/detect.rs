@@ -103,6 +103,12 @@ pub fn detect(path: &Path, head: &[u8]) -> Option<SourceKind> {
     best.map(|(_, kind)| kind)
 }
 
+/// [`detect`] of a file whose bytes (or many of them) are `bytes`, from the
+/// first [`DETECT_BYTES`] as every caller judges them.
+pub(crate) fn detect_whole(path: &Path, bytes: &[u8]) -> Option<SourceKind> {
+    detect(path, &bytes[..bytes.len().min(DETECT_BYTES)])
+}
+
 /// The `type` and the keys of a line that is a JSON object; `None` when it is
 /// not one.
 fn top_level(text: &str) -> Option<(Option<String>, Vec<String>)> {

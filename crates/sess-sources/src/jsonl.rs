@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use serde::Deserialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
-use sess_core::{FileKind, IssueKind, LineIssue};
+use sess_core::{FileKind, IssueKind, LineIssue, replace_lone_surrogate_escapes};
 
 use crate::error::{Error, Result};
 
@@ -35,6 +36,27 @@ impl RawLine<'_> {
                 IssueKind::InvalidJson(err.to_string())
             };
             LineIssue { line: self.number, kind }
+        })
+    }
+
+    /// Parses the line as `T`, which must be a JSON object: JSON of another
+    /// kind is [`IssueKind::NotAnObject`] (serde would read an array as a
+    /// struct's fields in order).
+    pub(crate) fn parse_object<'de, T: Deserialize<'de>>(&'de self) -> Result<T, LineIssue> {
+        if !self.text.starts_with('{') {
+            self.parse::<IgnoredAny>()?;
+            return Err(LineIssue { line: self.number, kind: IssueKind::NotAnObject });
+        }
+        self.parse()
+    }
+
+    /// [`parse_object`](Self::parse_object); a line that only fails because of
+    /// a lone UTF-16 surrogate escape (a string cut inside an emoji) is read
+    /// with U+FFFD in its place.
+    pub(crate) fn parse_object_mended<T: DeserializeOwned>(&self) -> Result<T, LineIssue> {
+        self.parse_object().or_else(|issue| match replace_lone_surrogate_escapes(&self.text) {
+            Cow::Owned(fixed) => serde_json::from_str(&fixed).map_err(|_| issue),
+            Cow::Borrowed(_) => Err(issue),
         })
     }
 }

@@ -4,8 +4,10 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
+use sess_core::FileKind;
 
 use crate::error::Error;
+use crate::jsonl::entry_kind;
 use crate::source::SourceKind;
 
 /// Which sessions to list.
@@ -61,6 +63,31 @@ pub struct FoundFiles {
     pub skipped: Vec<(PathBuf, sess_core::FileKind)>,
     /// Sessions that are rows of a database.
     pub rows: Vec<FoundRow>,
+}
+
+impl FoundFiles {
+    /// Adds the session files directly in `folder`: those whose names `id`
+    /// gives a session id, `(id, path)` sorted by path; none when the folder
+    /// is missing or unreadable. A name that cannot be inspected (a dangling
+    /// link) is kept, so that reading it reports the problem; folders are left
+    /// out; other files that are not regular (a FIFO, a device) go to
+    /// [`skipped`](Self::skipped).
+    pub(crate) fn add_folder(&mut self, folder: &Path, id: impl Fn(&str) -> Option<&str>) {
+        let Ok(entries) = std::fs::read_dir(folder) else { return };
+        let mut files: Vec<(String, PathBuf)> = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(id) = id(&name.to_string_lossy()).map(str::to_owned) else { continue };
+            let path = entry.path();
+            match entry_kind(&entry) {
+                Some(FileKind::Directory) => {}
+                Some(FileKind::Regular | FileKind::Symlink) | None => files.push((id, path)),
+                Some(kind) => self.skipped.push((path, kind)),
+            }
+        }
+        files.sort_by(|a, b| a.1.cmp(&b.1));
+        self.files.extend(files);
+    }
 }
 
 /// A session that is rows of a database file (not a file of its own).

@@ -40,9 +40,9 @@ pub use paths::{find_session_files, project_dir_name, runtime_dirs};
 pub use source::{Qwen, SOURCE};
 pub use tree::verify;
 
-use crate::claude::LineTree;
 use crate::error::Result;
 use crate::jsonl::read_file;
+use crate::line_tree::LineTree;
 use crate::transcript::Transcript;
 
 /// Loads one session file as a full transcript (no 300 cap: the caller calls

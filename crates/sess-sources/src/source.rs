@@ -26,7 +26,7 @@ use crate::verify::Checked;
 pub enum Outline {
     /// Lines linked by their ids and parents' ids: branches are rewinds,
     /// edits and resumed turns.
-    Lines(crate::claude::LineTree),
+    Lines(crate::line_tree::LineTree),
     /// A thread's line of turns, rollbacks and compactions marked.
     Turns(crate::codex::Turns),
 }

@@ -7,32 +7,24 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::{assert_golden, shape};
 use pretty_assertions::assert_eq;
 use sess_core::{IssueKind, LineIssue};
 use sess_sources::{Block, Role, ToolStatus, Transcript, claude};
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code").join(name)
+    common::fixture(&format!("claude-code/{name}"))
 }
 
 /// Loads a fixture and compares its transcript with the expected JSON.
 fn golden(name: &str) -> Transcript {
     let transcript = claude::load(&fixture(&format!("{name}.jsonl"))).unwrap();
-    let actual = serde_json::to_string_pretty(&transcript).unwrap() + "\n";
-    let expected_path = fixture(&format!("expected/{name}.json"));
-    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&expected_path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&expected_path).unwrap();
-    assert_eq!(actual, expected, "{name}: set SESS_BLESS=1 to rewrite, then review");
+    assert_golden(&transcript, &fixture(&format!("expected/{name}.json")), name);
     transcript
-}
-
-/// `(role, block kinds)` of each message.
-fn shape(transcript: &Transcript) -> Vec<(Role, Vec<&'static str>)> {
-    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(Block::kind).collect())).collect()
 }
 
 #[test]

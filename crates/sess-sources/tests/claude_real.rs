@@ -10,19 +10,22 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::{assert_golden, calls, read_json, shape};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use sess_sources::{Block, Role, Scope, ToolStatus, Transcript, claude};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude-code/real-2.1.332")
+    common::fixture("claude-code/real-2.1.332")
 }
 
 fn report() -> Value {
-    serde_json::from_slice(&std::fs::read(fixture().join("report.json")).unwrap()).unwrap()
+    read_json(&fixture().join("report.json"))
 }
 
 /// The sessions of the report: `(scenario, id, cwd)`.
@@ -48,33 +51,8 @@ fn file(id: &str) -> PathBuf {
 /// Loads a session and compares its transcript with `expected/<scenario>.json`.
 fn golden(scenario: &str, id: &str) -> Transcript {
     let transcript = claude::load(&file(id)).unwrap();
-    let actual = serde_json::to_string_pretty(&transcript).unwrap() + "\n";
-    let expected_path = fixture().join(format!("expected/{scenario}.json"));
-    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
-        std::fs::write(&expected_path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&expected_path).unwrap();
-    assert_eq!(actual, expected, "{scenario}: set SESS_BLESS=1 to rewrite, then review");
+    assert_golden(&transcript, &fixture().join(format!("expected/{scenario}.json")), scenario);
     transcript
-}
-
-/// `(role, block kinds)` of each message.
-fn shape(transcript: &Transcript) -> Vec<(Role, Vec<&'static str>)> {
-    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(Block::kind).collect())).collect()
-}
-
-/// `(tool name, status)` of each call.
-fn calls(transcript: &Transcript) -> Vec<(&str, ToolStatus)> {
-    transcript
-        .messages
-        .iter()
-        .flat_map(|m| &m.blocks)
-        .filter_map(|b| match b {
-            Block::ToolCall(c) => Some((c.name.as_str(), c.status)),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
@@ -112,7 +90,7 @@ fn transcripts_of_the_real_sessions() {
             (System, vec!["text"]),
         ]
     );
-    assert_eq!(calls(&t), [("Bash", Succeeded), ("Read", Succeeded), ("Bash", Failed)]);
+    assert_eq!(calls(&t.messages), [("Bash", Succeeded), ("Read", Succeeded), ("Bash", Failed)]);
     let Block::Summary { text } = &t.messages[4].blocks[0] else { panic!("no summary") };
     assert!(text.contains(report["summary"].as_str().unwrap()) && !text.contains("<system-reminder>"), "{text}");
 
@@ -122,14 +100,14 @@ fn transcripts_of_the_real_sessions() {
     for name in ["cjk", "cjk-fork"] {
         let t = by_scenario(name);
         assert_eq!(t.title.as_deref(), Some("メモを読んで要約して。"), "{name}");
-        assert_eq!(calls(&t), [("Read", Succeeded)], "{name}");
+        assert_eq!(calls(&t.messages), [("Read", Succeeded)], "{name}");
     }
     assert_eq!(shape(&by_scenario("cjk-fork")).len(), 4, "the fork holds its parent's history");
 
     let t = by_scenario("emoji-subagent");
     assert_eq!(t.title.as_deref(), Some("Rocket 🚀 launch"), "the name given with -n");
     assert_eq!(shape(&t), [(User, vec!["text"]), (Assistant, vec!["text", "tool_call", "text"])]);
-    assert_eq!(calls(&t), [("Agent", Succeeded)]);
+    assert_eq!(calls(&t.messages), [("Agent", Succeeded)]);
 
     let t = by_scenario("emoji-background");
     assert_eq!(
@@ -144,7 +122,7 @@ fn transcripts_of_the_real_sessions() {
     assert_eq!(t.messages[2].blocks, [Block::text("Background command \"Slow build\" completed (exit code 0)")]);
 
     let t = by_scenario("long-one");
-    assert_eq!(calls(&t), [("Write", Failed), ("Read", Failed)], "a refused write, a missing file");
+    assert_eq!(calls(&t.messages), [("Write", Failed), ("Read", Failed)], "a refused write, a missing file");
 }
 
 #[test]

@@ -10,18 +10,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::read_json;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Message, Role, Scope, ToolStatus, Transcript, copilot};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/copilot/real-1.0.102")
+    common::fixture("copilot/real-1.0.102")
 }
 
 fn scenario() -> Value {
-    serde_json::from_slice(&std::fs::read(fixture().join("scenario.json")).unwrap()).unwrap()
+    read_json(&fixture().join("scenario.json"))
 }
 
 fn home() -> PathBuf {

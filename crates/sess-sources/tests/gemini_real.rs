@@ -10,15 +10,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::{assert_golden, calls, read_json, shape};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use sess_sources::{Block, Role, Scope, ToolStatus, Transcript, gemini};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/gemini/real-0.61.0")
+    common::fixture("gemini/real-0.61.0")
 }
 
 fn gemini_dir() -> PathBuf {
@@ -26,7 +29,7 @@ fn gemini_dir() -> PathBuf {
 }
 
 fn scenario() -> Value {
-    serde_json::from_slice(&std::fs::read(fixture().join("scenario.json")).unwrap()).unwrap()
+    read_json(&fixture().join("scenario.json"))
 }
 
 fn sessions(scenario: &Value) -> &Vec<Value> {
@@ -47,32 +50,8 @@ fn by_prompt(scenario: &Value, prompt: &str) -> Transcript {
 /// Loads a session and compares its transcript with `expected/<id>.json`.
 fn golden(id: &str) -> Transcript {
     let transcript = gemini::load(&file(id)).unwrap();
-    let actual = serde_json::to_string_pretty(&transcript).unwrap() + "\n";
-    let expected_path = fixture().join(format!("expected/{id}.json"));
-    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(expected_path.parent().unwrap()).unwrap();
-        std::fs::write(&expected_path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&expected_path).unwrap();
-    assert_eq!(actual, expected, "{id}: set SESS_BLESS=1 to rewrite, then review");
+    assert_golden(&transcript, &fixture().join(format!("expected/{id}.json")), id);
     transcript
-}
-
-/// `(role, block kinds)` of each message.
-fn shape(transcript: &Transcript) -> Vec<(Role, Vec<&'static str>)> {
-    transcript.messages.iter().map(|m| (m.role, m.blocks.iter().map(Block::kind).collect())).collect()
-}
-
-/// `(tool name, status)` of each call.
-fn calls(messages: &[sess_sources::Message]) -> Vec<(&str, ToolStatus)> {
-    messages
-        .iter()
-        .flat_map(|m| &m.blocks)
-        .filter_map(|b| match b {
-            Block::ToolCall(c) => Some((c.name.as_str(), c.status)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn text(transcript: &Transcript, at: usize) -> String {

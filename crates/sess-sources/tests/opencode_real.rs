@@ -5,20 +5,23 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 
+mod common;
+
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use common::read_json;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Env, Message, Role, Scope, ToolStatus, Transcript, opencode};
 
 fn fixture(version: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode").join(format!("real-{version}"))
+    common::fixture(&format!("opencode/real-{version}"))
 }
 
 fn scenario(version: &str) -> Value {
-    serde_json::from_str(&fs::read_to_string(fixture(version).join("scenario.json")).unwrap()).unwrap()
+    read_json(&fixture(version).join("scenario.json"))
 }
 
 fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {

@@ -11,18 +11,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Blessing writes the expected files directly.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use common::{assert_golden, read_json};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use sess_sources::{Block, Env, Message, Role, Scope, ToolStatus, Transcript, qwen, registry};
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/qwen-code/real-0.24.4")
+    common::fixture("qwen-code/real-0.24.4")
 }
 
 fn scenario() -> Value {
-    serde_json::from_slice(&std::fs::read(fixture().join("scenario.json")).unwrap()).unwrap()
+    read_json(&fixture().join("scenario.json"))
 }
 
 fn home() -> PathBuf {
@@ -123,14 +126,7 @@ fn check_calls(messages: &[Message], turns: &[Value]) {
 }
 
 fn golden(transcript: &Transcript) {
-    let actual = serde_json::to_string_pretty(transcript).unwrap() + "\n";
-    let path = fixture().join(format!("expected/{}.json", transcript.id));
-    if std::env::var_os("SESS_BLESS").is_some_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(actual, expected, "{}: set SESS_BLESS=1 to rewrite, then review", transcript.id);
+    assert_golden(transcript, &fixture().join(format!("expected/{}.json", transcript.id)), &transcript.id);
 }
 
 #[test]

@@ -85,12 +85,21 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     let bold = Style::new().bold().force_styling(colour);
     let dim = Style::new().dim().force_styling(colour);
     let mark = Style::new().yellow().bold().force_styling(colour);
+    // The sources' names line up: as wide as the longest in the registry.
+    let source_width = sess_sources::registry().map(|kind| kind.as_str().len()).max().unwrap_or(0);
     for hit in &hits {
         let s = &hit.session;
         let when = format_iso_millis(s.modified_ms);
         let when = when.get(..16).unwrap_or(&when).replace('T', " ");
         let title = one_line(s.title.as_deref().unwrap_or("(untitled)"), 70);
-        writeln!(out, "{}  {:<6} {}  {}", dim.apply_to(when), s.source, short(&s.id), bold.apply_to(title))?;
+        writeln!(
+            out,
+            "{}  {:<source_width$} {}  {}",
+            dim.apply_to(when),
+            s.source.as_str(),
+            short(&s.id),
+            bold.apply_to(title)
+        )?;
         if cwd.is_none()
             && let Some(dir) = &s.cwd
         {

@@ -121,7 +121,7 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
             code: "not-a-session",
             line: None,
             entry_id: None,
-            message: "not a session of any agent sess reads (pi-family, Claude Code, Codex)".to_owned(),
+            message: format!("not a session of any agent sess reads ({})", crate::resolve::agent_names()),
         };
         return Some(report(None, 0, vec![finding]));
     }

@@ -13,13 +13,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use sess_sources::claude::project_dir_name;
 
-use crate::harness::{Peer, parse, peer_in, repo, show, skipped};
+use crate::harness::{Mismatches, Peer, parse, peer_in, repo, sess_at, show, skipped};
 
 /// The pinned version (`interop/claude-code/package.json`).
 const VERSION: &str = "2.1.332";
@@ -53,7 +53,7 @@ fn sess_reads_what_claude_code_writes() {
         "interop claude-code {}: {} sessions, {} checks; the CLI ran in {:.1} s, sess checked in {:.1} s",
         report["claudeCode"],
         report["sessions"].as_array().unwrap().len(),
-        checks.count,
+        checks.compared,
         ran.as_secs_f64(),
         started.elapsed().as_secs_f64() - ran.as_secs_f64()
     );
@@ -68,48 +68,13 @@ fn sess_reads_the_files_claude_code_wrote() {
     let report = parse(&std::fs::read(fixture.join("report.json")).unwrap());
     let home = tempfile::tempdir().unwrap();
     let checks = check(&report, &fixture.join("claude-config"), home.path());
-    assert!(checks.count > 100, "only {} checks", checks.count);
+    assert!(checks.compared > 100, "only {} checks", checks.compared);
     checks.finish("claude-code fixtures");
-}
-
-/// What went wrong, collected so that one run reports every mismatch.
-#[derive(Default)]
-struct Checks {
-    count: usize,
-    problems: Vec<String>,
-}
-
-impl Checks {
-    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
-        self.count += 1;
-        if !ok {
-            self.problems.push(what());
-        }
-    }
-
-    fn finish(self, name: &str) {
-        assert!(
-            self.problems.is_empty(),
-            "{name}: {} of {} checks failed:\n{}",
-            self.problems.len(),
-            self.count,
-            self.problems.iter().take(8).map(String::as_str).collect::<Vec<_>>().join("\n\n")
-        );
-    }
 }
 
 /// Runs `sess` with `home` as `$HOME` and `config` as `$CLAUDE_CONFIG_DIR`.
 fn sess(home: &Path, config: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env("CLAUDE_CONFIG_DIR", config)
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("CODEX_HOME")
-        .output()
-        .unwrap()
+    sess_at(home).env("CLAUDE_CONFIG_DIR", config).args(args).output().unwrap()
 }
 
 fn sess_json(home: &Path, config: &Path, args: &[&str]) -> Value {
@@ -123,8 +88,8 @@ fn text<'a>(value: &'a Value, key: &str) -> &'a str {
 }
 
 /// Checks sess against a driver report whose config folder is now `config`.
-fn check(report: &Value, config: &Path, home: &Path) -> Checks {
-    let mut checks = Checks::default();
+fn check(report: &Value, config: &Path, home: &Path) -> Mismatches {
+    let mut checks = Mismatches::default();
     let sessions = report["sessions"].as_array().unwrap();
     let expected: BTreeMap<&str, Vec<Message>> =
         sessions.iter().map(|s| (text(s, "id"), expected_messages(report, s))).collect();
@@ -135,7 +100,7 @@ fn check(report: &Value, config: &Path, home: &Path) -> Checks {
 }
 
 /// The project folders the CLI made are the ones sess looks in.
-fn check_folders(sessions: &[Value], checks: &mut Checks) {
+fn check_folders(sessions: &[Value], checks: &mut Mismatches) {
     for s in sessions {
         let (cwd, folder) = (text(s, "cwd"), text(s, "projectDir"));
         let name = project_dir_name(cwd);
@@ -169,7 +134,7 @@ fn check_listings(
     expected: &BTreeMap<&str, Vec<Message>>,
     config: &Path,
     home: &Path,
-    checks: &mut Checks,
+    checks: &mut Mismatches,
 ) {
     let sessions = report["sessions"].as_array().unwrap();
     let recorded_config = Path::new(text(report, "configDir"));
@@ -233,7 +198,7 @@ fn check_transcripts(
     expected: &BTreeMap<&str, Vec<Message>>,
     config: &Path,
     home: &Path,
-    checks: &mut Checks,
+    checks: &mut Mismatches,
 ) {
     for s in sessions {
         let id = text(s, "id");
@@ -374,7 +339,7 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&text[start..start + text[start..].find(close)?])
 }
 
-fn compare_messages(id: &str, shown: &[Value], expected: &[Message], checks: &mut Checks) {
+fn compare_messages(id: &str, shown: &[Value], expected: &[Message], checks: &mut Mismatches) {
     let roles =
         |shown: &[Value]| shown.iter().map(|m| m["role"].as_str().unwrap_or("?").to_owned()).collect::<Vec<_>>();
     checks.check(shown.len() == expected.len(), || {

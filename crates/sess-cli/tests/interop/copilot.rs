@@ -14,13 +14,14 @@
 //! no trace of the rewound turn. The sessions of one run are kept in
 //! `fixtures/copilot/real-1.0.102/` and checked the same way without Node.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+use crate::harness::{
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, repo, sess_json, show,
+};
 
 fn copilot() -> Option<Peer> {
     peer_in(&repo().join("interop/copilot"), "copilot", "node", "driver.mjs", "@github/copilot")
@@ -29,23 +30,7 @@ fn copilot() -> Option<Peer> {
 #[test]
 fn sess_reads_what_copilot_writes() {
     let Some(peer) = copilot() else { return };
-    let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
-    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
-    let ran = started.elapsed();
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    eprintln!(
-        "interop copilot: Copilot CLI {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
-        scenario["copilotVersion"].as_str().unwrap_or("?"),
-        scenario["sessions"].as_array().map_or(0, Vec::len),
-        scenario["runs"].as_array().map_or(0, Vec::len),
-        ran.as_secs_f64(),
-        mismatches.compared,
-        started.elapsed().as_secs_f64(),
-    );
-    mismatches.finish("interop copilot");
+    check_live(&peer, &[], "Copilot CLI", "copilotVersion", check);
 }
 
 /// The sessions of one driver run (`interop/copilot/fixtures.mjs`), checked
@@ -53,40 +38,8 @@ fn sess_reads_what_copilot_writes() {
 #[test]
 fn sess_reads_the_recorded_copilot_sessions() {
     let fixtures = repo().join("fixtures/copilot/real-1.0.102");
-    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures.join("copilot-home"), &dir.path().join(".copilot"));
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    assert!(mismatches.compared > 40, "{} comparisons", mismatches.compared);
-    mismatches.finish("recorded copilot sessions");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-/// Runs `sess` with `home` as `$HOME`, where Copilot keeps `.copilot/`.
-fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("COPILOT_HOME")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output.stdout
+    let lay_out = |home: &Path| copy_dir(&fixtures.join("copilot-home"), &home.join(".copilot"));
+    check_recorded(&fixtures, "recorded copilot sessions", 40, lay_out, check);
 }
 
 /// How many messages the turns make: a prompt and an answer each, and a
@@ -98,58 +51,24 @@ fn message_count(turns: &[Value]) -> usize {
 /// Checks what `sess` makes of the Copilot home under `home` against the
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
-    let sessions = scenario["sessions"].as_array().unwrap();
-    let reported_home = Path::new(scenario["copilotHome"].as_str().unwrap());
-    let relative = |path: &str| -> PathBuf {
-        let path = Path::new(path);
-        path.strip_prefix(reported_home)
-            .or_else(|_| path.strip_prefix(home.join(".copilot")))
-            .unwrap_or(path)
-            .to_owned()
-    };
+    let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
+    let folder = Folder::new(scenario, "copilotHome", home.join(".copilot"));
 
-    // The listing of every project.
-    let listed = parse(&sess(home, &["list", "--source", "copilot", "--all-projects", "--json"]));
-    let listed = listed.as_array().unwrap();
-    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
-    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
-    ids.sort_unstable();
-    expected_ids.sort_unstable();
-    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, Copilot made {expected_ids:?}"));
-    for session in sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = session["turns"].as_array().unwrap();
-        let expected = json!({
-            "source": "copilot",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": session["title"],
-            "messageCount": message_count(turns),
-            "firstMessage": turns[0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
-    }
-
-    // The listing of each project.
-    for cwd in scenario["projects"].as_object().unwrap().values() {
-        let cwd = cwd.as_str().unwrap();
-        let listed = parse(&sess(home, &["list", "--source", "copilot", "--cwd", cwd, "--json"]));
-        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
-        let mut expected: Vec<&str> =
-            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
-        ids.sort_unstable();
-        expected.sort_unstable();
-        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, Copilot made {expected:?}"));
+    // The listing of every project, and of each project.
+    let listed = check_listed_ids(home, "copilot", "Copilot", &sessions, &scenario["projects"], mismatches);
+    for session in &sessions {
+        let expected = || {
+            let turns = session["turns"].as_array().unwrap();
+            json!({
+                "source": "copilot",
+                "path": folder.relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": session["title"],
+                "messageCount": message_count(turns),
+                "firstMessage": turns[0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {
@@ -160,7 +79,7 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
 /// `sess show ID --json` and `sess show ID` against the session's turns.
 fn check_transcript(home: &Path, session: &Value, results: &Value, mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let shown = parse(&sess(home, &["show", id, "--json"]));
+    let shown = sess_json(home, &["show", id, "--json"]);
     mismatches.check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == session["title"], || {
         format!(
             "sess show {id}: id {} cwd {} title {}, Copilot {} {}",
@@ -271,31 +190,24 @@ fn answer_and_expected(answer: &Value, turn: &Value, results: &Value) -> (Value,
 /// call with its mark, the errors, no system prompt, and nothing rewound.
 fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
+    let text = &rendered.text;
     mismatches.check(text.lines().next() == session["title"].as_str(), || {
         format!("sess show {id}: not titled {}:\n{text}", session["title"])
     });
     for turn in session["turns"].as_array().unwrap() {
-        let prompt = turn["prompt"].as_str().unwrap();
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
+            match block["type"].as_str() {
                 Some("text") => {
                     // A long answer is wrapped.
                     let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
                     let answer = block["text"].as_str().unwrap();
-                    mismatches.check(words(&text).contains(&words(answer)), || {
+                    mismatches.check(words(text).contains(&words(answer)), || {
                         format!("sess show {id}: no answer {answer:?} in\n{text}")
                     });
-                    continue;
                 }
-                Some("error") => {
-                    let wanted = block["contains"].as_str().unwrap();
-                    mismatches
-                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
-                    continue;
-                }
+                Some("error") => rendered.check_error(block["contains"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
                     let fails = block["fails"] == true || block["exitCode"].as_i64().is_some_and(|c| c != 0);
                     let input = &block["input"];
@@ -305,20 +217,18 @@ fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
                         .or_else(|| input.as_str())
                         .unwrap_or("");
                     let what = what.lines().next().unwrap_or("");
-                    format!("{} {}  {what}", if fails { "✗" } else { "✓" }, block["name"].as_str().unwrap())
+                    rendered.check_line(
+                        &format!("{} {}  {what}", mark(fails), block["name"].as_str().unwrap()),
+                        mismatches,
+                    );
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
     for rewound in session["rewound"].as_array().into_iter().flatten() {
         let rewound = rewound.as_str().unwrap();
         mismatches.check(!text.contains(rewound), || format!("sess show {id} shows the rewound {rewound:?}:\n{text}"));
     }
-    for injected in ["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    rendered.check_hidden(&["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"], mismatches);
 }

@@ -16,13 +16,14 @@
 //! of one run are kept in `fixtures/gemini/real-0.61.0/` and checked the same
 //! way without Node.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+use crate::harness::{
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, mark, peer_in, repo, sess_json, show,
+};
 
 /// The notice for a turn the CLI took back out of the conversation.
 const WITHDRAWN: &str = "Gemini CLI took this turn back out of the conversation";
@@ -34,23 +35,7 @@ fn gemini() -> Option<Peer> {
 #[test]
 fn sess_reads_what_gemini_writes() {
     let Some(peer) = gemini() else { return };
-    let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
-    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
-    let ran = started.elapsed();
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    eprintln!(
-        "interop gemini: Gemini CLI {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
-        scenario["geminiVersion"].as_str().unwrap_or("?"),
-        scenario["sessions"].as_array().map_or(0, Vec::len),
-        scenario["runs"].as_array().map_or(0, Vec::len),
-        ran.as_secs_f64(),
-        mismatches.compared,
-        started.elapsed().as_secs_f64(),
-    );
-    mismatches.finish("interop gemini");
+    check_live(&peer, &[], "Gemini CLI", "geminiVersion", check);
 }
 
 /// The files of one driver run (`interop/gemini/fixtures.mjs`), checked
@@ -58,94 +43,31 @@ fn sess_reads_what_gemini_writes() {
 #[test]
 fn sess_reads_the_recorded_gemini_sessions() {
     let fixtures = repo().join("fixtures/gemini/real-0.61.0");
-    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures.join("home"), dir.path());
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    assert!(mismatches.compared > 40, "{} comparisons", mismatches.compared);
-    mismatches.finish("recorded gemini sessions");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-/// Runs `sess` with `home` as `$HOME` (so `home/.gemini` is the Gemini dir).
-fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("GEMINI_CLI_HOME")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output.stdout
+    let lay_out = |home: &Path| copy_dir(&fixtures.join("home"), home);
+    check_recorded(&fixtures, "recorded gemini sessions", 40, lay_out, check);
 }
 
 /// Checks what `sess` makes of the Gemini dir under `home` against the
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
-    let sessions = scenario["sessions"].as_array().unwrap();
-    let reported = Path::new(scenario["geminiHome"].as_str().unwrap());
-    let relative = |path: &str| -> PathBuf {
-        let path = Path::new(path);
-        path.strip_prefix(reported).or_else(|_| path.strip_prefix(home.join(".gemini"))).unwrap_or(path).to_owned()
-    };
+    let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
+    let folder = Folder::new(scenario, "geminiHome", home.join(".gemini"));
 
-    // The listing of every project: one entry per session, the file with
-    // the conversation.
-    let listed = parse(&sess(home, &["list", "--source", "gemini", "--all-projects", "--json"]));
-    let listed = listed.as_array().unwrap();
-    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
-    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
-    ids.sort_unstable();
-    expected_ids.sort_unstable();
-    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, the CLI made {expected_ids:?}"));
-    for session in sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let expected = json!({
-            "source": "gemini",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": session["expectedTitle"],
-            "messageCount": expected_messages(session).len(),
-            "firstMessage": session["turns"][0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
-    }
-
-    // The listing of each project.
-    for cwd in scenario["projects"].as_object().unwrap().values() {
-        let cwd = cwd.as_str().unwrap();
-        let listed = parse(&sess(home, &["list", "--source", "gemini", "--cwd", cwd, "--json"]));
-        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
-        let mut expected: Vec<&str> =
-            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
-        ids.sort_unstable();
-        expected.sort_unstable();
-        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, the CLI made {expected:?}"));
+    // The listing of every project (one entry per session, the file with
+    // the conversation), and of each project.
+    let listed = check_listed_ids(home, "gemini", "the CLI", &sessions, &scenario["projects"], mismatches);
+    for session in &sessions {
+        let expected = || {
+            json!({
+                "source": "gemini",
+                "path": folder.relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": session["expectedTitle"],
+                "messageCount": expected_messages(session).len(),
+                "firstMessage": session["turns"][0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {
@@ -264,7 +186,7 @@ fn comparable_message(got: &Value, want: Option<&Value>) -> Value {
 /// `sess show ID --json` and `sess show ID` against the session's turns.
 fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let shown = parse(&sess(home, &["show", id, "--json"]));
+    let shown = sess_json(home, &["show", id, "--json"]);
     let head = json!({"id": shown["id"], "cwd": shown["cwd"], "title": shown["title"]});
     let wanted = json!({"id": id, "cwd": session["cwd"], "title": session["expectedTitle"]});
     mismatches.check(head == wanted, || format!("sess show {id}: {}", first_difference(&head, &wanted)));
@@ -289,26 +211,19 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
 /// `sess show ID`: every prompt once, the answers, a line per tool call with
 /// its mark, and none of the CLI's session context.
 fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in session["turns"].as_array().unwrap() {
-        let prompt = turn["prompt"].as_str().unwrap();
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
-                Some("text") => block["text"].as_str().unwrap().to_owned(),
+            match block["type"].as_str() {
+                Some("text") => rendered.check_line(block["text"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
+                    let line = format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap());
+                    rendered.check_line(&line, mismatches);
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
-    for injected in ["<session_context", "Content from referenced files", "Got it. Thanks"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    rendered.check_hidden(&["<session_context", "Content from referenced files", "Got it. Thanks"], mismatches);
 }

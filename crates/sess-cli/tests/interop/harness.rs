@@ -7,6 +7,12 @@ use std::process::Command;
 use serde_json::Value;
 use sess_core::{Entry, EntryIndex, EntryKind, Leaf, context};
 
+#[path = "agents.rs"]
+mod agents;
+pub(crate) use agents::{
+    Folder, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, inherited_and_own_turns, mark,
+};
+
 /// Which agent's context shape to compare with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {
@@ -103,10 +109,30 @@ pub(crate) fn scenarios(default: u64) -> u64 {
     std::env::var("SESS_INTEROP_SCENARIOS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
-/// `command` with `home` as `$HOME` and no agent variables, so it finds only
-/// that home's agent directories.
+/// Every variable that moves an agent's folders (pi-family, Claude Code,
+/// Codex, Qwen Code, Gemini CLI, Copilot CLI, OpenCode).
+const AGENT_VARIABLES: &[&str] = &[
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "GEMINI_CLI_HOME",
+    "COPILOT_HOME",
+    "OPENCODE_DB",
+];
+
+/// `command` with `home` as `$HOME` and none of [`AGENT_VARIABLES`], so it
+/// finds only that home's agent directories.
 fn at_home<'a>(command: &'a mut Command, home: &Path) -> &'a mut Command {
-    command.env("HOME", home).env_remove("XDG_DATA_HOME").env_remove("XDG_STATE_HOME").env_remove("PI_CODING_AGENT_DIR")
+    command.env("HOME", home);
+    for name in AGENT_VARIABLES {
+        command.env_remove(name);
+    }
+    command
 }
 
 /// Runs the `sess` binary.
@@ -114,11 +140,25 @@ pub(crate) fn sess(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_sess")).args(args).output().unwrap()
 }
 
+/// The `sess` binary with `home` as `$HOME` and no agent variables (a caller
+/// may set one to point an agent elsewhere).
+pub(crate) fn sess_at(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    at_home(&mut command, home);
+    command
+}
+
+/// Runs `sess` with `home` as `$HOME` and no agent variables, and returns
+/// its output, failing unless it succeeds.
+pub(crate) fn sess_home(home: &Path, args: &[&str]) -> Vec<u8> {
+    let output = sess_at(home).args(args).output().unwrap();
+    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
 /// Runs `sess` with `home` as `$HOME` and parses its JSON output.
 pub(crate) fn sess_json(home: &Path, args: &[&str]) -> Value {
-    let output = at_home(Command::new(env!("CARGO_BIN_EXE_sess")).args(args), home).output().unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    parse(&output.stdout)
+    parse(&sess_home(home, args))
 }
 
 /// JSON from either side. Lone UTF-16 surrogates (valid JSON that `JSON.stringify`
@@ -131,7 +171,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Value {
 /// What went wrong, collected so one run reports every mismatch.
 #[derive(Default)]
 pub(crate) struct Mismatches {
-    pub(crate) seed: u64,
+    /// The seed of a run generated from one (`None` for a driver's run).
+    seed: Option<u64>,
     list: Vec<String>,
     pub(crate) compared: usize,
     pub(crate) intended: usize,
@@ -139,7 +180,12 @@ pub(crate) struct Mismatches {
 
 impl Mismatches {
     pub(crate) fn new(seed: u64) -> Self {
-        Self { seed, ..Self::default() }
+        Self { seed: Some(seed), ..Self::default() }
+    }
+
+    /// The seed of the run (0 for a driver's run).
+    pub(crate) fn seed(&self) -> u64 {
+        self.seed.unwrap_or_default()
     }
 
     pub(crate) fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
@@ -150,14 +196,14 @@ impl Mismatches {
     }
 
     pub(crate) fn finish(self, name: &str) {
-        let shown: Vec<&String> = self.list.iter().take(5).collect();
+        let replay =
+            self.seed.map_or_else(String::new, |seed| format!(" (seed {seed}; replay with SESS_INTEROP_SEED={seed})"));
         assert!(
             self.list.is_empty(),
-            "{name}: {} mismatches (seed {}; replay with SESS_INTEROP_SEED={}):\n{}",
+            "{name}: {} of {} comparisons failed{replay}:\n{}",
             self.list.len(),
-            self.seed,
-            self.seed,
-            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n")
+            self.compared,
+            self.list.iter().take(8).map(String::as_str).collect::<Vec<_>>().join("\n\n")
         );
     }
 }
@@ -263,7 +309,7 @@ pub(crate) fn compare_view(
 ) {
     let file = PathBuf::from(view["file"].as_str().unwrap());
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let seed = mismatches.seed;
+    let seed = mismatches.seed();
     let blobs = match dialect {
         Dialect::PiMono => None,
         Dialect::OhMyPi => Some(home.join(".omp/agent/blobs")),
@@ -505,4 +551,17 @@ pub(crate) fn check_reads(peer: &Peer, dialect: Dialect, count: u64, name: &str,
         mismatches.compared, mismatches.intended
     );
     mismatches.finish(&format!("{name} read"));
+}
+
+/// Copies the folder `from` to `to`, with everything in it.
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
 }

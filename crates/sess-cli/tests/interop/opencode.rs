@@ -18,12 +18,13 @@
 //! without Node.
 
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo};
+use crate::harness::{
+    Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, repo, sess_json,
+};
 
 /// What `sess` shows before the messages an /undo took back.
 const UNDONE: &str = "Undone (/undo): the messages from here on were reverted";
@@ -35,38 +36,16 @@ fn opencode(legacy: bool) -> Option<Peer> {
     peer_in(&repo().join(dir), name, "node", driver, "opencode-linux-x64")
 }
 
-fn live(legacy: bool) {
-    let Some(peer) = opencode(legacy) else { return };
-    let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_str().unwrap();
-    let args: Vec<&str> = if legacy { vec!["--legacy", root] } else { vec![root] };
-    let scenario = peer.run(dir.path(), &args);
-    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
-    let ran = started.elapsed();
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    eprintln!(
-        "interop {}: OpenCode {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
-        peer.name,
-        scenario["opencodeVersion"].as_str().unwrap_or("?"),
-        scenario["sessions"].as_array().map_or(0, Vec::len),
-        scenario["runs"].as_array().map_or(0, Vec::len),
-        ran.as_secs_f64(),
-        mismatches.compared,
-        started.elapsed().as_secs_f64(),
-    );
-    mismatches.finish(peer.name);
-}
-
 #[test]
 fn sess_reads_what_opencode_writes() {
-    live(false);
+    let Some(peer) = opencode(false) else { return };
+    check_live(&peer, &[], "OpenCode", "opencodeVersion", check);
 }
 
 #[test]
 fn sess_reads_what_opencode_1_1_writes() {
-    live(true);
+    let Some(peer) = opencode(true) else { return };
+    check_live(&peer, &["--legacy"], "OpenCode", "opencodeVersion", check);
 }
 
 /// The sessions of one driver run of each version
@@ -75,51 +54,17 @@ fn sess_reads_what_opencode_1_1_writes() {
 fn sess_reads_the_recorded_opencode_sessions() {
     for version in ["1.18.33", "1.1.65"] {
         let fixtures = repo().join("fixtures/opencode").join(format!("real-{version}"));
-        let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join(".local/share/opencode");
-        std::fs::create_dir_all(&data).unwrap();
-        if fixtures.join("opencode.db").exists() {
-            std::fs::copy(fixtures.join("opencode.db"), data.join("opencode.db")).unwrap();
-        } else {
-            copy_dir(&fixtures.join("storage"), &data.join("storage"));
-        }
-        let mut mismatches = Mismatches::new(0);
-        check(dir.path(), &scenario, &mut mismatches);
-        assert!(mismatches.compared > 50, "{version}: {} comparisons", mismatches.compared);
-        mismatches.finish(&format!("recorded opencode {version} sessions"));
+        let lay_out = |home: &Path| {
+            let data = home.join(".local/share/opencode");
+            std::fs::create_dir_all(&data).unwrap();
+            if fixtures.join("opencode.db").exists() {
+                std::fs::copy(fixtures.join("opencode.db"), data.join("opencode.db")).unwrap();
+            } else {
+                copy_dir(&fixtures.join("storage"), &data.join("storage"));
+            }
+        };
+        check_recorded(&fixtures, &format!("recorded opencode {version} sessions"), 50, lay_out, check);
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-/// Runs `sess` with `home` as `$HOME` and nothing moving OpenCode's data.
-fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("OPENCODE_DB")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output.stdout
-}
-
-fn turns(session: &Value) -> Vec<&Value> {
-    session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect()
 }
 
 /// Checks what `sess` makes of OpenCode's data under `home` against the
@@ -128,47 +73,27 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions = scenario["sessions"].as_array().unwrap();
     let top: Vec<&Value> = sessions.iter().filter(|s| s["parentId"].is_null()).collect();
 
-    let listed = parse(&sess(home, &["list", "--source", "opencode", "--all-projects", "--json"]));
-    let listed = listed.as_array().unwrap();
-    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
-    let mut expected_ids: Vec<&str> = top.iter().filter_map(|s| s["id"].as_str()).collect();
-    ids.sort_unstable();
-    expected_ids.sort_unstable();
-    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, OpenCode made {expected_ids:?}"));
+    let listed = check_listed_ids(home, "opencode", "OpenCode", &top, &scenario["projects"], mismatches);
+    let shown = |key: &str, value: &Value| match key {
+        "firstMessage" => json!(value.as_str().map(str::trim_end)),
+        _ => value.clone(),
+    };
     for session in &top {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let expected = json!({
-            "source": "opencode",
-            "cwd": session["cwd"],
-            "title": session["title"],
-            "messageCount": expected_messages(session).len(),
-            "firstMessage": turns(session)[0]["prompt"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"].as_str().map(str::trim_end),
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
-    }
-
-    for cwd in scenario["projects"].as_object().unwrap().values() {
-        let cwd = cwd.as_str().unwrap();
-        let listed = parse(&sess(home, &["list", "--source", "opencode", "--cwd", cwd, "--json"]));
-        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
-        let mut expected: Vec<&str> = top.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
-        ids.sort_unstable();
-        expected.sort_unstable();
-        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, OpenCode made {expected:?}"));
+        let expected = || {
+            json!({
+                "source": "opencode",
+                "cwd": session["cwd"],
+                "title": session["title"],
+                "messageCount": expected_messages(session).len(),
+                "firstMessage": inherited_and_own_turns(session)[0]["prompt"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, shown, mismatches);
     }
 
     for session in &top {
         let id = session["id"].as_str().unwrap();
-        let shown = parse(&sess(home, &["show", id, "--json"]));
+        let shown = sess_json(home, &["show", id, "--json"]);
         mismatches
             .check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == session["title"], || {
                 format!("sess show {id}: id {} cwd {} title {}", shown["id"], shown["cwd"], shown["title"])
@@ -223,7 +148,7 @@ fn expected_messages(session: &Value) -> Vec<Value> {
             .collect()
     };
     let mut messages = Vec::new();
-    for (i, turn) in turns(session).into_iter().enumerate() {
+    for (i, turn) in inherited_and_own_turns(session).into_iter().enumerate() {
         if i >= inherited {
             messages.extend(compacted(i - inherited));
             if reverted == turn["prompt"].as_str() {
@@ -264,7 +189,8 @@ fn expected_messages(session: &Value) -> Vec<Value> {
 /// messages under a `task` call.
 fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let scripted: Vec<&Value> = turns(session).into_iter().flat_map(|t| t["blocks"].as_array().unwrap()).collect();
+    let scripted: Vec<&Value> =
+        inherited_and_own_turns(session).into_iter().flat_map(|t| t["blocks"].as_array().unwrap()).collect();
     let blocks: Vec<&Value> = shown["messages"]
         .as_array()
         .unwrap()
@@ -294,27 +220,22 @@ fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches:
 /// `sess show ID`: every prompt typed once, the answers, and a line per tool
 /// call with its mark.
 fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
-    for turn in turns(session).into_iter().filter(|t| t["synthetic"] != true) {
+    let rendered = Rendered::show(home, id);
+    for turn in inherited_and_own_turns(session).into_iter().filter(|t| t["synthetic"] != true) {
         let prompt = turn["prompt"].as_str().unwrap();
         // A long prompt wraps: its first words start a line.
         let start: String = prompt.chars().take(40).collect();
-        let times = text.lines().skip(1).filter(|l| l.trim_start().starts_with(start.trim_end())).count();
+        let times = rendered.text.lines().skip(1).filter(|l| l.trim_start().starts_with(start.trim_end())).count();
         mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
         for block in turn["blocks"].as_array().unwrap() {
             let line = match block["type"].as_str() {
                 Some("text") => block["text"].as_str().unwrap().to_owned(),
-                Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
-                }
+                Some("tool_call") => format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap()),
                 _ => continue,
             };
             // A long answer wraps: its first words start a line.
             let start: String = line.chars().take(40).collect();
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(start.trim_end())), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+            rendered.check_line(start.trim_end(), mismatches);
         }
     }
 }

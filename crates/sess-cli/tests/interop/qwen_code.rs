@@ -13,13 +13,14 @@
 //! a failed request as its error. The files of one run are kept in
 //! `fixtures/qwen-code/real-0.24.4/` and checked the same way without Node.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Mismatches, Peer, first_difference, parse, peer_in, repo, show};
+use crate::harness::{
+    Folder, Mismatches, Peer, Rendered, check_listed_entry, check_listed_ids, check_live, check_recorded, copy_dir,
+    first_difference, inherited_and_own_turns, mark, peer_in, repo, sess_json, show,
+};
 
 fn qwen_code() -> Option<Peer> {
     peer_in(&repo().join("interop/qwen-code"), "qwen-code", "node", "driver.mjs", "@qwen-code/qwen-code")
@@ -28,23 +29,7 @@ fn qwen_code() -> Option<Peer> {
 #[test]
 fn sess_reads_what_qwen_code_writes() {
     let Some(peer) = qwen_code() else { return };
-    let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = peer.run(dir.path(), &[dir.path().to_str().unwrap()]);
-    assert_eq!(scenario["unexpectedRequests"], 0, "the fake API got requests it has no script for");
-    let ran = started.elapsed();
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    eprintln!(
-        "interop qwen-code: Qwen Code {} wrote {} sessions in {} runs ({:.1} s); {} comparisons ({:.1} s in all)",
-        scenario["qwenVersion"].as_str().unwrap_or("?"),
-        scenario["sessions"].as_array().map_or(0, Vec::len),
-        scenario["runs"].as_array().map_or(0, Vec::len),
-        ran.as_secs_f64(),
-        mismatches.compared,
-        started.elapsed().as_secs_f64(),
-    );
-    mismatches.finish("interop qwen-code");
+    check_live(&peer, &[], "Qwen Code", "qwenVersion", check);
 }
 
 /// The files of one driver run (`interop/qwen-code/fixtures.mjs`), checked
@@ -52,104 +37,34 @@ fn sess_reads_what_qwen_code_writes() {
 #[test]
 fn sess_reads_the_recorded_qwen_code_sessions() {
     let fixtures = repo().join("fixtures/qwen-code/real-0.24.4");
-    let scenario = parse(&std::fs::read(fixtures.join("scenario.json")).unwrap());
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures.join("qwen-home"), &dir.path().join(".qwen"));
-    let mut mismatches = Mismatches::new(0);
-    check(dir.path(), &scenario, &mut mismatches);
-    assert!(mismatches.compared > 50, "{} comparisons", mismatches.compared);
-    mismatches.finish("recorded qwen-code sessions");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-/// Runs `sess` with `home` as `$HOME` (so `home/.qwen` is the Qwen home).
-fn sess(home: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(args)
-        .env("HOME", home)
-        .env_remove("QWEN_HOME")
-        .env_remove("QWEN_RUNTIME_DIR")
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "sess {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output.stdout
-}
-
-/// A session's turns, those a fork copied first.
-fn turns(session: &Value) -> Vec<&Value> {
-    session["inherited"].as_array().unwrap().iter().chain(session["turns"].as_array().unwrap()).collect()
+    let lay_out = |home: &Path| copy_dir(&fixtures.join("qwen-home"), &home.join(".qwen"));
+    check_recorded(&fixtures, "recorded qwen-code sessions", 50, lay_out, check);
 }
 
 /// Checks what `sess` makes of the Qwen home under `home` against the
 /// driver's report `scenario` (whose paths may be under another home).
 fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
-    let sessions = scenario["sessions"].as_array().unwrap();
-    let reported_home = Path::new(scenario["qwenHome"].as_str().unwrap());
-    let relative = |path: &str| -> PathBuf {
-        let path = Path::new(path);
-        path.strip_prefix(reported_home).or_else(|_| path.strip_prefix(home.join(".qwen"))).unwrap_or(path).to_owned()
-    };
+    let sessions: Vec<&Value> = scenario["sessions"].as_array().unwrap().iter().collect();
+    let folder = Folder::new(scenario, "qwenHome", home.join(".qwen"));
 
-    // The listing of every project.
-    let listed = parse(&sess(home, &["list", "--source", "qwen", "--all-projects", "--json"]));
-    let listed = listed.as_array().unwrap();
-    let mut ids: Vec<&str> = listed.iter().filter_map(|s| s["id"].as_str()).collect();
-    let mut expected_ids: Vec<&str> = sessions.iter().filter_map(|s| s["id"].as_str()).collect();
-    ids.sort_unstable();
-    expected_ids.sort_unstable();
-    mismatches.check(ids == expected_ids, || format!("listed ids {ids:?}, Qwen Code made {expected_ids:?}"));
-    for session in sessions {
-        let id = session["id"].as_str().unwrap();
-        let Some(item) = listed.iter().find(|s| s["id"] == id) else { continue };
-        let turns = turns(session);
-        let first_prompt = &turns[0]["prompt"];
-        let title = if session["title"].is_string() { &session["title"] } else { first_prompt };
-        let expected = json!({
-            "source": "qwen",
-            "path": relative(session["path"].as_str().unwrap()),
-            "cwd": session["cwd"],
-            "title": title,
-            "messageCount": expected_messages(&turns).len(),
-            "firstMessage": first_prompt,
-            "parentSession": session["forkedFrom"],
-        });
-        let actual = json!({
-            "source": item["source"],
-            "path": relative(item["path"].as_str().unwrap()),
-            "cwd": item["cwd"],
-            "title": item["title"],
-            "messageCount": item["messageCount"],
-            "firstMessage": item["firstMessage"],
-            "parentSession": item["parentSession"],
-        });
-        mismatches
-            .check(actual == expected, || format!("sess list, session {id}: {}", first_difference(&actual, &expected)));
-    }
-
-    // The listing of each project.
-    for cwd in scenario["projects"].as_object().unwrap().values() {
-        let cwd = cwd.as_str().unwrap();
-        let listed = parse(&sess(home, &["list", "--source", "qwen", "--cwd", cwd, "--json"]));
-        let mut ids: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|s| s["id"].as_str()).collect();
-        let mut expected: Vec<&str> =
-            sessions.iter().filter(|s| s["cwd"] == cwd).filter_map(|s| s["id"].as_str()).collect();
-        ids.sort_unstable();
-        expected.sort_unstable();
-        mismatches.check(ids == expected, || format!("sess list --cwd {cwd}: {ids:?}, Qwen Code made {expected:?}"));
+    // The listing of every project, and of each project.
+    let listed = check_listed_ids(home, "qwen", "Qwen Code", &sessions, &scenario["projects"], mismatches);
+    for session in &sessions {
+        let expected = || {
+            let turns = inherited_and_own_turns(session);
+            let first_prompt = &turns[0]["prompt"];
+            let title = if session["title"].is_string() { &session["title"] } else { first_prompt };
+            json!({
+                "source": "qwen",
+                "path": folder.relative(session["path"].as_str().unwrap()),
+                "cwd": session["cwd"],
+                "title": title,
+                "messageCount": expected_messages(&turns).len(),
+                "firstMessage": first_prompt,
+                "parentSession": session["forkedFrom"],
+            })
+        };
+        check_listed_entry(&listed, session["id"].as_str().unwrap(), expected, |k, v| folder.shown(k, v), mismatches);
     }
 
     for session in sessions {
@@ -236,11 +151,11 @@ fn cut(message: &Value, expected: &Value) -> Value {
 /// `sess show ID --json` and `sess show ID` against the session's turns.
 fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
-    let shown = parse(&sess(home, &["show", id, "--json", "--all"]));
+    let shown = sess_json(home, &["show", id, "--json", "--all"]);
     mismatches.check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["source"] == "qwen", || {
         format!("sess show {id}: id {} cwd {}, Qwen Code {}", shown["id"], shown["cwd"], session["cwd"])
     });
-    let turns = turns(session);
+    let turns = inherited_and_own_turns(session);
     let expected = expected_messages(&turns);
     let messages = shown["messages"].as_array().unwrap();
     mismatches.check(messages.len() == expected.len(), || {
@@ -277,33 +192,21 @@ fn check_transcript(home: &Path, session: &Value, mismatches: &mut Mismatches) {
 /// `sess show ID`: every prompt once, the answers, a line per tool call with
 /// its mark, the errors, and no injected context.
 fn check_rendering(home: &Path, id: &str, turns: &[&Value], mismatches: &mut Mismatches) {
-    let text = String::from_utf8(sess(home, &["show", id])).unwrap();
+    let rendered = Rendered::show(home, id);
     for turn in turns {
-        let prompt = turn["prompt"].as_str().unwrap();
-        // The first line is the title.
-        let times = text.lines().skip(1).filter(|l| l.trim() == prompt).count();
-        mismatches.check(times == 1, || format!("sess show {id}: the prompt {prompt:?} is shown {times} times"));
+        rendered.check_prompt(turn["prompt"].as_str().unwrap(), mismatches);
         for block in turn["blocks"].as_array().unwrap() {
-            let line = match block["type"].as_str() {
-                Some("text") => block["text"].as_str().unwrap().to_owned(),
-                Some("error") => {
-                    let wanted = block["contains"].as_str().unwrap();
-                    mismatches
-                        .check(text.contains(wanted), || format!("sess show {id}: no error {wanted:?} in\n{text}"));
-                    continue;
-                }
+            match block["type"].as_str() {
+                Some("text") => rendered.check_line(block["text"].as_str().unwrap(), mismatches),
+                Some("error") => rendered.check_error(block["contains"].as_str().unwrap(), mismatches),
                 Some("tool_call") => {
-                    let mark = if block["fails"] == true { "✗" } else { "✓" };
-                    format!("{mark} {}", block["name"].as_str().unwrap())
+                    let line = format!("{} {}", mark(block["fails"] == true), block["name"].as_str().unwrap());
+                    rendered.check_line(&line, mismatches);
                 }
-                _ => continue,
-            };
-            mismatches.check(text.lines().any(|l| l.trim_start().starts_with(&line)), || {
-                format!("sess show {id}: no line {line:?} in\n{text}")
-            });
+                _ => {}
+            }
         }
     }
-    for injected in ["<system-reminder", "This is the Qwen Code", "Resume the prior task", "--- Content from"] {
-        mismatches.check(!text.contains(injected), || format!("sess show {id} shows {injected:?}:\n{text}"));
-    }
+    let injected = ["<system-reminder", "This is the Qwen Code", "Resume the prior task", "--- Content from"];
+    rendered.check_hidden(&injected, mismatches);
 }

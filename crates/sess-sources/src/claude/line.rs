@@ -81,12 +81,3 @@ impl Line {
         self.error.as_ref().is_some_and(crate::jsonl::is_truthy)
     }
 }
-
-/// Only the `cwd` of a line, for finding a file's directory without building
-/// the rest.
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct CwdOnly {
-    /// The directory the CLI ran in.
-    #[serde(default, deserialize_with = "string")]
-    pub(super) cwd: Option<String>,
-}

@@ -1,16 +1,15 @@
 //! Listing sessions (formats.md §1.2 "robust lookup").
 
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::line::CwdOnly;
 use super::parse::parse;
-use super::paths::{MAX_NAME_UNITS, project_dir_name, same_dir, session_files_in, subfolders};
-use crate::detect::{DETECT_BYTES, detect};
+use super::paths::{MAX_NAME_UNITS, project_dir_name, session_files_in};
+use crate::detect::detect_whole;
 use crate::error::{Error, Result};
-use crate::jsonl::{open_regular, read_file};
+use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::project_folders::{list_found, subfolders};
 
 /// Sessions in `<config>/projects/*/` for each config folder.
 ///
@@ -86,34 +85,15 @@ fn list_project(projects: &Path, cwd: &str, listing: &mut Listing) {
 fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
     let mut found = FoundFiles::default();
     session_files_in(folder, &mut found);
-    for (path, kind) in found.skipped {
-        listing.problems.push(Error::NotASessionFile { path, kind });
-    }
-    for (id, path) in found.files {
-        if let Some(wanted) = cwd {
-            match first_cwd(&path) {
-                Ok(Some(found)) if same_dir(&found, wanted) => {}
-                Ok(_) => continue,
-                Err(err) => {
-                    listing.problems.push(err);
-                    continue;
-                }
-            }
-        }
-        match session_info(&path, id) {
-            Ok(Some(info)) => listing.sessions.push(info),
-            Ok(None) => {}
-            Err(err) => listing.problems.push(err),
-        }
-    }
+    list_found(found, cwd, listing, session_info);
 }
 
 /// What a listing says about one session file; `None` when it is not one
-/// (by [`detect`], as `sess show` tells).
+/// (by [`detect`](crate::detect), as `sess show` tells).
 fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
     let bytes = read_file(path)?;
-    if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(super::SOURCE) {
+    if detect_whole(path, &bytes) != Some(super::SOURCE) {
         return Ok(None);
     }
     let parsed = parse(&bytes, &id, false);
@@ -130,21 +110,4 @@ fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
         first_message: parsed.first_prompt,
         parent_session: None,
     }))
-}
-
-/// The `cwd` of the first line that has one, reading no further.
-fn first_cwd(path: &Path) -> Result<Option<String>> {
-    let mut reader = BufReader::new(open_regular(path)?);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(|err| Error::io(path, err))? == 0 {
-            return Ok(None);
-        }
-        let text = String::from_utf8_lossy(line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line));
-        let text = sess_core::replace_lone_surrogate_escapes(&text);
-        if let Ok(CwdOnly { cwd: Some(cwd) }) = serde_json::from_str(&text) {
-            return Ok(Some(cwd));
-        }
-    }
 }

@@ -1,13 +1,10 @@
 //! A session file's bytes to a transcript, plus what a listing needs.
 
-use serde::de::IgnoredAny;
-use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
-
 use super::line::Line;
 use super::messages::Conversation;
 use super::sidechain::Sidechains;
 use super::title::{Titles, first_prompt};
-use crate::jsonl::{JsonLines, RawLine};
+use crate::jsonl::JsonLines;
 use crate::transcript::Transcript;
 
 /// A parsed session file.
@@ -39,7 +36,7 @@ pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
     let mut only_sidechains = !tail;
     let mut titles = Titles::default();
     for raw in JsonLines::new(bytes) {
-        let line = match parse_line(&raw) {
+        let line = match raw.parse_object_mended::<Line>() {
             Ok(line) => line,
             Err(issue) => {
                 transcript.issues.push(issue);
@@ -70,19 +67,4 @@ pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
     let explicit_title = titles.explicit();
     transcript.title = explicit_title.clone().or_else(|| first_prompt.clone());
     Parsed { transcript, created, first_prompt, explicit_title, earlier_subagents }
-}
-
-/// One line, which must be a JSON object; a line that only fails because of a
-/// lone UTF-16 surrogate escape (a string cut inside an emoji) is read with
-/// U+FFFD in its place.
-fn parse_line(raw: &RawLine<'_>) -> Result<Line, LineIssue> {
-    if !raw.text.starts_with('{') {
-        // Serde would read an array as a struct's fields in order.
-        raw.parse::<IgnoredAny>()?;
-        return Err(LineIssue { line: raw.number, kind: IssueKind::NotAnObject });
-    }
-    raw.parse().or_else(|issue| match replace_lone_surrogate_escapes(&raw.text) {
-        std::borrow::Cow::Owned(fixed) => serde_json::from_str(&fixed).map_err(|_| issue),
-        std::borrow::Cow::Borrowed(_) => Err(issue),
-    })
 }

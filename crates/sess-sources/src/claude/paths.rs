@@ -2,12 +2,8 @@
 //! folders, the project folder named after a cwd, and which files in it are
 //! sessions.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use sess_core::FileKind;
-
-use crate::jsonl::entry_kind;
 use crate::listing::FoundFiles;
 
 /// Project folder names are cut at this many UTF-16 code units (plus a hash).
@@ -42,12 +38,7 @@ pub fn config_dirs(claude_config_dir: Option<&str>, home: &Path) -> Vec<PathBuf>
 /// reader reproduces; [`list`](super::list) finds those folders by prefix.
 /// The result is ASCII, so its length in bytes is its length in UTF-16 units.
 pub fn project_dir_name(cwd: &str) -> String {
-    cwd.encode_utf16()
-        .map(|unit| match u8::try_from(unit) {
-            Ok(byte) if byte.is_ascii_alphanumeric() => char::from(byte),
-            _ => '-',
-        })
-        .collect()
+    crate::project_folders::folder_name(cwd)
 }
 
 /// Whether a file name directly in a project folder is a session: `*.jsonl`,
@@ -61,44 +52,11 @@ pub(super) fn session_stem(file_name: &str) -> Option<&str> {
     (!stem.is_empty() && !stem.starts_with("agent-") && !stem.starts_with('.')).then_some(stem)
 }
 
-/// The folders in `dir`, sorted; none when it is missing or unreadable.
-pub(super) fn subfolders(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
-    let mut folders: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    folders.sort();
-    folders
-}
-
 /// The session files directly in a project folder, `(id, path)` sorted by
 /// path, added to `found`; none when the folder is missing or unreadable. A
 /// name that looks like a session but cannot be inspected (a dangling link) is
 /// kept, so that reading it reports the problem; folders are left out; other
 /// files that are not regular (a FIFO, a device) go to `found.skipped`.
 pub(super) fn session_files_in(folder: &Path, found: &mut FoundFiles) {
-    let Ok(entries) = fs::read_dir(folder) else { return };
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(stem) = session_stem(&name.to_string_lossy()).map(str::to_owned) else { continue };
-        let path = entry.path();
-        match entry_kind(&entry) {
-            Some(FileKind::Directory) => {}
-            Some(FileKind::Regular | FileKind::Symlink) | None => files.push((stem, path)),
-            Some(kind) => found.skipped.push((path, kind)),
-        }
-    }
-    files.sort_by(|a, b| a.1.cmp(&b.1));
-    found.files.extend(files);
-}
-
-/// Whether a session's `cwd` names the directory `wanted`: equal once a
-/// trailing separator is dropped, ignoring case on Windows and macOS (whose
-/// file systems usually do).
-pub(super) fn same_dir(cwd: &str, wanted: &str) -> bool {
-    fn trim(path: &str) -> &str {
-        let trimmed = path.trim_end_matches(['/', '\\']);
-        if trimmed.is_empty() || trimmed.ends_with(':') { path } else { trimmed }
-    }
-    let (cwd, wanted) = (trim(cwd), trim(wanted));
-    if cfg!(any(windows, target_os = "macos")) { cwd.to_lowercase() == wanted.to_lowercase() } else { cwd == wanted }
+    found.add_folder(folder, session_stem);
 }

@@ -75,8 +75,7 @@ impl Source for Claude {
 
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         // The rule of `sess show` and of the listing.
-        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
-        if crate::detect(path, head) != Some(SOURCE) {
+        if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Claude Code session: none of its first lines is one".to_owned());
         }
         let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

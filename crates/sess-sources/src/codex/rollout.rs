@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
-use sess_core::{IssueKind, LineIssue};
+use sess_core::LineIssue;
 
 use super::echo::{self, Echoes, Kind, Origin};
 use super::injected::is_injected;
@@ -101,12 +101,7 @@ fn read_lines(inherited: &Inherited, lines: JsonLines<'_>) -> Rollout {
 /// A line's envelope. Only a line that is not JSON, or not a JSON object, is
 /// an issue: every field is read leniently.
 fn envelope<'a>(line: &'a RawLine<'_>) -> Result<Envelope<'a>, LineIssue> {
-    if !line.text.trim_start().starts_with('{') {
-        // Serde would read an array as the struct's fields in order.
-        line.parse::<serde::de::IgnoredAny>()?;
-        return Err(LineIssue { line: line.number, kind: IssueKind::NotAnObject });
-    }
-    line.parse()
+    line.parse_object()
 }
 
 /// The first `session_meta` that parses, read without building a transcript.

@@ -2,6 +2,7 @@
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use sess_core::IssueKind;
 
 use super::*;
 use crate::transcript::ToolStatus;

@@ -75,8 +75,7 @@ impl Source for Copilot {
 
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         // The rule of `sess show` and of the listing.
-        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
-        if crate::detect(path, head) != Some(SOURCE) {
+        if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Copilot CLI session: none of its first lines is one of its events".to_owned());
         }
         let (transcript, created, user_named) = super::read(path, bytes);

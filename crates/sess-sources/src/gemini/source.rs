@@ -72,8 +72,7 @@ impl Source for Gemini {
     }
 
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
-        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
-        if crate::detect(path, head) != Some(SOURCE) {
+        if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Gemini CLI session: none of its first lines is one".to_owned());
         }
         let read = super::read(path, bytes);

@@ -1,15 +1,14 @@
 //! Listing Qwen Code sessions.
 
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::paths::{project_dir_name, project_folders, same_dir, session_files_in};
-use super::record::CwdOnly;
-use crate::detect::{DETECT_BYTES, detect};
+use super::paths::{project_dir_name, project_folders, session_files_in};
+use crate::detect::detect_whole;
 use crate::error::{Error, Result};
-use crate::jsonl::{open_regular, read_file};
+use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::project_folders::list_found;
 
 /// Sessions in `<dir>/projects/*/chats/` for each runtime folder.
 ///
@@ -20,7 +19,7 @@ use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
 ///
 /// Missing or unreadable folders list as empty. Files that cannot be read are
 /// in [`Listing::problems`]; files that are no Qwen Code session by
-/// [`detect`] (the rule of `sess show`) are not listed. Each listed file is
+/// [`detect`](crate::detect) (the rule of `sess show`) are not listed. Each listed file is
 /// parsed whole, for its message count.
 pub fn list(dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
     let mut listing = Listing::default();
@@ -46,34 +45,15 @@ pub fn list(dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
 fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
     let mut found = FoundFiles::default();
     session_files_in(folder, &mut found);
-    for (path, kind) in found.skipped {
-        listing.problems.push(Error::NotASessionFile { path, kind });
-    }
-    for (id, path) in found.files {
-        if let Some(wanted) = cwd {
-            match first_cwd(&path) {
-                Ok(Some(found)) if same_dir(&found, wanted) => {}
-                Ok(_) => continue,
-                Err(err) => {
-                    listing.problems.push(err);
-                    continue;
-                }
-            }
-        }
-        match session_info(&path, id) {
-            Ok(Some(info)) => listing.sessions.push(info),
-            Ok(None) => {}
-            Err(err) => listing.problems.push(err),
-        }
-    }
+    list_found(found, cwd, listing, session_info);
 }
 
 /// What a listing says about one session file; `None` when it is not one
-/// (by [`detect`], as `sess show` tells).
+/// (by [`detect`](crate::detect), as `sess show` tells).
 pub(super) fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
     let bytes = read_file(path)?;
-    if detect(path, &bytes[..bytes.len().min(DETECT_BYTES)]) != Some(super::SOURCE) {
+    if detect_whole(path, &bytes) != Some(super::SOURCE) {
         return Ok(None);
     }
     let mut parsed = super::parse::parse(&bytes, &id, false);
@@ -91,21 +71,4 @@ pub(super) fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo
         first_message: parsed.first_prompt,
         parent_session: parsed.parent_session,
     }))
-}
-
-/// The `cwd` of the first record that has one, reading no further.
-fn first_cwd(path: &Path) -> Result<Option<String>> {
-    let mut reader = BufReader::new(open_regular(path)?);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(|err| Error::io(path, err))? == 0 {
-            return Ok(None);
-        }
-        let text = String::from_utf8_lossy(line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&line));
-        let text = sess_core::replace_lone_surrogate_escapes(&text);
-        if let Ok(CwdOnly { cwd: Some(cwd) }) = serde_json::from_str(&text) {
-            return Ok(Some(cwd));
-        }
-    }
 }

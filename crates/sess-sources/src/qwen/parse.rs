@@ -2,7 +2,7 @@
 //! catalog need.
 
 use super::conversation::build;
-use super::record::{Record, parse_line};
+use super::record::Record;
 use crate::index::LateResult;
 use crate::jsonl::JsonLines;
 use crate::transcript::{Transcript, first_prompt};
@@ -32,7 +32,7 @@ pub(super) struct Parsed {
 pub(super) fn records(bytes: &[u8], issues: &mut Vec<sess_core::LineIssue>) -> Vec<(usize, Record)> {
     let mut records = Vec::new();
     for raw in JsonLines::new(bytes) {
-        match parse_line(&raw) {
+        match raw.parse_object_mended::<Record>() {
             Ok(record) => records.push((raw.number, record)),
             Err(issue) => issues.push(issue),
         }

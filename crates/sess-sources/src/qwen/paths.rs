@@ -39,7 +39,7 @@ pub fn runtime_dirs(env: &Env) -> Vec<PathBuf> {
 /// ASCII `[A-Za-z0-9]` becomes `-` (the CLI's `replace(/[^a-zA-Z0-9]/g, "-")`;
 /// an emoji gives two dashes), with no length limit.
 pub fn project_dir_name(root: &str) -> String {
-    crate::claude::project_dir_name(root)
+    crate::project_folders::folder_name(root)
 }
 
 /// Whether `stem` names a session as the CLI reads them: 32 to 36 hex digits
@@ -48,13 +48,15 @@ fn is_session_stem(stem: &str) -> bool {
     (32..=36).contains(&stem.len()) && stem.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }
 
+/// The session id in a file name of a `chats` folder: `<id>.jsonl`.
+fn session_stem(name: &str) -> Option<&str> {
+    name.strip_suffix(".jsonl").filter(|s| is_session_stem(s))
+}
+
 /// The project folders under `dir/projects`, sorted; none when it is missing
 /// or unreadable.
 pub(super) fn project_folders(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = fs::read_dir(dir.join("projects")) else { return Vec::new() };
-    let mut folders: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
-    folders.sort();
-    folders
+    crate::project_folders::subfolders(&dir.join("projects"))
 }
 
 /// Every session file of every runtime folder: `(session id, path)`, sorted by
@@ -75,26 +77,9 @@ pub fn find_session_files(dirs: &[PathBuf]) -> FoundFiles {
 pub(super) fn session_files_in(project: &Path, found: &mut FoundFiles) {
     let chats = project.join("chats");
     let active_from = found.files.len();
-    for dir in [chats.clone(), chats.join("archive")] {
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
-        let mut files: Vec<(String, PathBuf)> = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Some(stem) = name.strip_suffix(".jsonl").filter(|s| is_session_stem(s)) else { continue };
-            if found.files[active_from..].iter().any(|(id, _)| id == stem) {
-                continue;
-            }
-            let path = entry.path();
-            match entry_kind(&entry) {
-                Some(FileKind::Directory) => {}
-                Some(FileKind::Regular | FileKind::Symlink) | None => files.push((stem.to_owned(), path)),
-                Some(kind) => found.skipped.push((path, kind)),
-            }
-        }
-        files.sort_by(|a, b| a.1.cmp(&b.1));
-        found.files.extend(files);
-    }
+    found.add_folder(&chats, session_stem);
+    let active: Vec<String> = found.files[active_from..].iter().map(|(id, _)| id.clone()).collect();
+    found.add_folder(&chats.join("archive"), |name| session_stem(name).filter(|id| !active.iter().any(|a| a == id)));
 }
 
 /// The subagent transcripts of the session file at `path`
@@ -120,17 +105,6 @@ pub(super) fn subagent_files(path: &Path, session_id: &str) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-/// Whether a session's `cwd` names the directory `wanted`: equal once a
-/// trailing separator is dropped, ignoring case on Windows and macOS.
-pub(super) fn same_dir(cwd: &str, wanted: &str) -> bool {
-    fn trim(path: &str) -> &str {
-        let trimmed = path.trim_end_matches(['/', '\\']);
-        if trimmed.is_empty() || trimmed.ends_with(':') { path } else { trimmed }
-    }
-    let (cwd, wanted) = (trim(cwd), trim(wanted));
-    if cfg!(any(windows, target_os = "macos")) { cwd.to_lowercase() == wanted.to_lowercase() } else { cwd == wanted }
 }
 
 #[cfg(test)]

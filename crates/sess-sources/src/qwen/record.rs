@@ -7,11 +7,8 @@
 //! JSON type reads as absent instead of failing the line.
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::Value;
-use sess_core::{IssueKind, LineIssue, replace_lone_surrogate_escapes};
 
-use crate::jsonl::RawLine;
 use crate::lenient::{object, string, truthy};
 
 /// The fields of a record that matter here.
@@ -123,28 +120,4 @@ impl Record {
                 || self.subtype().starts_with("managed_session_")
                 || self.subtype() == "session_sources_snapshot"))
     }
-}
-
-/// One line, which must be a JSON object; a line that only fails because of a
-/// lone UTF-16 surrogate escape (a string cut inside an emoji) is read with
-/// U+FFFD in its place.
-pub(super) fn parse_line(raw: &RawLine<'_>) -> Result<Record, LineIssue> {
-    if !raw.text.starts_with('{') {
-        // Serde would read an array as a struct's fields in order.
-        raw.parse::<IgnoredAny>()?;
-        return Err(LineIssue { line: raw.number, kind: IssueKind::NotAnObject });
-    }
-    raw.parse().or_else(|issue| match replace_lone_surrogate_escapes(&raw.text) {
-        std::borrow::Cow::Owned(fixed) => serde_json::from_str(&fixed).map_err(|_| issue),
-        std::borrow::Cow::Borrowed(_) => Err(issue),
-    })
-}
-
-/// Only the `cwd` of a record, for finding a file's directory without building
-/// the rest.
-#[derive(Debug, Default, Deserialize)]
-pub(super) struct CwdOnly {
-    /// The project root the CLI ran in.
-    #[serde(default, deserialize_with = "string")]
-    pub(super) cwd: Option<String>,
 }

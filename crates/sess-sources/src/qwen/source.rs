@@ -65,8 +65,7 @@ impl Source for Qwen {
 
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         // The rule of `sess show` and of the listing.
-        let head = &bytes[..bytes.len().min(crate::DETECT_BYTES)];
-        if crate::detect(path, head) != Some(SOURCE) {
+        if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Qwen Code session: none of its first lines is one of its records".to_owned());
         }
         let id = super::session_id(path);

@@ -4,8 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use sess_sources::SourceKind;
-use sess_sources::claude::LineTree;
+use sess_sources::{LineTree, SourceKind};
 
 use super::{write_lines, write_nested};
 use crate::Outcome;
