@@ -163,9 +163,20 @@ pub(crate) fn sess_json(home: &Path, args: &[&str]) -> Value {
 
 /// JSON from either side. Lone UTF-16 surrogates (valid JSON that `JSON.stringify`
 /// writes, and that sess passes through) become U+FFFD on both sides alike.
+///
+/// A long chain of entries is a tree (`getTree`, `sess tree --json`) nested
+/// deeper than `serde_json`'s default limit of 128: it is parsed without the
+/// limit, on a thread with room for the depth.
 pub(crate) fn parse(bytes: &[u8]) -> Value {
-    let text = String::from_utf8_lossy(bytes);
-    serde_json::from_str(&sess_core::replace_lone_surrogate_escapes(&text)).unwrap()
+    let text = sess_core::replace_lone_surrogate_escapes(&String::from_utf8_lossy(bytes)).into_owned();
+    let parse = move || {
+        let mut de = serde_json::Deserializer::from_str(&text);
+        de.disable_recursion_limit();
+        let value = <Value as serde::Deserialize>::deserialize(&mut de).unwrap();
+        de.end().unwrap();
+        value
+    };
+    std::thread::Builder::new().stack_size(256 << 20).spawn(parse).unwrap().join().unwrap()
 }
 
 /// What went wrong, collected so one run reports every mismatch.
@@ -564,4 +575,18 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
         }
     }
+}
+
+/// A peer's tree of a long linear session nests a level per entry.
+#[test]
+fn parse_takes_a_tree_nested_deeper_than_serde_jsons_default_limit() {
+    let depth = 1_000;
+    let text = format!("{}{}", r#"{"id":"e","children":["#.repeat(depth), "]}".repeat(depth));
+    let mut value = &parse(text.as_bytes());
+    let mut levels = 0;
+    while let Some(child) = value["children"].get(0) {
+        value = child;
+        levels += 1;
+    }
+    assert_eq!(levels, depth - 1);
 }
