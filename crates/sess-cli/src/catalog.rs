@@ -132,7 +132,7 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
 pub(crate) fn session_files() -> Vec<SourceFile> {
     let mut files = Vec::new();
     for kind in sess_sources::registry() {
-        let found = kind.source().find(sources_env());
+        let found = kind.source().files(sources_env());
         warn_skipped(&found.skipped);
         files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));
         files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));

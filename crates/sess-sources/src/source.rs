@@ -77,6 +77,13 @@ pub trait Source: Sync {
     /// sessions in a database, its sessions as rows with their versions.
     fn find(&self, env: &Env) -> FoundFiles;
 
+    /// [`find`](Self::find) for a caller that needs the files, not their
+    /// ids (the catalog, which reads the ids when it reads the files): a
+    /// source whose ids cost a read gives the ids its names carry instead.
+    fn files(&self, env: &Env) -> FoundFiles {
+        self.find(env)
+    }
+
     /// Its sessions in `env` within `scope`, each summarised.
     fn list(&self, env: &Env, scope: Scope<'_>) -> Listing;
 

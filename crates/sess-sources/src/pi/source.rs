@@ -47,7 +47,19 @@ impl Source for Pi {
         roots(&environment(env)).into_iter().map(|(_, root)| root).collect()
     }
 
+    /// The ids are the headers' (a file's name need not carry its id).
     fn find(&self, env: &Env) -> FoundFiles {
+        let mut found = self.files(env);
+        for (id, path) in &mut found.files {
+            if let Some(header) = header_id(path) {
+                *id = header;
+            }
+        }
+        found
+    }
+
+    /// Every agent's files once, in path order, without reading any.
+    fn files(&self, env: &Env) -> FoundFiles {
         let mut found = FoundFiles::default();
         let mut seen = HashSet::new();
         for (_, root) in roots(&environment(env)) {
@@ -56,7 +68,7 @@ impl Source for Pi {
             let mut files = walk.files;
             files.sort();
             for path in files.into_iter().filter(|path| seen.insert(path.clone())) {
-                found.files.push((header_id(&path).unwrap_or_else(|| id_from_name(&path)), path));
+                found.files.push((id_from_name(&path), path));
             }
         }
         found
