@@ -26,6 +26,7 @@ mod listing;
 pub mod opencode;
 pub mod pi;
 mod project_folders;
+mod rows;
 pub mod qwen;
 mod source;
 mod transcript;
@@ -37,7 +38,8 @@ pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
 pub use line_tree::{LineTree, Node};
 pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
-pub use source::{Outline, Source, SourceKind, registry};
+pub use rows::{Cell, RowDump, TableRows};
+pub use source::{Growth, Outline, Source, SourceKind, registry};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
     first_prompt, input_gist,

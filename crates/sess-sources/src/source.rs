@@ -21,6 +21,16 @@ use crate::listing::{FoundFiles, Listing, Scope};
 use crate::transcript::Transcript;
 use crate::verify::Checked;
 
+/// How a session file changes, which decides how the archive keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Growth {
+    /// It grows by appended lines: the archive keeps only the lines added
+    /// since it last read it (a file rewritten otherwise is a new version).
+    Lines,
+    /// It is written whole each time: every change is a new version.
+    Whole,
+}
+
 /// A session's shape, as `sess tree` draws it.
 #[derive(Clone, Debug)]
 pub enum Outline {
@@ -135,6 +145,31 @@ pub trait Source: Sync {
     /// What the catalog keeps of the session file at `path`, whose complete
     /// lines are `bytes`; an error says why it is not a session.
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String>;
+
+    /// How the session file at `path` changes: by appended lines (the
+    /// default for a `.jsonl` name), or written whole.
+    fn growth(&self, path: &Path) -> Growth {
+        if path.extension().is_some_and(|ext| ext == "jsonl") { Growth::Lines } else { Growth::Whole }
+    }
+
+    /// The other files the session whose main file is `path` is made of
+    /// (its subagents' transcripts, a metadata file beside it, images it
+    /// moved out of its lines): what the archive keeps with it and `sess
+    /// restore` writes back. Files that do not exist are left out.
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        let _ = path;
+        Vec::new()
+    }
+
+    /// The rows of session `id` in the database file `database`, exactly as
+    /// stored ([`FoundFiles::rows`]): what the archive keeps of it.
+    fn rows(&self, database: &Path, id: &str) -> Result<crate::RowDump> {
+        let _ = id;
+        Err(crate::Error::Database {
+            path: database.to_owned(),
+            message: format!("{} keeps no sessions in a database", self.agent()),
+        })
+    }
 
     /// What the lines `bytes` added to a file of session `session_id` after
     /// its first `lines_before` lines give; `None` when the format does not
