@@ -28,29 +28,36 @@ pub(crate) const TOOL_ROLE: &str = "tool";
 
 /// Searchable text of one message.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Doc {
+pub struct Doc {
     /// The entry (pi), line `uuid` (Claude Code) or line number (Codex) that
     /// opened the message.
-    pub(crate) entry_id: Option<String>,
+    pub entry_id: Option<String>,
     /// `user` or `assistant`; `subagent` for either in a subagent's
     /// conversation; `tool` for what the tools answered in that message (a
     /// subagent's too); `title` for a session's own title.
-    pub(crate) role: &'static str,
+    pub role: &'static str,
     /// The text.
-    pub(crate) body: String,
+    pub body: String,
 }
 
-/// A whole session file.
+/// What is kept of a whole session: what its listing shows, and its text to
+/// search.
 #[derive(Debug)]
-pub(crate) struct Full {
-    pub(crate) session_id: String,
-    pub(crate) title: Option<String>,
+pub struct Full {
+    /// The session id.
+    pub session_id: String,
+    /// Its title: its own, else its first prompt.
+    pub title: Option<String>,
     /// Whether the title is the session's own (not its first prompt).
-    pub(crate) title_explicit: bool,
-    pub(crate) cwd: Option<String>,
-    pub(crate) created: Option<String>,
-    pub(crate) message_count: usize,
-    pub(crate) docs: Vec<Doc>,
+    pub title_explicit: bool,
+    /// The directory the agent worked in.
+    pub cwd: Option<String>,
+    /// When it started (ISO 8601).
+    pub created: Option<String>,
+    /// How many messages it has.
+    pub message_count: usize,
+    /// Its searchable text, message by message.
+    pub docs: Vec<Doc>,
 }
 
 /// Lines added to a session file.
@@ -69,7 +76,8 @@ pub(crate) fn full(source: SourceKind, path: &Path, bytes: &[u8]) -> Result<Full
 }
 
 /// What the catalog keeps of a whole session its source read.
-pub(crate) fn full_of(indexed: sess_sources::Indexed) -> Full {
+/// The searchable text and the listing of the session `indexed` describes.
+pub fn full_of(indexed: sess_sources::Indexed) -> Full {
     Full {
         docs: docs_of(&indexed.messages),
         session_id: indexed.session_id,

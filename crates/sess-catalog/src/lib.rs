@@ -55,6 +55,8 @@ mod stores;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
+pub use extract::{Doc, Full, full_of};
+pub use query::{to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
 pub use search::{Hit, SearchParams, SnippetPart};
 pub use stores::StoredSession;

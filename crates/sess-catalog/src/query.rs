@@ -1,4 +1,5 @@
-//! What people type into a search box, as an FTS5 query.
+//! What people type into a search box, as an FTS5 query (SQLite) or a
+//! `tsquery` (PostgreSQL).
 //!
 //! - Words are matched as words, in any order: `login form`.
 //! - `"…"` is a phrase: `"fixed the login form"`.
@@ -16,7 +17,7 @@ enum Token {
 }
 
 /// The FTS5 query for `input`; `None` when it has no words.
-pub(crate) fn to_fts(input: &str) -> Option<String> {
+pub fn to_fts(input: &str) -> Option<String> {
     let tokens = tokenize(input);
     let mut out: Vec<String> = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
@@ -47,6 +48,57 @@ pub(crate) fn to_fts(input: &str) -> Option<String> {
         out.pop();
     }
     (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// The PostgreSQL `tsquery` text for `input` (to give `to_tsquery('simple',
+/// …)`), with the meaning [`to_fts`] gives it: words are all required, a
+/// phrase's words follow each other, `*` makes the last word a prefix, `OR`
+/// and `NOT` between two terms are operators; `None` when it has no words.
+pub fn to_tsquery(input: &str) -> Option<String> {
+    let tokens = tokenize(input);
+    let mut out = String::new();
+    let mut pending: Option<&str> = None;
+    for (i, token) in tokens.iter().enumerate() {
+        let term = match token {
+            Token::Term { text, prefix } => term_query(text, *prefix),
+            Token::Operator(op) => {
+                let between = i > 0
+                    && matches!(tokens.get(i - 1), Some(Token::Term { .. }))
+                    && matches!(tokens.get(i + 1), Some(Token::Term { .. }))
+                    && !out.is_empty();
+                if between {
+                    pending = Some(if *op == "OR" { " | " } else { " & !" });
+                    continue;
+                }
+                term_query(&op.to_lowercase(), false)
+            }
+        };
+        let Some(term) = term else { continue };
+        if !out.is_empty() {
+            out.push_str(pending.take().unwrap_or(" & "));
+        }
+        pending = None;
+        out.push_str(&term);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// One term as a `tsquery`: its words in a row, the last one a prefix when
+/// asked; `None` without words.
+fn term_query(text: &str, prefix: bool) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("'{}'", w.to_lowercase()))
+        .collect();
+    let mut joined = words.join(" <-> ");
+    if joined.is_empty() {
+        return None;
+    }
+    if prefix {
+        joined.push_str(":*");
+    }
+    Some(if words.len() > 1 { format!("({joined})") } else { joined })
 }
 
 fn tokenize(input: &str) -> Vec<Token> {
@@ -106,6 +158,29 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(to_fts(input).as_deref(), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn queries_become_tsqueries() {
+        let cases = [
+            ("login form", Some("'login' & 'form'")),
+            (r#""fixed the login form""#, Some("('fixed' <-> 'the' <-> 'login' <-> 'form')")),
+            ("Migrat*", Some("'migrat':*")),
+            (r#""login fo"*"#, Some("('login' <-> 'fo':*)")),
+            ("login OR signup", Some("'login' | 'signup'")),
+            ("login NOT oauth", Some("'login' & !'oauth'")),
+            ("login AND form", Some("'login' & 'form'")),
+            ("OR login", Some("'or' & 'login'")),
+            ("login OR", Some("'login' & 'or'")),
+            ("c++ -v foo:bar", Some("'c' & 'v' & ('foo' <-> 'bar')")),
+            ("it's", Some("('it' <-> 's')")),
+            ("日本語", Some("'日本語'")),
+            ("", None),
+            ("  * ** \"\" ", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(super::to_tsquery(input).as_deref(), want, "{input:?}");
         }
     }
 }

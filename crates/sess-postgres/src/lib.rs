@@ -66,12 +66,14 @@
 //! ```
 
 mod backend;
+mod client;
 mod config;
 mod error;
 mod pool;
 mod schema;
 
 pub use backend::{Builder, DEFAULT_STATEMENT_TIMEOUT, PostgresBackend, SynchronousCommit};
+pub use client::{Connected, connect};
 pub use config::DEFAULT_CONNECT_TIMEOUT;
 pub use error::{Error, Result};
 pub use schema::SCHEMA_VERSION;

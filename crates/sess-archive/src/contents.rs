@@ -1,0 +1,209 @@
+//! An archived session's files: put together from their chunks, written
+//! into a private folder to be read by the agent's own reader, or restored
+//! where they were (or into a folder of the user's).
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use sess_sources::{RowDump, SourceKind, Transcript};
+
+use crate::error::{Error, Result};
+use crate::vault::{ArchivedSession, Kind, StoredFile};
+
+/// Adds the chunk `chunk`, which starts at `start`, to the bytes `bytes` of
+/// the file `path` put together so far: chunks must follow each other.
+pub(crate) fn append_chunk(bytes: &mut Vec<u8>, start: i64, chunk: &[u8], path: &str) -> Result<()> {
+    if usize::try_from(start).ok() != Some(bytes.len()) {
+        return Err(Error::Invalid {
+            path: PathBuf::from(path),
+            message: format!(
+                "the archive's copy is damaged: a chunk starts at byte {start} where {} bytes are stored",
+                bytes.len()
+            ),
+        });
+    }
+    bytes.extend_from_slice(chunk);
+    Ok(())
+}
+
+/// The file name a database session's rows are written to.
+const ROWS_DATABASE: &str = "session.db";
+
+/// `path` under `root`: an absolute path loses its root, and `..` parts are
+/// dropped, so nothing lands outside `root`.
+fn under(root: &Path, path: &str) -> PathBuf {
+    let mut out = root.to_path_buf();
+    for part in Path::new(path).components() {
+        if let Component::Normal(name) = part {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The session id a row session's path (`DATABASE#id`) names.
+fn row_id(path: &str) -> &str {
+    path.rsplit_once('#').map_or(path, |(_, id)| id)
+}
+
+/// Reads the archived session `session`, whose files are `files`, with its
+/// agent's own reader: the files are written under `scratch` (a private
+/// folder the caller removes) at their original paths, so a reader that
+/// looks beside the main file finds what was there.
+pub fn load(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> Result<Transcript> {
+    let source = SourceKind::from_name(&session.source).ok_or_else(|| Error::UnknownSource {
+        id: session.meta.session_id.clone(),
+        source_name: session.source.clone(),
+    })?;
+    let main = files.first().ok_or_else(|| Error::Invalid {
+        path: PathBuf::from(&session.path),
+        message: "the archive holds no file of this session".to_owned(),
+    })?;
+    if main.kind == Kind::Rows {
+        let database = scratch.join(ROWS_DATABASE);
+        rows_of(main)?.write_database(&database)?;
+        return Ok(source.source().load_row(&database, row_id(&main.path))?);
+    }
+    for file in files {
+        let target = under(scratch, &file.path);
+        write_new(&target, &file.bytes)?;
+    }
+    Ok(source.source().load(&under(scratch, &main.path))?)
+}
+
+fn rows_of(file: &StoredFile) -> Result<RowDump> {
+    serde_json::from_slice(&file.bytes).map_err(|e| Error::Invalid {
+        path: PathBuf::from(&file.path),
+        message: format!("the archive's copy of the rows is not readable: {e}"),
+    })
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("making", parent, e))?;
+    }
+    sess_store::durable::write_atomic(path, bytes)
+        .map_err(|e| Error::Invalid { path: path.to_owned(), message: e.to_string() })
+}
+
+/// What `sess restore` did with one file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restored {
+    /// Where it was written.
+    pub path: PathBuf,
+    /// Whether it was there already with the same bytes (nothing written).
+    pub unchanged: bool,
+    /// Its size.
+    pub bytes: usize,
+}
+
+/// Writes the files of the archived session `session` back: where they were
+/// (`to` is `None`), or under `to` keeping their layout below the folder
+/// they share. Nothing is written when one of them exists with other bytes
+/// ([`Error::WouldOverwrite`]); a file there with the same bytes is left as
+/// it is. A session kept as rows of an agent's database is written only
+/// under `to`, as a database file of its own.
+pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path>) -> Result<Vec<Restored>> {
+    if files.first().is_some_and(|f| f.kind == Kind::Rows) {
+        let Some(to) = to else {
+            let agent = SourceKind::from_name(&session.source)
+                .map_or_else(|| session.source.clone(), |k| k.agent_name().to_owned());
+            return Err(Error::RowsInPlace { agent, id: session.meta.session_id.clone() });
+        };
+        let target = to.join(format!("{}.db", sanitize(&session.meta.session_id)));
+        if target.exists() {
+            return Err(Error::WouldOverwrite { path: target });
+        }
+        std::fs::create_dir_all(to).map_err(|e| Error::io("making", to, e))?;
+        rows_of(&files[0])?.write_database(&target)?;
+        let bytes = std::fs::metadata(&target).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+        return Ok(vec![Restored { path: target, unchanged: false, bytes }]);
+    }
+    let base = common_folder(files.iter().map(|f| Path::new(&f.path)));
+    let targets: Vec<PathBuf> = files
+        .iter()
+        .map(|file| match to {
+            None => PathBuf::from(&file.path),
+            Some(to) => {
+                under(to, &Path::new(&file.path).strip_prefix(&base).unwrap_or(Path::new(&file.path)).to_string_lossy())
+            }
+        })
+        .collect();
+    let mut unchanged = Vec::with_capacity(files.len());
+    for (file, target) in files.iter().zip(&targets) {
+        match std::fs::read(target) {
+            Ok(existing) if existing == file.bytes => unchanged.push(true),
+            Ok(_) => return Err(Error::WouldOverwrite { path: target.clone() }),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => unchanged.push(false),
+            Err(err) => return Err(Error::io("reading", target, err)),
+        }
+    }
+    let mut done = Vec::with_capacity(files.len());
+    for ((file, target), unchanged) in files.iter().zip(targets).zip(unchanged) {
+        if !unchanged {
+            write_new(&target, &file.bytes)?;
+        }
+        done.push(Restored { path: target, unchanged, bytes: file.bytes.len() });
+    }
+    Ok(done)
+}
+
+/// The deepest folder that holds every one of `paths`.
+fn common_folder<'a>(paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let mut common: Option<PathBuf> = None;
+    for path in paths {
+        let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        common = Some(match common {
+            None => folder,
+            Some(current) => {
+                let mut shared = PathBuf::new();
+                for (a, b) in current.components().zip(folder.components()) {
+                    if a != b {
+                        break;
+                    }
+                    shared.push(a);
+                }
+                shared
+            }
+        });
+    }
+    common.unwrap_or_default()
+}
+
+/// A session id as a file name: path separators and other odd characters
+/// become `_`.
+fn sanitize(id: &str) -> String {
+    id.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_under_the_root() {
+        let root = Path::new("/scratch");
+        assert_eq!(
+            under(root, "/home/u/.claude/projects/-p/a.jsonl"),
+            Path::new("/scratch/home/u/.claude/projects/-p/a.jsonl")
+        );
+        assert_eq!(under(root, "../../etc/passwd"), Path::new("/scratch/etc/passwd"));
+        assert_eq!(row_id("/home/u/opencode.db#ses_1"), "ses_1");
+    }
+
+    #[test]
+    fn the_common_folder_of_a_session_files() {
+        let paths = ["/h/p/a.jsonl", "/h/p/a/subagents/x.jsonl"];
+        assert_eq!(common_folder(paths.iter().map(Path::new)), Path::new("/h/p"));
+        assert_eq!(common_folder(["/h/p/a.jsonl"].iter().map(Path::new)), Path::new("/h/p"));
+    }
+
+    #[test]
+    fn chunks_must_follow_each_other() {
+        let mut bytes = b"ab\n".to_vec();
+        append_chunk(&mut bytes, 3, b"cd\n", "f").unwrap();
+        assert!(append_chunk(&mut bytes, 9, b"x\n", "f").is_err());
+        assert_eq!(bytes, b"ab\ncd\n");
+    }
+}

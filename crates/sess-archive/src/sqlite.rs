@@ -1,0 +1,457 @@
+//! The archive in an SQLite database file (WAL), beside the tables of the
+//! SQLite store when it is one: `sess archive`'s default.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::error::{Error, Result};
+use crate::vault::{
+    ArchivedSession, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
+    snippet_parts,
+};
+
+/// The schema version this build writes.
+const VERSION: i64 = 1;
+
+/// How many documents a session may have: a document's FTS rowid is its
+/// session's key shifted by this many bits, plus its number.
+const DOC_BITS: u32 = 24;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS archive_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS archive_machines (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS archive_files (
+    id INTEGER PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
+    growth TEXT NOT NULL, version INTEGER NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
+    head TEXT NOT NULL, stored INTEGER NOT NULL, mark TEXT NOT NULL, deleted_ms INTEGER,
+    UNIQUE (machine, path));
+CREATE TABLE IF NOT EXISTS archive_chunks (
+    file INTEGER NOT NULL, version INTEGER NOT NULL, start INTEGER NOT NULL, bytes BLOB NOT NULL,
+    UNIQUE (file, version, start));
+CREATE TABLE IF NOT EXISTS archive_tails (
+    file INTEGER NOT NULL, version INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (file, version));
+CREATE TABLE IF NOT EXISTS archive_sessions (
+    id INTEGER PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
+    session_id TEXT NOT NULL, title TEXT, cwd TEXT, created TEXT, message_count INTEGER NOT NULL,
+    modified_ms INTEGER NOT NULL, archived_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL,
+    deleted_ms INTEGER, UNIQUE (machine, path));
+CREATE INDEX IF NOT EXISTS archive_sessions_session_id ON archive_sessions (session_id);
+CREATE TABLE IF NOT EXISTS archive_members (
+    session INTEGER NOT NULL, file INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (session, file));
+CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(
+    body, role UNINDEXED, entry_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+";
+
+/// The archive in an SQLite file.
+pub struct SqliteVault {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl SqliteVault {
+    /// Opens (making it, with its folder, when missing) the archive in the
+    /// SQLite file `path`.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("making", parent, e))?;
+        }
+        let fail = |source| Error::Sqlite { path: path.to_owned(), source };
+        let mut conn = Connection::open(path).map_err(fail)?;
+        conn.busy_timeout(Duration::from_secs(30)).map_err(fail)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(fail)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(fail)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+        tx.execute_batch(SCHEMA).map_err(fail)?;
+        let found: Option<String> = tx
+            .query_row("SELECT value FROM archive_meta WHERE key = 'version'", [], |r| r.get(0))
+            .optional()
+            .map_err(fail)?;
+        match found.and_then(|v| v.parse::<i64>().ok()) {
+            Some(found) if found > VERSION => {
+                return Err(Error::TooNew { location: path.display().to_string(), found, known: VERSION });
+            }
+            Some(_) => {}
+            None => {
+                tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', ?1)", [VERSION.to_string()])
+                    .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)?;
+        Ok(Self { conn, path: path.to_owned() })
+    }
+
+    /// Whether the SQLite file `path` holds an archive (without changing it).
+    pub fn holds_archive(path: &Path) -> bool {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Connection::open_with_flags(path, flags)
+            .and_then(|conn| {
+                conn.query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'archive_sessions'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })
+            .is_ok_and(|n| n > 0)
+    }
+
+    fn fail(&self) -> impl Fn(rusqlite::Error) -> Error + use<> {
+        let path = self.path.clone();
+        move |source| Error::Sqlite { path: path.clone(), source }
+    }
+}
+
+fn session_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedSession> {
+    Ok(ArchivedSession {
+        key: row.get("id")?,
+        machine_id: row.get("machine")?,
+        machine: row.get("machine_name")?,
+        source: row.get("source")?,
+        path: row.get("path")?,
+        meta: Meta {
+            session_id: row.get("session_id")?,
+            title: row.get("title")?,
+            cwd: row.get("cwd")?,
+            created: row.get("created")?,
+            message_count: row.get("message_count")?,
+            modified_ms: row.get("modified_ms")?,
+        },
+        archived_ms: row.get("archived_ms")?,
+        updated_ms: row.get("updated_ms")?,
+        deleted_ms: row.get("deleted_ms")?,
+    })
+}
+
+const SESSIONS: &str = "SELECT s.*, m.name AS machine_name FROM archive_sessions s
+    JOIN archive_machines m ON m.id = s.machine
+    WHERE (?1 IS NULL OR m.name = ?1 OR substr(s.machine, 1, length(?1)) = ?1)
+      AND (?2 IS NULL OR s.source = ?2)
+      AND (?3 IS NULL OR substr(s.session_id, 1, length(?3)) = ?3)";
+
+/// Stores `files` of the machine `machine_id`; the keys of those stored go
+/// into `ids`.
+fn store_files<'a>(
+    tx: &rusqlite::Transaction<'_>,
+    machine_id: &str,
+    files: &'a [FileWrite],
+    ids: &mut HashMap<&'a str, i64>,
+) -> rusqlite::Result<Stored> {
+    let mut stored = Stored::default();
+    for write in files {
+        let id = match &write.base {
+            None => tx
+                .query_row(
+                    "INSERT INTO archive_files
+                           (machine, source, path, growth, version, size, mtime, head, stored, mark)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                         ON CONFLICT (machine, path) DO NOTHING RETURNING id",
+                    params![
+                        machine_id,
+                        write.source,
+                        write.path,
+                        write.kind.as_str(),
+                        write.version,
+                        write.size,
+                        write.mtime,
+                        write.head,
+                        write.stored,
+                        write.mark
+                    ],
+                    |r| r.get::<_, i64>(0),
+                )
+                .optional()?,
+            Some(base) => {
+                let changed = tx.execute(
+                    "UPDATE archive_files SET source = ?1, growth = ?2, version = ?3, size = ?4, mtime = ?5,
+                               head = ?6, stored = ?7, mark = ?8, deleted_ms = NULL
+                             WHERE id = ?9 AND version = ?10 AND stored = ?11",
+                    params![
+                        write.source,
+                        write.kind.as_str(),
+                        write.version,
+                        write.size,
+                        write.mtime,
+                        write.head,
+                        write.stored,
+                        write.mark,
+                        base.id,
+                        base.version,
+                        base.stored
+                    ],
+                )?;
+                (changed == 1).then_some(base.id)
+            }
+        };
+        let Some(id) = id else {
+            stored.raced += 1;
+            continue;
+        };
+        ids.insert(write.path.as_str(), id);
+        let new_version = write.base.as_ref().is_none_or(|b| b.version != write.version);
+        if !write.chunk.is_empty() {
+            tx.execute(
+                "INSERT INTO archive_chunks (file, version, start, bytes) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT DO NOTHING",
+                params![id, write.version, write.start, write.chunk],
+            )?;
+        }
+        if !write.chunk.is_empty() || new_version {
+            stored.files += 1;
+            stored.bytes += write.chunk.len() as u64;
+        }
+        tx.execute(
+            "INSERT INTO archive_tails (file, version, bytes) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (file, version) DO UPDATE SET bytes = excluded.bytes",
+            params![id, write.version, write.tail],
+        )?;
+    }
+    Ok(stored)
+}
+
+/// Stores `session` of the machine `machine_id`: its listing, its files and
+/// its text.
+fn store_session(
+    tx: &rusqlite::Transaction<'_>,
+    machine_id: &str,
+    session: &SessionWrite,
+    ids: &HashMap<&str, i64>,
+    now_ms: i64,
+) -> rusqlite::Result<()> {
+    let meta = &session.meta;
+    let key: i64 = tx.query_row(
+        "INSERT INTO archive_sessions (machine, source, path, session_id, title, cwd, created,
+                   message_count, modified_ms, archived_ms, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                 ON CONFLICT (machine, path) DO UPDATE SET source = excluded.source,
+                   session_id = excluded.session_id, title = excluded.title, cwd = excluded.cwd,
+                   created = excluded.created, message_count = excluded.message_count,
+                   modified_ms = excluded.modified_ms, updated_ms = excluded.updated_ms, deleted_ms = NULL
+                 RETURNING id",
+        params![
+            machine_id,
+            session.source,
+            session.path,
+            meta.session_id,
+            meta.title,
+            meta.cwd,
+            meta.created,
+            meta.message_count,
+            meta.modified_ms,
+            now_ms
+        ],
+        |r| r.get(0),
+    )?;
+    for (position, member) in session.members.iter().enumerate() {
+        let file = match ids.get(member.as_str()) {
+            Some(&id) => Some(id),
+            None => tx
+                .query_row(
+                    "SELECT id FROM archive_files WHERE machine = ?1 AND path = ?2",
+                    params![machine_id, member],
+                    |r| r.get::<_, i64>(0),
+                )
+                .optional()?,
+        };
+        if let Some(file) = file {
+            tx.execute(
+                "INSERT INTO archive_members (session, file, position) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (session, file) DO UPDATE SET position = excluded.position",
+                params![key, file, i64::try_from(position).unwrap_or(i64::MAX)],
+            )?;
+        }
+    }
+    let first = key << DOC_BITS;
+    tx.execute("DELETE FROM archive_fts WHERE rowid BETWEEN ?1 AND ?2", params![first, first | ((1 << DOC_BITS) - 1)])?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
+    for (seq, doc) in session.docs.iter().take(1 << DOC_BITS).enumerate() {
+        let rowid = first | i64::try_from(seq).unwrap_or(0);
+        insert.execute(params![rowid, doc.body, doc.role, doc.entry_id])?;
+    }
+    Ok(())
+}
+
+impl Vault for SqliteVault {
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn register(&mut self, machine: &crate::Machine, now_ms: i64) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO archive_machines (id, name, first_ms, last_ms) VALUES (?1, ?2, ?3, ?3)
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, last_ms = excluded.last_ms",
+                params![machine.id, machine.name, now_ms],
+            )
+            .map_err(self.fail())?;
+        Ok(())
+    }
+
+    fn known(&mut self, machine_id: &str) -> Result<Vec<KnownFile>> {
+        let fail = self.fail();
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT id, path, source, version, size, mtime, head, stored, mark, deleted_ms IS NOT NULL,
+                   EXISTS (SELECT 1 FROM archive_sessions s WHERE s.machine = archive_files.machine AND s.path = archive_files.path)
+                 FROM archive_files WHERE machine = ?1",
+            )
+            .map_err(&fail)?;
+        let rows = statement
+            .query_map([machine_id], |r| {
+                Ok(KnownFile {
+                    id: r.get(0)?,
+                    path: r.get(1)?,
+                    source: r.get(2)?,
+                    version: r.get(3)?,
+                    size: r.get(4)?,
+                    mtime: r.get(5)?,
+                    head: r.get(6)?,
+                    stored: r.get(7)?,
+                    mark: r.get(8)?,
+                    deleted: r.get(9)?,
+                    main: r.get(10)?,
+                })
+            })
+            .map_err(&fail)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(fail)
+    }
+
+    fn store(
+        &mut self,
+        machine_id: &str,
+        files: &[FileWrite],
+        sessions: &[SessionWrite],
+        now_ms: i64,
+    ) -> Result<Stored> {
+        let path = self.path.clone();
+        let fail = move |source| Error::Sqlite { path: path.clone(), source };
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let mut ids: HashMap<&str, i64> = HashMap::new();
+        let stored = store_files(&tx, machine_id, files, &mut ids).map_err(&fail)?;
+        for session in sessions {
+            store_session(&tx, machine_id, session, &ids, now_ms).map_err(&fail)?;
+        }
+        tx.commit().map_err(&fail)?;
+        Ok(stored)
+    }
+
+    fn mark_deleted(&mut self, machine_id: &str, file_ids: &[i64], now_ms: i64) -> Result<usize> {
+        let path = self.path.clone();
+        let fail = move |source| Error::Sqlite { path: path.clone(), source };
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let mut sessions = 0;
+        for id in file_ids {
+            tx.execute(
+                "UPDATE archive_files SET deleted_ms = ?1 WHERE id = ?2 AND deleted_ms IS NULL",
+                params![now_ms, id],
+            )
+            .map_err(&fail)?;
+            sessions += tx
+                .execute(
+                    "UPDATE archive_sessions SET deleted_ms = ?1
+                     WHERE machine = ?2 AND deleted_ms IS NULL
+                       AND path = (SELECT path FROM archive_files WHERE id = ?3)",
+                    params![now_ms, machine_id, id],
+                )
+                .map_err(&fail)?;
+        }
+        tx.commit().map_err(&fail)?;
+        Ok(sessions)
+    }
+
+    fn sessions(&mut self, filter: &Filter) -> Result<Vec<ArchivedSession>> {
+        let fail = self.fail();
+        let sql = format!("{SESSIONS} ORDER BY s.modified_ms DESC, s.id DESC");
+        let mut statement = self.conn.prepare(&sql).map_err(&fail)?;
+        let rows =
+            statement.query_map(params![filter.machine, filter.source, filter.id_prefix], session_of).map_err(&fail)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(fail)
+    }
+
+    fn files(&mut self, key: i64) -> Result<Vec<StoredFile>> {
+        let fail = self.fail();
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT f.id, f.path, f.growth, f.version FROM archive_members m
+                 JOIN archive_files f ON f.id = m.file WHERE m.session = ?1 ORDER BY m.position, f.path",
+            )
+            .map_err(&fail)?;
+        let listed = statement
+            .query_map([key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?)))
+            .map_err(&fail)?
+            .collect::<rusqlite::Result<Vec<(i64, String, String, i64)>>>()
+            .map_err(&fail)?;
+        let mut files = Vec::with_capacity(listed.len());
+        let mut chunks = self
+            .conn
+            .prepare("SELECT start, bytes FROM archive_chunks WHERE file = ?1 AND version = ?2 ORDER BY start")
+            .map_err(&fail)?;
+        for (id, path, growth, version) in listed {
+            let mut bytes: Vec<u8> = Vec::new();
+            let rows = chunks
+                .query_map(params![id, version], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .map_err(&fail)?;
+            for row in rows {
+                let (start, chunk) = row.map_err(&fail)?;
+                crate::contents::append_chunk(&mut bytes, start, &chunk, &path)?;
+            }
+            let tail: Option<Vec<u8>> = self
+                .conn
+                .query_row(
+                    "SELECT bytes FROM archive_tails WHERE file = ?1 AND version = ?2",
+                    params![id, version],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(&fail)?;
+            bytes.extend(tail.unwrap_or_default());
+            files.push(StoredFile { path, kind: Kind::from_name(&growth), version, bytes });
+        }
+        Ok(files)
+    }
+
+    fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+        let Some(fts) = sess_catalog::to_fts(query) else { return Ok(Vec::new()) };
+        let sessions: HashMap<i64, ArchivedSession> = self.sessions(filter)?.into_iter().map(|s| (s.key, s)).collect();
+        let fail = self.fail();
+        let mut best: Vec<(i64, i64)> = Vec::new();
+        {
+            let mut statement = self
+                .conn
+                .prepare("SELECT rowid FROM archive_fts WHERE archive_fts MATCH ?1 ORDER BY rank")
+                .map_err(&fail)?;
+            let mut rows = statement.query([&fts]).map_err(&fail)?;
+            let mut seen = std::collections::HashSet::new();
+            while let Some(row) = rows.next().map_err(&fail)? {
+                let rowid: i64 = row.get(0).map_err(&fail)?;
+                let key = rowid >> DOC_BITS;
+                if sessions.contains_key(&key) && seen.insert(key) {
+                    best.push((key, rowid));
+                    if best.len() >= limit {
+                        break;
+                    }
+                }
+            }
+        }
+        let mut hits = Vec::with_capacity(best.len());
+        for (key, rowid) in best {
+            let (role, entry_id, snippet): (String, Option<String>, String) = self
+                .conn
+                .query_row(
+                    "SELECT role, entry_id, snippet(archive_fts, 0, char(1), char(2), '…', 16)
+                     FROM archive_fts WHERE archive_fts MATCH ?1 AND rowid = ?2",
+                    params![fts, rowid],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .map_err(&fail)?;
+            let Some(session) = sessions.get(&key).cloned() else { continue };
+            hits.push(Hit { session, entry_id, role, snippet: snippet_parts(&snippet) });
+        }
+        Ok(hits)
+    }
+}

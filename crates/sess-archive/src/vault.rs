@@ -1,0 +1,294 @@
+//! Where the archive keeps what it archived: one trait, implemented on SQLite
+//! ([`crate::SqliteVault`]) and PostgreSQL ([`crate::PostgresVault`]), both
+//! with the same tables:
+//!
+//! ```text
+//! archive_machines  id, name, first_ms, last_ms
+//! archive_files     id, machine, source, path, growth, version, size, mtime, head, stored, mark,
+//!                   deleted_ms                                   UNIQUE (machine, path)
+//! archive_chunks    file, version, start, bytes                  PRIMARY KEY (file, version, start)
+//! archive_tails     file, version, bytes                         PRIMARY KEY (file, version)
+//! archive_sessions  id, machine, source, path, session_id, title, cwd, created, message_count,
+//!                   modified_ms, archived_ms, updated_ms, deleted_ms   UNIQUE (machine, path)
+//! archive_members   session, file, position                      PRIMARY KEY (session, file)
+//! archive_docs      session, seq, entry_id, role, body   (+ FTS5 / tsvector)
+//! ```
+//!
+//! A file's version is its content from one write of it on: a file that grows
+//! by lines keeps one version, its lines stored as chunks of whole lines at
+//! their offsets (and the bytes after the last newline as its tail); a file
+//! rewritten otherwise gets a new version, the old ones kept. Every write is
+//! checked against the state it was read from (compare and set), so two
+//! archivers never store a line twice or over each other.
+
+use serde::Serialize;
+
+use crate::error::Result;
+
+/// How a stored file changes: by lines, whole, or as rows of a database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Grows by appended lines.
+    Lines,
+    /// Rewritten whole.
+    Whole,
+    /// A session's rows of an agent's database, as a
+    /// [`RowDump`](sess_sources::RowDump) in JSON.
+    Rows,
+}
+
+impl Kind {
+    /// Its name in the tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lines => "lines",
+            Self::Whole => "whole",
+            Self::Rows => "rows",
+        }
+    }
+
+    /// The kind [`as_str`](Self::as_str) names (a name this build does not
+    /// know is read as whole).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "lines" => Self::Lines,
+            "rows" => Self::Rows,
+            _ => Self::Whole,
+        }
+    }
+}
+
+/// What the archive holds of one file of a machine, to decide what changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnownFile {
+    /// Its key.
+    pub id: i64,
+    /// The path on its machine (or `DATABASE#id` for rows).
+    pub path: String,
+    /// The source that found it.
+    pub source: String,
+    /// Its current version (from 1).
+    pub version: i64,
+    /// Its size when last archived (a row's: the dump's).
+    pub size: i64,
+    /// Its modification time when last archived, in ns (a row's: its version).
+    pub mtime: i64,
+    /// A hash of the first 4 KiB of its stored lines (a whole file's: of all
+    /// of it).
+    pub head: String,
+    /// How many bytes of the current version are stored as whole lines.
+    pub stored: i64,
+    /// A hash of the up to 4 KiB before `stored`.
+    pub mark: String,
+    /// Whether its original was gone at the last archive.
+    pub deleted: bool,
+    /// Whether it is a session's main file (or rows).
+    pub main: bool,
+}
+
+/// One file to store: new, a new version, lines added, or a new
+/// modification time with the same content.
+#[derive(Clone, Debug)]
+pub struct FileWrite {
+    /// The source that found it.
+    pub source: String,
+    /// The path on its machine.
+    pub path: String,
+    /// How it changes.
+    pub kind: Kind,
+    /// What the archive held when it was read (`None`: nothing).
+    pub base: Option<KnownFile>,
+    /// The version written: the base's (lines added, a touch), or the next.
+    pub version: i64,
+    /// Where `chunk` starts in the version.
+    pub start: i64,
+    /// Whole lines (or the whole file) from `start`; may be empty.
+    pub chunk: Vec<u8>,
+    /// The bytes after the last newline (a line being written).
+    pub tail: Vec<u8>,
+    /// The new state: size, modification time, head hash, stored, mark.
+    pub size: i64,
+    /// See [`KnownFile::mtime`].
+    pub mtime: i64,
+    /// See [`KnownFile::head`].
+    pub head: String,
+    /// `start + chunk.len()`.
+    pub stored: i64,
+    /// See [`KnownFile::mark`].
+    pub mark: String,
+}
+
+/// What a session's listing shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    /// The session id.
+    pub session_id: String,
+    /// Its title.
+    pub title: Option<String>,
+    /// The directory the agent worked in.
+    pub cwd: Option<String>,
+    /// When it started (ISO 8601).
+    pub created: Option<String>,
+    /// How many messages it has.
+    pub message_count: i64,
+    /// The main file's modification time (a row's version), in ms.
+    pub modified_ms: i64,
+}
+
+/// A searchable text of a session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Doc {
+    /// The message's id, as `sess show --json` gives it.
+    pub entry_id: Option<String>,
+    /// `user`, `assistant`, `subagent`, `tool` or `title`.
+    pub role: String,
+    /// The text.
+    pub body: String,
+}
+
+/// A session whose files changed: its listing, its files (the main one first)
+/// and its text.
+#[derive(Clone, Debug)]
+pub struct SessionWrite {
+    /// The source that found it.
+    pub source: String,
+    /// Its main file (or `DATABASE#id`).
+    pub path: String,
+    /// What its listing shows.
+    pub meta: Meta,
+    /// The paths of its files, the main one first.
+    pub members: Vec<String>,
+    /// Its searchable text.
+    pub docs: Vec<Doc>,
+}
+
+/// What one [`Vault::store`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stored {
+    /// Files whose bytes were stored (new, new versions, added lines).
+    pub files: usize,
+    /// Bytes stored.
+    pub bytes: u64,
+    /// Files another archiver had changed since they were read: left for the
+    /// next run.
+    pub raced: usize,
+}
+
+/// Which archived sessions to read.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Of the machine with this name or id (or id prefix).
+    pub machine: Option<String>,
+    /// Of this source.
+    pub source: Option<String>,
+    /// With this session id, or an id starting with it.
+    pub id_prefix: Option<String>,
+}
+
+/// An archived session.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArchivedSession {
+    /// Its key in the archive.
+    #[serde(skip)]
+    pub key: i64,
+    /// The id of the machine it came from.
+    pub machine_id: String,
+    /// That machine's name.
+    pub machine: String,
+    /// The source's name.
+    pub source: String,
+    /// Its main file on that machine (or `DATABASE#id`).
+    pub path: String,
+    /// What its listing shows.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// When it was first archived, in ms.
+    pub archived_ms: i64,
+    /// When its bytes last changed in the archive, in ms.
+    pub updated_ms: i64,
+    /// When its original was found gone, in ms.
+    pub deleted_ms: Option<i64>,
+}
+
+/// One file of an archived session, at its newest version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredFile {
+    /// The path on its machine.
+    pub path: String,
+    /// How it changes.
+    pub kind: Kind,
+    /// Its newest version.
+    pub version: i64,
+    /// The bytes of that version.
+    pub bytes: Vec<u8>,
+}
+
+/// A search hit in the archive: the session's best-ranked message.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    /// The session.
+    pub session: ArchivedSession,
+    /// The message's id.
+    pub entry_id: Option<String>,
+    /// Its role.
+    pub role: String,
+    /// The text around the match; the parts that matched have `hit`.
+    pub snippet: Vec<sess_catalog::SnippetPart>,
+}
+
+/// The archive's storage.
+pub trait Vault: Send {
+    /// Where it is, for messages (never a password).
+    fn location(&self) -> String;
+
+    /// Records `machine` (its name may have changed) as archiving now.
+    fn register(&mut self, machine: &crate::Machine, now_ms: i64) -> Result<()>;
+
+    /// Every file archived from the machine `machine_id`.
+    fn known(&mut self, machine_id: &str) -> Result<Vec<KnownFile>>;
+
+    /// Stores `files` and then `sessions` of the machine `machine_id` in one
+    /// transaction. A file whose row no longer matches its
+    /// [`base`](FileWrite::base) is left out ([`Stored::raced`]).
+    fn store(
+        &mut self,
+        machine_id: &str,
+        files: &[FileWrite],
+        sessions: &[SessionWrite],
+        now_ms: i64,
+    ) -> Result<Stored>;
+
+    /// Marks the files `file_ids` as gone from their machine, and the
+    /// sessions whose main file they are; returns how many sessions were
+    /// newly marked.
+    fn mark_deleted(&mut self, machine_id: &str, file_ids: &[i64], now_ms: i64) -> Result<usize>;
+
+    /// The archived sessions `filter` selects, newest first.
+    fn sessions(&mut self, filter: &Filter) -> Result<Vec<ArchivedSession>>;
+
+    /// The files of the session `key`, the main one first, each at its
+    /// newest version.
+    fn files(&mut self, key: i64) -> Result<Vec<StoredFile>>;
+
+    /// The sessions `filter` selects whose text matches `query` (the search
+    /// box's syntax), best first, at most `limit`.
+    fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+}
+
+/// The marks a snippet's matches are wrapped in, split into parts.
+pub(crate) fn snippet_parts(text: &str) -> Vec<sess_catalog::SnippetPart> {
+    let mut parts = Vec::new();
+    let mut hit = false;
+    for (i, piece) in text.split(['\u{1}', '\u{2}']).enumerate() {
+        if i > 0 {
+            hit = !hit;
+        }
+        if !piece.is_empty() {
+            parts.push(sess_catalog::SnippetPart { text: piece.to_owned(), hit });
+        }
+    }
+    parts
+}
