@@ -89,7 +89,8 @@ impl Found {
 /// What reading one changed session gave.
 struct Read {
     writes: Vec<FileWrite>,
-    session: SessionWrite,
+    /// `None` when its main file could not be read: nothing is stored.
+    session: Option<SessionWrite>,
     unreadable: Option<String>,
     failed: Vec<(String, String)>,
     native: Option<PathBuf>,
@@ -178,19 +179,19 @@ fn store(
         return Ok(());
     }
     let writes: Vec<FileWrite> = pending.iter_mut().flat_map(|r| std::mem::take(&mut r.writes)).collect();
-    let sessions: Vec<SessionWrite> = pending.iter().map(|r| r.session.clone()).collect();
+    let sessions: Vec<SessionWrite> = pending.iter().filter_map(|r| r.session.clone()).collect();
     let stored = vault.store(&machine.id, &writes, &sessions, now_ms)?;
     report.files_stored += stored.files;
     report.bytes_stored += stored.bytes;
     report.raced += stored.raced;
     for read in pending.drain(..) {
-        if read.new {
-            report.added += 1;
-        } else {
-            report.updated += 1;
+        match (&read.session, read.new) {
+            (None, _) => {}
+            (Some(_), true) => report.added += 1,
+            (Some(_), false) => report.updated += 1,
         }
-        if let Some(why) = read.unreadable {
-            report.unreadable.push((read.session.path.clone(), why));
+        if let (Some(session), Some(why)) = (&read.session, read.unreadable) {
+            report.unreadable.push((session.path.clone(), why));
         }
         report.failed.extend(read.failed);
         report.native_changed.extend(read.native);
@@ -233,14 +234,14 @@ fn read_session(found: &Found, known: &HashMap<String, KnownFile>, env: &Env) ->
             let (size, mtime) = match stat(path) {
                 Ok(stat) => stat,
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
-                Err(err) => return Some(failed(found, &key, new, err.to_string())),
+                Err(err) => return Some(failed(&key, new, err.to_string())),
             };
             let mut writes = Vec::new();
             let mut failures = Vec::new();
             match read_change(found.source.as_str(), path, kind_of(source, path), known.get(&key), size, mtime) {
                 Ok(write) => writes.push(write),
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
-                Err(err) => return Some(failed(found, &key, new, err.to_string())),
+                Err(err) => return Some(failed(&key, new, err.to_string())),
             }
             let companions = source.companions(path);
             let mut members = vec![key.clone()];
@@ -260,7 +261,13 @@ fn read_session(found: &Found, known: &HashMap<String, KnownFile>, env: &Env) ->
             let (meta, docs, unreadable) = index_file(source, path, &found.id, mtime);
             Some(Read {
                 writes,
-                session: SessionWrite { source: found.source.as_str().to_owned(), path: key, meta, members, docs },
+                session: Some(SessionWrite {
+                    source: found.source.as_str().to_owned(),
+                    path: key,
+                    meta,
+                    members,
+                    docs,
+                }),
                 unreadable,
                 failed: failures,
                 native: source.native().then(|| path.clone()),
@@ -277,21 +284,8 @@ fn kind_of(source: &dyn Source, path: &Path) -> Kind {
     }
 }
 
-fn failed(found: &Found, key: &str, new: bool, why: String) -> Read {
-    Read {
-        writes: Vec::new(),
-        session: SessionWrite {
-            source: found.source.as_str().to_owned(),
-            path: key.to_owned(),
-            meta: Meta { session_id: found.id.clone(), ..Meta::default() },
-            members: Vec::new(),
-            docs: Vec::new(),
-        },
-        unreadable: None,
-        failed: vec![(key.to_owned(), why)],
-        native: None,
-        new,
-    }
+fn failed(key: &str, new: bool, why: String) -> Read {
+    Read { writes: Vec::new(), session: None, unreadable: None, failed: vec![(key.to_owned(), why)], native: None, new }
 }
 
 /// A database session: its rows, as one whole file.
@@ -300,7 +294,7 @@ fn read_row(found: &Found, row: &FoundRow, known: Option<&KnownFile>, new: bool)
     let key = found.key();
     let dump = match source.rows(&row.database, &row.id) {
         Ok(dump) => dump,
-        Err(err) => return failed(found, &key, new, err.to_string()),
+        Err(err) => return failed(&key, new, err.to_string()),
     };
     let bytes = serde_json::to_vec(&dump).unwrap_or_default();
     let write = whole(found.source.as_str(), &key, Kind::Rows, known, bytes, row.version);
@@ -312,13 +306,13 @@ fn read_row(found: &Found, row: &FoundRow, known: Option<&KnownFile>, new: bool)
     };
     Read {
         writes: vec![write],
-        session: SessionWrite {
+        session: Some(SessionWrite {
             source: found.source.as_str().to_owned(),
             path: key.clone(),
             meta,
             members: vec![key],
             docs,
-        },
+        }),
         unreadable,
         failed: Vec::new(),
         native: None,

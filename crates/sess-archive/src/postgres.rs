@@ -133,7 +133,8 @@ const SESSIONS: &str = "SELECT s.*, m.name AS machine_name FROM archive_sessions
     JOIN archive_machines m ON m.id = s.machine
     WHERE ($1::text IS NULL OR m.name = $1 OR starts_with(s.machine, $1))
       AND ($2::text IS NULL OR s.source = $2)
-      AND ($3::text IS NULL OR starts_with(s.session_id, $3))";
+      AND ($3::text IS NULL OR starts_with(s.session_id, $3))
+      AND (NOT $4 OR s.deleted_ms IS NOT NULL)";
 
 fn store_file(tx: &mut Transaction<'_>, machine_id: &str, write: &FileWrite) -> Result<Option<i64>, postgres::Error> {
     let path = text(&write.path);
@@ -355,7 +356,10 @@ impl Vault for PostgresVault {
     fn sessions(&mut self, filter: &Filter) -> Result<Vec<ArchivedSession>> {
         let fail = self.fail();
         let sql = format!("{SESSIONS} ORDER BY s.modified_ms DESC, s.id DESC");
-        let rows = self.client.query(&sql, &[&filter.machine, &filter.source, &filter.id_prefix]).map_err(fail)?;
+        let rows = self
+            .client
+            .query(&sql, &[&filter.machine, &filter.source, &filter.id_prefix, &filter.gone])
+            .map_err(fail)?;
         Ok(rows.iter().map(session_of).collect())
     }
 
@@ -401,13 +405,13 @@ impl Vault for PostgresVault {
         let fail = self.fail();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!(
-            "WITH q AS (SELECT to_tsquery('simple', $4) AS q),
+            "WITH q AS (SELECT to_tsquery('simple', $5) AS q),
              chosen AS (SELECT s.id FROM ({SESSIONS}) s),
              best AS (
                SELECT DISTINCT ON (d.session) d.session, d.seq, ts_rank(d.tsv, q.q) AS rank
                FROM archive_docs d, q WHERE d.tsv @@ q.q AND d.session IN (SELECT id FROM chosen)
                ORDER BY d.session, rank DESC, d.seq),
-             top AS (SELECT * FROM best ORDER BY rank DESC, session DESC LIMIT $5)
+             top AS (SELECT * FROM best ORDER BY rank DESC, session DESC LIMIT $6)
              SELECT top.session, d.entry_id, d.role,
                ts_headline('simple', d.body, q.q, 'StartSel=\u{1}, StopSel=\u{2}, MaxWords=24, MinWords=12, MaxFragments=1')
              FROM top JOIN archive_docs d ON d.session = top.session AND d.seq = top.seq, q
@@ -415,7 +419,7 @@ impl Vault for PostgresVault {
         );
         let rows = self
             .client
-            .query(&sql, &[&filter.machine, &filter.source, &filter.id_prefix, &tsquery, &limit])
+            .query(&sql, &[&filter.machine, &filter.source, &filter.id_prefix, &filter.gone, &tsquery, &limit])
             .map_err(&fail)?;
         let keys: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
         let sessions: HashMap<i64, ArchivedSession> = self

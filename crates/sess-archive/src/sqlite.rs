@@ -129,7 +129,8 @@ const SESSIONS: &str = "SELECT s.*, m.name AS machine_name FROM archive_sessions
     JOIN archive_machines m ON m.id = s.machine
     WHERE (?1 IS NULL OR m.name = ?1 OR substr(s.machine, 1, length(?1)) = ?1)
       AND (?2 IS NULL OR s.source = ?2)
-      AND (?3 IS NULL OR substr(s.session_id, 1, length(?3)) = ?3)";
+      AND (?3 IS NULL OR substr(s.session_id, 1, length(?3)) = ?3)
+      AND (NOT ?4 OR s.deleted_ms IS NOT NULL)";
 
 /// Stores `files` of the machine `machine_id`; the keys of those stored go
 /// into `ids`.
@@ -367,8 +368,9 @@ impl Vault for SqliteVault {
         let fail = self.fail();
         let sql = format!("{SESSIONS} ORDER BY s.modified_ms DESC, s.id DESC");
         let mut statement = self.conn.prepare(&sql).map_err(&fail)?;
-        let rows =
-            statement.query_map(params![filter.machine, filter.source, filter.id_prefix], session_of).map_err(&fail)?;
+        let rows = statement
+            .query_map(params![filter.machine, filter.source, filter.id_prefix, filter.gone], session_of)
+            .map_err(&fail)?;
         rows.collect::<rusqlite::Result<_>>().map_err(fail)
     }
 

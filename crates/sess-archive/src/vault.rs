@@ -185,6 +185,8 @@ pub struct Filter {
     pub source: Option<String>,
     /// With this session id, or an id starting with it.
     pub id_prefix: Option<String>,
+    /// Only those whose original is gone.
+    pub gone: bool,
 }
 
 /// An archived session.

@@ -60,6 +60,48 @@ pub(crate) enum Command {
     Copy(CopyArgs),
     /// Build or refresh the search catalog of every agent's sessions.
     Index(IndexArgs),
+    /// Keep every agent's sessions in an archive that outlives the agents'
+    /// own cleanup: the exact bytes of every line, file version or database
+    /// row, with the machine and the original path. Incremental; a session
+    /// whose original is gone is marked, never removed. The archive is
+    /// `--store` (`sqlite:PATH` or `postgres://…`), by default
+    /// `sqlite:$XDG_DATA_HOME/sess/archive.sqlite`; `list`, `show` and
+    /// `search` read it with `--store`, and `search` and `serve` include the
+    /// default one without it.
+    Archive(ArchiveArgs),
+    /// Write an archived session's files back, byte for byte: where its agent
+    /// reads them (`claude --resume ID` works again), or under `--to DIR`.
+    /// Refuses to replace a file that holds other bytes.
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ArchiveArgs {
+    /// Which agents' sessions.
+    #[arg(long, value_parser = source_parser(), default_value = "all")]
+    pub(crate) source: Source,
+    /// Print the counts as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Keep running, and archive what changes within seconds (Ctrl-C stops).
+    #[arg(long)]
+    pub(crate) watch: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// The archived session: its id or an id prefix.
+    pub(crate) session: String,
+    /// Write the files under this folder (keeping their layout) instead of
+    /// where they were.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) to: Option<PathBuf>,
+    /// Of the machine with this name or id (when several archived the id).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) machine: Option<String>,
+    /// Print what was written as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -187,6 +229,10 @@ pub(crate) struct ListArgs {
     /// At most this many sessions.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count)]
     pub(crate) limit: Option<usize>,
+    /// With an archive as `--store`: only the sessions of the machine with
+    /// this name (or id, or id prefix).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) machine: Option<String>,
 }
 
 /// Which agents' sessions: one source of the registry, or every one (`all`).
@@ -271,6 +317,10 @@ pub(crate) struct SearchArgs {
     /// sessions first.
     #[arg(long)]
     pub(crate) no_refresh: bool,
+    /// With an archive as `--store`: only the sessions of the machine with
+    /// this name (or id, or id prefix).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) machine: Option<String>,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
 }

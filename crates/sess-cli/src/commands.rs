@@ -1,6 +1,8 @@
 //! One module per verb.
 
 pub(crate) mod append;
+pub(crate) mod archive;
+pub(crate) mod archived;
 pub(crate) mod context;
 pub(crate) mod copy;
 pub(crate) mod fork;
@@ -9,9 +11,11 @@ pub(crate) mod label;
 pub(crate) mod list;
 pub(crate) mod migrate;
 pub(crate) mod rename;
+pub(crate) mod restore;
 pub(crate) mod search;
 pub(crate) mod segments;
 pub(crate) mod serve;
 pub(crate) mod show;
 pub(crate) mod tree;
 pub(crate) mod verify;
+pub(crate) mod watch;

@@ -1,5 +1,6 @@
 //! The `sess` command.
 
+mod archive;
 mod catalog;
 mod cli;
 mod commands;
@@ -48,6 +49,8 @@ fn main() -> ExitCode {
         Command::Index(args) => commands::index::run(&args, store),
         Command::Search(args) => commands::search::run(&args, store),
         Command::Serve(args) => commands::serve::run(&args, store),
+        Command::Archive(args) => commands::archive::run(&args, store),
+        Command::Restore(args) => commands::restore::run(&args, store),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -147,6 +147,13 @@ impl Progress {
         }
     }
 
+    /// Sets how many things there are.
+    pub(crate) fn set_len(&self, total: u64) {
+        if let Some(bar) = &self.0 {
+            bar.set_length(total);
+        }
+    }
+
     /// Sets where the bar is.
     pub(crate) fn set(&self, done: u64) {
         if let Some(bar) = &self.0 {

@@ -12,7 +12,7 @@ use crate::cli::CopyArgs;
 use crate::output::{Progress, stdout, warn};
 
 /// One session to copy.
-struct Source {
+pub(crate) struct Source {
     header: SessionHeader,
     title_line: Option<String>,
     entries: Vec<Entry>,
@@ -33,7 +33,7 @@ impl Tally {
 }
 
 /// What became of one session.
-enum Copied {
+pub(crate) enum Copied {
     /// It was not in the target: it is now, whole.
     New,
     /// The target held its first `stored` entries (an interrupted copy): the
@@ -93,7 +93,7 @@ pub(crate) fn run(args: &CopyArgs) -> anyhow::Result<Outcome> {
 /// why the session was not copied — the target holds another session with its
 /// id, or refuses its entries — and the other sessions go on; the outer one is
 /// a store that fails, which stops the copy.
-fn copy_session(
+pub(crate) fn copy_session(
     to: &dyn Backend,
     url: &str,
     source: &Source,
@@ -144,14 +144,20 @@ fn read_sources(from: &str) -> anyhow::Result<Vec<Source>> {
         let backend = crate::store::open(from)?;
         return read_store(backend.as_ref());
     }
-    let loaded = crate::load::load_path(Path::new(from))?;
+    Ok(vec![session_file(Path::new(from))?])
+}
+
+/// The pi-family session file at `path`, to copy.
+pub(crate) fn session_file(path: &Path) -> anyhow::Result<Source> {
+    let loaded = crate::load::load_path(path)?;
+    let from = path.display();
     let header = loaded.file.header().cloned().with_context(|| format!("`{from}` has no valid session header"))?;
     let skipped = loaded.issues.iter().filter(|i| i.kind.is_skipped()).count();
     if skipped > 0 {
         warn(format_args!("`{from}`: {skipped} unreadable lines are not entries and are not copied"));
     }
     let title_line = loaded.file.title_line().map(str::to_owned);
-    Ok(vec![Source { header, title_line, entries: loaded.file.into_entries() }])
+    Ok(Source { header, title_line, entries: loaded.file.into_entries() })
 }
 
 fn read_store(backend: &dyn Backend) -> anyhow::Result<Vec<Source>> {

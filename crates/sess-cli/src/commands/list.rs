@@ -53,6 +53,14 @@ enum PiSession {
 }
 
 pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    if let Some(url) = store
+        && let Some(mut vault) = crate::archive::existing(url)?
+    {
+        return crate::commands::archived::list(args, vault.as_mut());
+    }
+    if args.machine.is_some() {
+        anyhow::bail!("--machine lists the sessions of an archive: name it with --store URL");
+    }
     let cwd = match &args.scope.cwd {
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,

@@ -5,12 +5,14 @@ use std::path::PathBuf;
 
 use console::Style;
 use serde::Serialize;
+use sess_archive::Filter;
 use sess_catalog::{Hit, SearchParams};
 use sess_core::format_iso_millis;
 
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::SearchArgs;
+use crate::commands::archived;
 use crate::output::{print_json, shell_word, stdout, warn};
 use crate::summary::one_line;
 
@@ -35,6 +37,23 @@ struct Item<'a> {
 }
 
 pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let source = args.scope.source.single();
+    let filter =
+        Filter { machine: args.machine.clone(), source: source.map(|k| k.as_str().to_owned()), ..Filter::default() };
+    if let Some(url) = store
+        && let Some(mut vault) = crate::archive::existing(url)?
+    {
+        // An archive is searched where it is (in PostgreSQL, by the server).
+        let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
+        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, args.limit)?;
+        if let Some(dir) = &cwd {
+            hits.retain(|hit| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()));
+        }
+        return print(args, &hits, cwd.as_ref(), None);
+    }
+    if args.machine.is_some() {
+        anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
+    }
     let path = catalog::path(args.catalog.path.as_deref())?;
     let mut catalog = catalog::open(&path)?;
     if !args.no_refresh {
@@ -53,12 +72,37 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     };
     let params = SearchParams {
         query: args.query.clone(),
-        source: args.scope.source.single(),
+        source,
         cwd: cwd.as_ref().map(|d| d.display().to_string()),
         store: store.map(str::to_owned),
         limit: args.limit,
     };
-    let hits = catalog.search(&params)?;
+    let mut hits = catalog.search(&params)?;
+    // The default archive keeps what the agents deleted: those sessions too.
+    if store.is_none()
+        && hits.len() < args.limit
+        && let Some(url) = crate::archive::default_present()
+    {
+        let mut vault = crate::archive::open(&url)?;
+        let gone = Filter { gone: true, ..filter };
+        let mut more = archived::search(vault.as_mut(), &url, &args.query, &gone, args.limit)?;
+        if let Some(dir) = &params.cwd {
+            more.retain(|hit| hit.session.cwd.as_deref() == Some(dir.as_str()));
+        }
+        more.truncate(args.limit - hits.len());
+        hits.extend(more);
+    }
+    print(args, &hits, cwd.as_ref(), Some((&catalog, &params)))
+}
+
+/// Prints `hits`; with none, says whether other projects have some (with
+/// the catalog searched).
+fn print(
+    args: &SearchArgs,
+    hits: &[Hit],
+    cwd: Option<&PathBuf>,
+    catalog: Option<(&sess_catalog::Catalog, &SearchParams)>,
+) -> anyhow::Result<Outcome> {
     if args.json {
         let items: Vec<Item<'_>> = hits.iter().map(item).collect();
         print_json(&items, false)?;
@@ -66,8 +110,11 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     }
     let mut out = stdout();
     if hits.is_empty() {
-        writeln!(out, "no hits for `{}`{}", args.query, scope_note(cwd.as_ref()))?;
-        if cwd.is_some() && args.scope.cwd.is_none() {
+        writeln!(out, "no hits for `{}`{}", args.query, scope_note(cwd))?;
+        if cwd.is_some()
+            && args.scope.cwd.is_none()
+            && let Some((catalog, params)) = catalog
+        {
             let everywhere = catalog.search(&SearchParams { cwd: None, ..params.clone() })?;
             if !everywhere.is_empty() {
                 writeln!(
@@ -87,7 +134,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     let mark = Style::new().yellow().bold().force_styling(colour);
     // The sources' names line up: as wide as the longest in the registry.
     let source_width = sess_sources::registry().map(|kind| kind.as_str().len()).max().unwrap_or(0);
-    for hit in &hits {
+    for hit in hits {
         let s = &hit.session;
         let when = format_iso_millis(s.modified_ms);
         let when = when.get(..16).unwrap_or(&when).replace('T', " ");

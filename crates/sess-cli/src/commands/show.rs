@@ -15,7 +15,14 @@ use crate::sources::{pi_transcript, transcript};
 const DEFAULT_WIDTH: usize = 100;
 
 pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut transcript = if let Some(url) = store {
+    let archived = store.map(crate::archive::existing).transpose()?.flatten();
+    let mut transcript = if let (Some(url), Some(mut vault)) = (store, archived) {
+        if args.leaf.is_some() {
+            anyhow::bail!("--leaf does not apply to an archived session; `sess restore` writes it back");
+        }
+        let session = crate::archive::find(vault.as_mut(), url, &args.session, None)?;
+        crate::archive::load(vault.as_mut(), &session)?
+    } else if let Some(url) = store {
         let loaded = crate::load::load(&args.session, Some(url))?;
         pi_transcript(&loaded.file, args.leaf.as_deref(), &args.session)?
     } else {
