@@ -93,6 +93,37 @@ impl PostgresVault {
         Ok(row.get(0))
     }
 
+    /// The files of the session `key` at the versions `listing` selects.
+    fn assemble(&mut self, key: i64, listing: &str) -> Result<Vec<StoredFile>> {
+        let fail = self.fail();
+        let listed = self.client.query(listing, &[&key]).map_err(&fail)?;
+        let mut files = Vec::with_capacity(listed.len());
+        for row in listed {
+            let (id, path, growth, version): (i64, String, String, i64) =
+                (row.get(0), row.get(1), row.get(2), row.get(3));
+            let mut bytes = Vec::new();
+            let chunks = self
+                .client
+                .query(
+                    "SELECT start, bytes FROM archive_chunks WHERE file = $1 AND version = $2 ORDER BY start",
+                    &[&id, &version],
+                )
+                .map_err(&fail)?;
+            for chunk in chunks {
+                crate::contents::append_chunk(&mut bytes, chunk.get(0), chunk.get::<_, &[u8]>(1), &path)?;
+            }
+            let tail = self
+                .client
+                .query_opt("SELECT bytes FROM archive_tails WHERE file = $1 AND version = $2", &[&id, &version])
+                .map_err(&fail)?;
+            if let Some(tail) = tail {
+                bytes.extend_from_slice(tail.get::<_, &[u8]>(0));
+            }
+            files.push(StoredFile { path, kind: Kind::from_name(&growth), version, bytes });
+        }
+        Ok(files)
+    }
+
     fn fail(&self) -> impl Fn(postgres::Error) -> Error + use<> {
         let location = self.location.clone();
         move |source| Error::Postgres { location: location.clone(), source }
@@ -364,40 +395,11 @@ impl Vault for PostgresVault {
     }
 
     fn files(&mut self, key: i64) -> Result<Vec<StoredFile>> {
-        let fail = self.fail();
-        let listed = self
-            .client
-            .query(
-                "SELECT f.id, f.path, f.growth, f.version FROM archive_members m
-                 JOIN archive_files f ON f.id = m.file WHERE m.session = $1 ORDER BY m.position, f.path",
-                &[&key],
-            )
-            .map_err(&fail)?;
-        let mut files = Vec::with_capacity(listed.len());
-        for row in listed {
-            let (id, path, growth, version): (i64, String, String, i64) =
-                (row.get(0), row.get(1), row.get(2), row.get(3));
-            let mut bytes = Vec::new();
-            let chunks = self
-                .client
-                .query(
-                    "SELECT start, bytes FROM archive_chunks WHERE file = $1 AND version = $2 ORDER BY start",
-                    &[&id, &version],
-                )
-                .map_err(&fail)?;
-            for chunk in chunks {
-                crate::contents::append_chunk(&mut bytes, chunk.get(0), chunk.get::<_, &[u8]>(1), &path)?;
-            }
-            let tail = self
-                .client
-                .query_opt("SELECT bytes FROM archive_tails WHERE file = $1 AND version = $2", &[&id, &version])
-                .map_err(&fail)?;
-            if let Some(tail) = tail {
-                bytes.extend_from_slice(tail.get::<_, &[u8]>(0));
-            }
-            files.push(StoredFile { path, kind: Kind::from_name(&growth), version, bytes });
-        }
-        Ok(files)
+        self.assemble(key, crate::vault::NEWEST)
+    }
+
+    fn versions(&mut self, key: i64) -> Result<Vec<StoredFile>> {
+        self.assemble(key, crate::vault::EVERY_VERSION)
     }
 
     fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

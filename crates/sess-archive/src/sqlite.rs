@@ -98,6 +98,44 @@ impl SqliteVault {
             .is_ok_and(|n| n > 0)
     }
 
+    /// The files of the session `key` at the versions `listing` selects.
+    fn assemble(&mut self, key: i64, listing: &str) -> Result<Vec<StoredFile>> {
+        let fail = self.fail();
+        let mut statement = self.conn.prepare(&listing.replace('$', "?")).map_err(&fail)?;
+        let listed = statement
+            .query_map([key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?)))
+            .map_err(&fail)?
+            .collect::<rusqlite::Result<Vec<(i64, String, String, i64)>>>()
+            .map_err(&fail)?;
+        let mut files = Vec::with_capacity(listed.len());
+        let mut chunks = self
+            .conn
+            .prepare("SELECT start, bytes FROM archive_chunks WHERE file = ?1 AND version = ?2 ORDER BY start")
+            .map_err(&fail)?;
+        for (id, path, growth, version) in listed {
+            let mut bytes: Vec<u8> = Vec::new();
+            let rows = chunks
+                .query_map(params![id, version], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))
+                .map_err(&fail)?;
+            for row in rows {
+                let (start, chunk) = row.map_err(&fail)?;
+                crate::contents::append_chunk(&mut bytes, start, &chunk, &path)?;
+            }
+            let tail: Option<Vec<u8>> = self
+                .conn
+                .query_row(
+                    "SELECT bytes FROM archive_tails WHERE file = ?1 AND version = ?2",
+                    params![id, version],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(&fail)?;
+            bytes.extend(tail.unwrap_or_default());
+            files.push(StoredFile { path, kind: Kind::from_name(&growth), version, bytes });
+        }
+        Ok(files)
+    }
+
     fn fail(&self) -> impl Fn(rusqlite::Error) -> Error + use<> {
         let path = self.path.clone();
         move |source| Error::Sqlite { path: path.clone(), source }
@@ -375,46 +413,11 @@ impl Vault for SqliteVault {
     }
 
     fn files(&mut self, key: i64) -> Result<Vec<StoredFile>> {
-        let fail = self.fail();
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT f.id, f.path, f.growth, f.version FROM archive_members m
-                 JOIN archive_files f ON f.id = m.file WHERE m.session = ?1 ORDER BY m.position, f.path",
-            )
-            .map_err(&fail)?;
-        let listed = statement
-            .query_map([key], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get(3)?)))
-            .map_err(&fail)?
-            .collect::<rusqlite::Result<Vec<(i64, String, String, i64)>>>()
-            .map_err(&fail)?;
-        let mut files = Vec::with_capacity(listed.len());
-        let mut chunks = self
-            .conn
-            .prepare("SELECT start, bytes FROM archive_chunks WHERE file = ?1 AND version = ?2 ORDER BY start")
-            .map_err(&fail)?;
-        for (id, path, growth, version) in listed {
-            let mut bytes: Vec<u8> = Vec::new();
-            let rows = chunks
-                .query_map(params![id, version], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))
-                .map_err(&fail)?;
-            for row in rows {
-                let (start, chunk) = row.map_err(&fail)?;
-                crate::contents::append_chunk(&mut bytes, start, &chunk, &path)?;
-            }
-            let tail: Option<Vec<u8>> = self
-                .conn
-                .query_row(
-                    "SELECT bytes FROM archive_tails WHERE file = ?1 AND version = ?2",
-                    params![id, version],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(&fail)?;
-            bytes.extend(tail.unwrap_or_default());
-            files.push(StoredFile { path, kind: Kind::from_name(&growth), version, bytes });
-        }
-        Ok(files)
+        self.assemble(key, crate::vault::NEWEST)
+    }
+
+    fn versions(&mut self, key: i64) -> Result<Vec<StoredFile>> {
+        self.assemble(key, crate::vault::EVERY_VERSION)
     }
 
     fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {

@@ -275,10 +275,24 @@ pub trait Vault: Send {
     /// newest version.
     fn files(&mut self, key: i64) -> Result<Vec<StoredFile>>;
 
+    /// Every version of every file of the session `key`, the main one's
+    /// first, oldest first.
+    fn versions(&mut self, key: i64) -> Result<Vec<StoredFile>>;
+
     /// The sessions `filter` selects whose text matches `query` (the search
     /// box's syntax), best first, at most `limit`.
     fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
 }
+
+/// The files of a session (`$1`) at their newest versions: key, path, kind,
+/// version.
+pub(crate) const NEWEST: &str = "SELECT f.id, f.path, f.growth, f.version FROM archive_members m
+    JOIN archive_files f ON f.id = m.file WHERE m.session = $1 ORDER BY m.position, f.path";
+
+/// The files of a session (`$1`) at every version they had.
+pub(crate) const EVERY_VERSION: &str = "SELECT f.id, f.path, f.growth, t.version FROM archive_members m
+    JOIN archive_files f ON f.id = m.file JOIN archive_tails t ON t.file = f.id
+    WHERE m.session = $1 ORDER BY m.position, f.path, t.version";
 
 /// The marks a snippet's matches are wrapped in, split into parts.
 pub(crate) fn snippet_parts(text: &str) -> Vec<sess_catalog::SnippetPart> {

@@ -1,0 +1,177 @@
+//! The archive's storage, the same on SQLite and PostgreSQL: what is stored
+//! comes back byte for byte, lines added are stored once, versions are kept,
+//! a write from a stale read stores nothing, gone sessions are marked and
+//! come back, machines are told apart, and text is searched.
+//!
+//! PostgreSQL runs on the server `SESS_TEST_PG_URL` names, in a fresh schema
+//! (skipped without it, unless `SESS_REQUIRE_PG=1`).
+
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+use pretty_assertions::assert_eq;
+use sess_archive::{
+    Doc, FileWrite, Filter, Kind, KnownFile, Machine, Meta, PostgresVault, SessionWrite, SqliteVault, Vault,
+};
+
+fn machine(name: &str) -> Machine {
+    Machine { id: format!("{name}-id"), name: name.to_owned() }
+}
+
+/// A file write of `chunk` (whole lines) and `tail` at `start`, over `base`.
+fn write(path: &str, base: Option<&KnownFile>, version: i64, start: i64, chunk: &[u8], tail: &[u8]) -> FileWrite {
+    let stored = start + i64::try_from(chunk.len()).unwrap();
+    FileWrite {
+        source: "claude".to_owned(),
+        path: path.to_owned(),
+        kind: Kind::Lines,
+        base: base.cloned(),
+        version,
+        start,
+        chunk: chunk.to_vec(),
+        tail: tail.to_vec(),
+        size: stored + i64::try_from(tail.len()).unwrap(),
+        mtime: stored,
+        head: format!("h{version}"),
+        stored,
+        mark: format!("m{stored}"),
+    }
+}
+
+fn session(path: &str, id: &str, words: &str) -> SessionWrite {
+    SessionWrite {
+        source: "claude".to_owned(),
+        path: path.to_owned(),
+        meta: Meta {
+            session_id: id.to_owned(),
+            title: Some(format!("about {words}")),
+            cwd: Some("/work".to_owned()),
+            created: None,
+            message_count: 2,
+            modified_ms: 1_000,
+        },
+        members: vec![path.to_owned()],
+        docs: vec![Doc { entry_id: Some("u1".to_owned()), role: "user".to_owned(), body: words.to_owned() }],
+    }
+}
+
+fn known(vault: &mut dyn Vault, machine: &Machine, path: &str) -> KnownFile {
+    vault.known(&machine.id).unwrap().into_iter().find(|k| k.path == path).unwrap()
+}
+
+fn key(vault: &mut dyn Vault, id: &str) -> i64 {
+    let filter = Filter { id_prefix: Some(id.to_owned()), ..Filter::default() };
+    vault.sessions(&filter).unwrap()[0].key
+}
+
+fn suite(vault: &mut dyn Vault) {
+    let alpha = machine("alpha");
+    vault.register(&alpha, 1).unwrap();
+    let path = "/home/a/.claude/projects/p/s1.jsonl";
+
+    // A new file: its lines and its torn tail come back as they were.
+    let first = write(path, None, 1, 0, b"{\"n\":1}\n", b"{\"n\":2");
+    let stored = vault.store(&alpha.id, &[first], &[session(path, "s1", "quokka migration")], 10).unwrap();
+    assert_eq!((stored.files, stored.bytes, stored.raced), (1, 8, 0));
+    let s1 = key(vault, "s1");
+    assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2");
+    let base = known(vault, &alpha, path);
+    assert!(base.main && !base.deleted);
+
+    // Lines added: stored once; a second write from the same (stale) read
+    // stores nothing.
+    let added = write(path, Some(&base), 1, 8, b"{\"n\":2}\n{\"n\":3}\n", b"");
+    assert_eq!(vault.store(&alpha.id, &[added.clone()], &[], 20).unwrap().files, 1);
+    let again = vault.store(&alpha.id, &[added], &[], 21).unwrap();
+    assert_eq!((again.files, again.raced), (0, 1));
+    assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
+
+    // A rewrite is a new version; the old one is kept.
+    let base = known(vault, &alpha, path);
+    let rewritten = write(path, Some(&base), 2, 0, b"{\"n\":9}\n", b"");
+    vault.store(&alpha.id, &[rewritten], &[session(path, "s1", "quokka rewritten")], 30).unwrap();
+    assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":9}\n");
+    let versions: Vec<(i64, Vec<u8>)> = vault.versions(s1).unwrap().into_iter().map(|f| (f.version, f.bytes)).collect();
+    assert_eq!(versions, vec![(1, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n".to_vec()), (2, b"{\"n\":9}\n".to_vec())]);
+
+    // Search: the newest text only, ranked, with the match marked.
+    let hits = vault.search("quokka", &Filter::default(), 10).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].session.meta.session_id, "s1");
+    assert!(hits[0].snippet.iter().any(|p| p.hit && p.text.to_lowercase() == "quokka"), "{:?}", hits[0].snippet);
+    assert!(vault.search("migration", &Filter::default(), 10).unwrap().is_empty());
+    assert_eq!(vault.search("quok*", &Filter::default(), 10).unwrap().len(), 1);
+    assert!(vault.search("quokka NOT rewritten", &Filter::default(), 10).unwrap().is_empty());
+
+    // Another machine's session of the same path is its own.
+    let beta = machine("beta");
+    vault.register(&beta, 40).unwrap();
+    let other = write(path, None, 1, 0, b"{\"b\":1}\n", b"");
+    vault.store(&beta.id, &[other], &[session(path, "s2", "wombat")], 41).unwrap();
+    let of = |vault: &mut dyn Vault, name: &str| -> Vec<String> {
+        let filter = Filter { machine: Some(name.to_owned()), ..Filter::default() };
+        vault.sessions(&filter).unwrap().into_iter().map(|s| s.meta.session_id).collect()
+    };
+    assert_eq!(of(vault, "alpha"), vec!["s1"]);
+    assert_eq!(of(vault, "beta"), vec!["s2"]);
+    assert_eq!(of(vault, "beta-i"), vec!["s2"], "an id prefix selects the machine too");
+    let beta_only = Filter { machine: Some("beta".to_owned()), ..Filter::default() };
+    assert!(vault.search("quokka", &beta_only, 10).unwrap().is_empty());
+
+    // Gone: marked once, kept, listed as gone; back when it is stored again.
+    let base = known(vault, &alpha, path);
+    assert_eq!(vault.mark_deleted(&alpha.id, &[base.id], 50).unwrap(), 1);
+    assert_eq!(vault.mark_deleted(&alpha.id, &[base.id], 51).unwrap(), 0);
+    let gone = Filter { gone: true, ..Filter::default() };
+    let listed = vault.sessions(&gone).unwrap();
+    assert_eq!((listed.len(), listed[0].deleted_ms), (1, Some(50)));
+    assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":9}\n");
+    assert!(known(vault, &alpha, path).deleted);
+    let base = known(vault, &alpha, path);
+    let back = FileWrite { mtime: 99, ..write(path, Some(&base), 2, 8, b"", b"") };
+    vault.store(&alpha.id, &[back], &[session(path, "s1", "quokka back")], 60).unwrap();
+    assert!(vault.sessions(&gone).unwrap().is_empty());
+    assert!(!known(vault, &alpha, path).deleted);
+}
+
+#[test]
+fn sqlite_keeps_what_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep/archive.sqlite");
+    suite(&mut SqliteVault::open(&path).unwrap());
+    assert!(SqliteVault::holds_archive(&path));
+    // Opened again, it holds the same.
+    let mut again = SqliteVault::open(&path).unwrap();
+    assert_eq!(again.sessions(&Filter::default()).unwrap().len(), 2);
+}
+
+#[test]
+fn a_sqlite_file_without_an_archive_is_not_one() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(!SqliteVault::holds_archive(&dir.path().join("missing.sqlite")));
+}
+
+#[test]
+fn postgres_keeps_what_it_is_given() {
+    let server = match std::env::var("SESS_TEST_PG_URL") {
+        Ok(url) if !url.trim().is_empty() => url,
+        _ => {
+            assert!(std::env::var("SESS_REQUIRE_PG").as_deref() != Ok("1"), "SESS_TEST_PG_URL is not set");
+            eprintln!("skipped: SESS_TEST_PG_URL is not set");
+            return;
+        }
+    };
+    let schema = format!("sess_archive_{}", uuid::Uuid::new_v4().simple());
+    let separator = if server.contains('?') { '&' } else { '?' };
+    let url = format!("{server}{separator}options=-csearch_path%3D{schema}");
+    assert!(!PostgresVault::holds_archive(&url).unwrap());
+    let result = std::panic::catch_unwind(|| {
+        suite(&mut PostgresVault::connect(&url).unwrap());
+        assert!(PostgresVault::holds_archive(&url).unwrap());
+    });
+    if let Ok(mut client) = postgres::Client::connect(&server, postgres::NoTls) {
+        let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
+    }
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
