@@ -273,7 +273,7 @@ fn read_thread<'a>(path: &Path, bytes: &[u8], rollouts: impl FnOnce() -> &'a lin
 /// How much of a rollout's first line a project listing reads to find its
 /// cwd (the `session_meta` line holds the base instructions: tens of KB);
 /// a longer line is found by reading the whole file.
-const HEAD_LIMIT: u64 = 1 << 20;
+pub(crate) const HEAD_LIMIT: u64 = 1 << 20;
 
 fn session_info<'a>(
     path: &Path,

@@ -49,6 +49,13 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A file `sess` was to make and that is there already (it writes only
+    /// new files there).
+    #[error("`{}` exists already", path.display())]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
     /// A compressed file that does not decompress.
     #[error("decompressing `{}`: {message}", path.display())]
     Decompress {

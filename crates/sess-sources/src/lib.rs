@@ -10,9 +10,16 @@
 //! is lenient: a line that does not parse is skipped and reported, a missing
 //! folder lists as empty. The library never reads environment variables; the
 //! caller passes the agents' folders.
+//!
+//! For the archive, a source says what a session is made of: its main file
+//! and the other files it reads with it ([`Source::companions`]), how each
+//! grows ([`Growth`]), or, for sessions kept in a database, its rows as
+//! stored ([`Source::rows`], a [`RowDump`] that can be written back as a
+//! database of `sess`'s own). No agent's file is ever written.
 
 pub mod claude;
 pub mod codex;
+mod companions;
 pub mod copilot;
 mod detect;
 mod env;

@@ -66,6 +66,7 @@
 
 mod convert;
 mod db;
+mod dump;
 mod paths;
 mod records;
 mod source;

@@ -16,6 +16,7 @@ use sess_core::{Entry, EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format
 
 use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, content_text, finish_pending};
 
+mod blobs;
 mod count;
 mod index;
 mod source;

@@ -146,8 +146,9 @@ pub trait Source: Sync {
     /// lines are `bytes`; an error says why it is not a session.
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String>;
 
-    /// How the session file at `path` changes: by appended lines (the
-    /// default for a `.jsonl` name), or written whole.
+    /// How the session file (or companion) at `path` changes: by appended
+    /// lines (the default for a `.jsonl` name), or written whole (any other
+    /// name: JSON documents, YAML, blobs, compressed files, databases).
     fn growth(&self, path: &Path) -> Growth {
         if path.extension().is_some_and(|ext| ext == "jsonl") { Growth::Lines } else { Growth::Whole }
     }
@@ -155,14 +156,20 @@ pub trait Source: Sync {
     /// The other files the session whose main file is `path` is made of
     /// (its subagents' transcripts, a metadata file beside it, images it
     /// moved out of its lines): what the archive keeps with it and `sess
-    /// restore` writes back. Files that do not exist are left out.
+    /// restore` writes back: the files its reader reads for it (a file
+    /// every session of the agent reads, such as an index of titles, is not
+    /// one session's), and its subagents' transcripts. Only regular files
+    /// that exist (links followed), sorted, each once, never `path` itself.
     fn companions(&self, path: &Path) -> Vec<PathBuf> {
         let _ = path;
         Vec::new()
     }
 
     /// The rows of session `id` in the database file `database`, exactly as
-    /// stored ([`FoundFiles::rows`]): what the archive keeps of it.
+    /// stored ([`FoundFiles::rows`]): what the archive keeps of it, and what
+    /// [`RowDump::write_database`](crate::RowDump::write_database) writes to
+    /// a copy that [`load_row`](Self::load_row) reads the same. The default,
+    /// for a source of files, is [`Error::Database`](crate::Error::Database).
     fn rows(&self, database: &Path, id: &str) -> Result<crate::RowDump> {
         let _ = id;
         Err(crate::Error::Database {

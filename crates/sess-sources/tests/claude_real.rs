@@ -143,3 +143,32 @@ fn listings_of_the_real_config_folder() {
         assert_eq!(found, wanted, "{cwd}");
     }
 }
+
+#[test]
+fn a_session_is_made_of_its_subagents_transcripts() {
+    use sess_sources::{Growth, Source as _};
+    let projects = fixture().join("claude-config/projects");
+    let found = claude::find_session_files(&[fixture().join("claude-config")]).files;
+    assert!(!found.is_empty());
+    let mut with_subagents = 0;
+    for (id, main) in &found {
+        assert_eq!(claude::Claude.growth(main), Growth::Lines, "{id}");
+        let companions = claude::Claude.companions(main);
+        // What the driver saw under the session's own folder.
+        let folder = main.with_extension("");
+        let expected: Vec<PathBuf> = report()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| projects.join(f.as_str().unwrap()))
+            .filter(|f| f.starts_with(folder.join("subagents")))
+            .collect();
+        assert_eq!(companions, expected, "{id}");
+        if !companions.is_empty() {
+            with_subagents += 1;
+            let growth: Vec<Growth> = companions.iter().map(|c| claude::Claude.growth(c)).collect();
+            assert_eq!(growth, [Growth::Lines, Growth::Whole], "{companions:?}");
+        }
+    }
+    assert_eq!(with_subagents, 1);
+}

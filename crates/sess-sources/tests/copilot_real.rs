@@ -216,3 +216,28 @@ fn detection_and_the_source() {
     assert_eq!(alpha.messages.len(), 2 * turns.len() + 1);
     assert_eq!(alpha.messages.iter().filter(|m| m.role == Role::System).count(), 1);
 }
+
+#[test]
+fn a_session_is_made_of_its_events_and_its_workspace_yaml() {
+    #![allow(clippy::disallowed_methods)] // The flat layout is made for the test.
+    use sess_sources::{Growth, Source as _};
+    let found = copilot::find_session_files(&home()).files;
+    assert_eq!(found.len(), 2);
+    for (id, main) in &found {
+        assert_eq!(copilot::Copilot.growth(main), Growth::Lines, "{id}");
+        let workspace = main.with_file_name("workspace.yaml");
+        assert_eq!(copilot::Copilot.companions(main), std::slice::from_ref(&workspace), "{id}");
+        assert_eq!(copilot::Copilot.growth(&workspace), Growth::Whole);
+    }
+    // The flat layout of older releases: `<id>.jsonl`, and `<id>/workspace.yaml` when there is one.
+    let (id, events) = &found[0];
+    let dir = tempfile::tempdir().unwrap();
+    let flat = dir.path().join("session-state").join(format!("{id}.jsonl"));
+    std::fs::create_dir_all(flat.parent().unwrap()).unwrap();
+    std::fs::copy(events, &flat).unwrap();
+    assert!(copilot::Copilot.companions(&flat).is_empty());
+    let workspace = flat.with_extension("").join("workspace.yaml");
+    std::fs::create_dir_all(workspace.parent().unwrap()).unwrap();
+    std::fs::copy(events.with_file_name("workspace.yaml"), &workspace).unwrap();
+    assert_eq!(copilot::Copilot.companions(&flat), [workspace]);
+}

@@ -192,3 +192,41 @@ fn every_file_the_cli_wrote_is_recognised_as_its() {
         assert_eq!(checked.findings, [], "{relative}");
     }
 }
+
+#[test]
+fn a_session_is_made_of_its_subagents_sessions_and_its_other_files() {
+    use sess_sources::{Growth, Source as _};
+    let tmp = gemini_dir().join("tmp");
+    let companions = |id: &str| {
+        let main = file(id);
+        assert_eq!(gemini::Gemini.growth(&main), Growth::Lines, "{id}");
+        gemini::Gemini.companions(&main)
+    };
+    let chats = |project: &str, names: &[&str]| -> Vec<PathBuf> {
+        names.iter().map(|name| tmp.join(project).join("chats").join(name)).collect()
+    };
+    assert_eq!(
+        companions("fd998aeb-f327-4c41-9139-17445d89091e"),
+        chats("alpha", &["fd998aeb-f327-4c41-9139-17445d89091e/e06239aa-4f7f-401d-9099-cf0bb2280b5f.jsonl"])
+    );
+    // The empty file a resume in a later minute left.
+    let mut resumed = 0;
+    for session in sessions(&scenario()) {
+        let id = session["id"].as_str().unwrap();
+        let main = file(id);
+        let later: Vec<PathBuf> = main
+            .parent()
+            .unwrap()
+            .read_dir()
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| *p != main && p.is_file() && p.to_string_lossy().contains(&id[..8]))
+            .collect();
+        if id.starts_with("fd998aeb") {
+            continue;
+        }
+        assert_eq!(companions(id), later, "{id}");
+        resumed += usize::from(!later.is_empty());
+    }
+    assert_eq!(resumed, 2);
+}

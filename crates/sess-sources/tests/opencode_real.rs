@@ -230,3 +230,53 @@ fn real_1_18_33_database() {
 fn real_1_1_65_storage_files() {
     check_version("1.1.65");
 }
+
+/// The files of `dir` and of its folders, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() { files.extend(files_under(&path)) } else { files.push(path) }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_storage_session_is_made_of_its_message_and_part_files_and_its_subagents() {
+    use sess_sources::Growth;
+    use sess_sources::Source as _;
+    let storage = fixture("1.1.65").join("storage");
+    let scenario = scenario("1.1.65");
+    let sessions = scenario["sessions"].as_array().unwrap();
+    let session_file =
+        |id: &str| files_under(&storage.join("session")).into_iter().find(|p| p.file_stem().unwrap() == id).unwrap();
+    // The files of a session's own messages, found by the message ids in
+    // the file names.
+    let own = |id: &str| {
+        let messages = files_under(&storage.join("message").join(id));
+        let parts = messages.iter().flat_map(|m| files_under(&storage.join("part").join(m.file_stem().unwrap())));
+        parts.chain(messages.clone()).collect::<Vec<_>>()
+    };
+    let mut with_subagent = 0;
+    for session in sessions {
+        let id = str_of(session, "id");
+        let main = session_file(id);
+        let mut expected = own(id);
+        for child in sessions.iter().filter(|s| s["parentId"].as_str() == Some(id)) {
+            let child = str_of(child, "id");
+            expected.extend(own(child));
+            expected.push(session_file(child));
+            with_subagent += 1;
+        }
+        expected.sort();
+        assert!(!expected.is_empty(), "{id}");
+        let companions = opencode::OpenCode.companions(&main);
+        assert_eq!(companions, expected, "{id}");
+        assert_eq!(opencode::OpenCode.growth(&main), Growth::Whole);
+        assert!(companions.iter().all(|c| opencode::OpenCode.growth(c) == Growth::Whole));
+    }
+    assert_eq!(with_subagent, 1, "the scenario runs one subagent");
+    let db = fixture("1.18.33").join("opencode.db");
+    assert!(opencode::OpenCode.companions(&db).is_empty());
+}

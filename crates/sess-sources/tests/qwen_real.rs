@@ -249,3 +249,25 @@ fn a_rewind_is_a_branch_of_the_record_tree() {
         .collect();
     assert_eq!(forks, [vec!["user: Second question: and three plus three?", "system: rewind"]]);
 }
+
+#[test]
+fn a_session_is_made_of_its_subagents_transcripts_and_their_meta() {
+    use sess_sources::{Growth, Source as _};
+    let mut with_subagents = 0;
+    for session in sessions() {
+        let id = str_of(&session, "id");
+        let main = file(id);
+        assert_eq!(qwen::Qwen.growth(&main), Growth::Lines, "{id}");
+        let folder = main.parent().unwrap().parent().unwrap().join("subagents").join(id);
+        let mut expected: Vec<PathBuf> =
+            std::fs::read_dir(&folder).into_iter().flatten().map(|e| e.unwrap().path()).collect();
+        expected.sort();
+        assert_eq!(qwen::Qwen.companions(&main), expected, "{id}");
+        if !expected.is_empty() {
+            with_subagents += 1;
+            let names: Vec<String> = expected.iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
+            assert_eq!(names, ["agent-general-purpose-call_agent.jsonl", "agent-general-purpose-call_agent.meta.json"]);
+        }
+    }
+    assert_eq!(with_subagents, 1);
+}

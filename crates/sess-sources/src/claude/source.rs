@@ -69,6 +69,20 @@ impl Source for Claude {
         Some(super::verify_file(path))
     }
 
+    /// The transcripts of the subagents the session ran (Claude Code 2.x):
+    /// `<session>/subagents/agent-*.jsonl` beside the main file, each with
+    /// its `agent-*.meta.json`. The reader reads none of them (the main file
+    /// holds each subagent's report), but the session is made of them.
+    /// Other files of that folder (`tool-results/`) are not kept.
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        let subagents = path.with_extension("").join("subagents");
+        let subagent = |name: &str| {
+            let rest = name.strip_prefix("agent-").unwrap_or_default();
+            rest.strip_suffix(".jsonl").or_else(|| rest.strip_suffix(".meta.json")).is_some_and(|id| !id.is_empty())
+        };
+        crate::companions::finish(path, crate::companions::files_in(&subagents, subagent))
+    }
+
     fn outline(&self, path: &Path) -> Option<Result<Outline>> {
         Some(super::tree(path).map(Outline::Lines))
     }

@@ -699,3 +699,44 @@ fn golden_real_0_171_0() {
         ]
     );
 }
+
+#[test]
+fn a_fork_by_reference_is_made_of_the_rollouts_its_history_continues() {
+    use crate::source::{Growth, Source};
+    let home = fixtures().join("real-0.171.0/codex-home");
+    let found = session_files(&home);
+    assert_eq!(found.len(), 4);
+    let path_of = |id: &str| found.iter().find(|(found, _)| found == id).unwrap().1.clone();
+    let (fork, base) = ("01a22bd9-1dad-7982-8c13-8e5f854e52d0", "01a22bd9-1882-7631-acfa-f670d31a90c7");
+    for (id, path) in &found {
+        assert_eq!(Codex.growth(path), Growth::Lines, "{id}");
+        let expected = if id == fork { vec![path_of(base)] } else { Vec::new() };
+        assert_eq!(Codex.companions(path), expected, "{id}");
+    }
+
+    // A fork of the fork, compressed: its history is the fork's, then the
+    // base's; one that names itself continues nothing.
+    let dir = TempDir::new().unwrap();
+    let copy = dir.path().join("sessions/2026/11/30");
+    fs::create_dir_all(&copy).unwrap();
+    for (_, path) in &found {
+        fs::copy(path, copy.join(path.file_name().unwrap())).unwrap();
+    }
+    let meta = |own: &str, base: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-11-30T10:00:00Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{own}\",\
+             \"cwd\":\"/p\",\"history_base\":{{\"thread_id\":\"{base}\",\"end_ordinal_exclusive\":1}}}}}}\n"
+        )
+    };
+    let grandchild = "01a22bd9-ffff-7000-8000-000000000001";
+    let zst = copy.join(format!("rollout-2026-11-30T10-00-00-{grandchild}.jsonl.zst"));
+    fs::write(&zst, compress_to_vec(meta(grandchild, fork).as_bytes(), CompressionLevel::Fastest)).unwrap();
+    let name = |id: &str| copy.join(path_of(id).file_name().unwrap());
+    let mut chain = [name(fork), name(base)];
+    chain.sort();
+    assert_eq!(Codex.companions(&zst), chain);
+    assert_eq!(Codex.growth(&zst), Growth::Whole);
+    let looped = copy.join(format!("rollout-2026-11-30T10-00-01-{grandchild}.jsonl"));
+    fs::write(&looped, meta(grandchild, grandchild)).unwrap();
+    assert!(Codex.companions(&looped).is_empty());
+}

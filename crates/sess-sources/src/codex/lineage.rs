@@ -10,7 +10,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::compression::read_rollout;
+use super::HEAD_LIMIT;
+use super::compression::{read_first_line, read_rollout};
 use super::files::{self, ARCHIVED_SESSIONS_DIR, SESSIONS_DIR};
 use super::line::HistoryBase;
 use super::rollout::{self, Ancestor, Inherited};
@@ -34,6 +35,33 @@ impl Rollouts {
     fn get(&self, id: &str) -> Option<&Path> {
         self.0.get(id).map(PathBuf::as_path)
     }
+}
+
+/// The rollouts whose lines the history of the rollout at `path` continues,
+/// newest first, found as [`inherited`] finds them: none for a rollout that
+/// is not a fork by reference (and then only its first line is read).
+pub(crate) fn base_files(path: &Path) -> Vec<PathBuf> {
+    let Some(base) = history_base(path) else { return Vec::new() };
+    let Some(home) = files::home_of(path) else { return Vec::new() };
+    let rollouts = Rollouts::of_home(home);
+    let own_id = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name);
+    let mut seen: HashSet<String> = own_id.into_iter().collect();
+    let mut found = Vec::new();
+    let mut next = Some(base);
+    while let Some(end) = next {
+        let Some(file) = rollouts.get(&end.thread_id).filter(|_| seen.insert(end.thread_id.clone())) else { break };
+        next = history_base(file);
+        found.push(file.to_owned());
+    }
+    found
+}
+
+/// The `history_base` of the rollout at `path`, from its first line (the
+/// whole file when that line is longer than a listing reads of it).
+fn history_base(path: &Path) -> Option<HistoryBase> {
+    let head = read_first_line(path, HEAD_LIMIT).ok()?;
+    let meta = rollout::meta(&head).or_else(|| rollout::meta(&read_rollout(path).ok()?))?;
+    meta.history_base
 }
 
 /// The history that a rollout whose `session_meta.history_base` is `base`

@@ -70,6 +70,17 @@ impl Source for Codex {
         Some(super::turns(path).map(Outline::Turns))
     }
 
+    /// For a fork by reference (Codex 0.171 and later), the rollouts whose
+    /// lines its history continues, which the reader reads before its own:
+    /// its base, the base's base, and so on. `session_index.jsonl`, where the
+    /// reader finds thread names, is every thread's: not a companion.
+    /// A rollout's `.jsonl` grows by appended lines and its `.jsonl.zst`
+    /// (the same thread, compressed by Codex) is written whole: the default
+    /// [`growth`](Source::growth).
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        crate::companions::finish(path, super::lineage::base_files(path))
+    }
+
     fn read_whole(&self, path: &Path) -> Result<Vec<u8>> {
         super::read_rollout(path)
     }

@@ -69,6 +69,17 @@ impl Source for Copilot {
         super::load(path)
     }
 
+    /// `workspace.yaml`, where Copilot keeps the session's cwd and name: in
+    /// the session's folder, or in the folder `<id>/` beside a flat
+    /// `<id>.jsonl`. The folder's other files (checkpoints, its SQLite
+    /// database, rewind snapshots) are not read, and not kept. The events
+    /// grow by appended lines (a `/rewind` rewrites them, which the archive
+    /// keeps as a new version): the default [`growth`](Source::growth).
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        let workspace = super::files::workspace_dir(path).map(|dir| dir.join(super::workspace::FILE));
+        crate::companions::finish(path, workspace.into_iter().collect())
+    }
+
     fn verify(&self, path: &Path) -> Option<Result<Checked>> {
         Some(super::verify_file(path))
     }

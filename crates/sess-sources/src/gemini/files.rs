@@ -111,10 +111,59 @@ pub(crate) fn session_id(path: &Path) -> Option<String> {
 fn id_in(bytes: &[u8]) -> Option<String> {
     let key = br#""sessionId""#;
     let at = memchr::memmem::find(bytes, key)? + key.len();
-    let rest = bytes[at..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start().strip_prefix(b"\"")?;
+    string_at(&bytes[at..])
+}
+
+/// The string after a key that ends where `rest` starts (`: "…"`); `None`
+/// when there is none, it is empty, or it holds an escape.
+fn string_at(rest: &[u8]) -> Option<String> {
+    let rest = rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start().strip_prefix(b"\"")?;
     let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
     let id = std::str::from_utf8(&rest[..end]).ok()?;
     (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// The other files of the session whose file is `path`
+/// ([`Source::companions`](crate::Source::companions)): the files of the subagents'
+/// sessions its tool calls ran (each call's `agentId`, found where
+/// [`subagent_file`] finds it, and theirs in turn, `depth` levels deep), and
+/// the other files of `chats/` with its id (found by the first characters of
+/// the id in their names).
+pub(crate) fn companion_files(path: &Path, depth: usize) -> Vec<PathBuf> {
+    let Some(id) = session_id(path) else { return Vec::new() };
+    let mut files = same_session(path, &id);
+    let mut pending = vec![(path.to_owned(), id, 0)];
+    while let Some((file, id, level)) = pending.pop() {
+        if level >= depth {
+            continue;
+        }
+        let Ok(bytes) = crate::jsonl::read_file(&file) else { continue };
+        let key = br#""agentId""#;
+        for at in memchr::memmem::find_iter(&bytes, key) {
+            let Some(agent) = string_at(&bytes[at + key.len()..]) else { continue };
+            let Some(subagent) = subagent_file(&file, &id, &agent) else { continue };
+            if subagent != path && !files.contains(&subagent) {
+                let sub_id = session_id(&subagent).unwrap_or(agent);
+                files.push(subagent.clone());
+                pending.push((subagent, sub_id, level + 1));
+            }
+        }
+    }
+    files
+}
+
+/// The session files beside `path` whose session id is `id`, `path` left
+/// out: a file's name carries the first 8 characters of its id, and only
+/// those names are opened.
+fn same_session(path: &Path, id: &str) -> Vec<PathBuf> {
+    let (Some(dir), Some(prefix)) = (path.parent(), id.get(..8)) else { return Vec::new() };
+    let named = |name: &str| {
+        let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json")).unwrap_or(name);
+        is_session_name(name) && stem.ends_with(&format!("-{prefix}"))
+    };
+    let mut files = crate::companions::files_in(dir, named);
+    files.retain(|file| file != path && session_id(file).as_deref() == Some(id));
+    files
 }
 
 /// The project folders' paths the Gemini dir's `projects.json` names, by

@@ -67,6 +67,18 @@ impl Source for Gemini {
         super::load(path)
     }
 
+    /// The files of the subagents' sessions its tool calls ran, which the
+    /// reader folds under those calls (`chats/<session id>/<agent id>.jsonl`),
+    /// and the other files of `chats/` with its session id (the empty file a
+    /// resume in a later minute leaves, the older CLI's `.json` a resume
+    /// continued), which the listing reads to pick the session's file.
+    /// `projects.json` and the project's `.project_root`, which give the cwd,
+    /// are every session's of the Gemini dir or of the project: not a
+    /// session's companions.
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        crate::companions::finish(path, super::files::companion_files(path, super::SUBAGENT_DEPTH))
+    }
+
     fn verify(&self, path: &Path) -> Option<Result<Checked>> {
         Some(super::verify_file(path))
     }

@@ -54,6 +54,16 @@ impl Db {
         Ok(Self { conn, path: path.to_owned() })
     }
 
+    /// The connection, read-only.
+    pub(super) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The database file.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Every session's record, in id order.
     pub(crate) fn sessions(&self) -> Result<Vec<SessionRecord>> {
         self.query_sessions("select * from session order by id", [])
@@ -163,7 +173,7 @@ fn uri(path: &Path, immutable: bool) -> String {
     uri
 }
 
-fn database(path: &Path, err: &rusqlite::Error) -> Error {
+pub(super) fn database(path: &Path, err: &rusqlite::Error) -> Error {
     Error::Database { path: path.to_owned(), message: err.to_string() }
 }
 

@@ -7,6 +7,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
+use crate::rows::RowDump;
 use crate::source::{Source, SourceKind};
 use crate::transcript::Transcript;
 
@@ -66,6 +67,23 @@ impl Source for OpenCode {
 
     fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {
         super::load_session(database, id)
+    }
+
+    /// For a session of `storage/` (`storage/session/<project>/<id>.json`):
+    /// the message and part files its transcript is read from, and those of
+    /// the subagents its `task` calls ran, with their session files
+    /// (`opencode/storage.rs`). A session of the database has none: its rows
+    /// are [`rows`](Source::rows).
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        let id = path.file_name().and_then(|n| n.to_str()).and_then(super::storage::session_id_of);
+        let (Some(id), Some(storage)) = (id, super::storage::storage_of(path)) else { return Vec::new() };
+        crate::companions::finish(path, super::storage::files_of_session(storage, id))
+    }
+
+    /// The rows of the session and of the subagents it ran, in every table
+    /// keyed by a session (`opencode/dump.rs`).
+    fn rows(&self, database: &Path, id: &str) -> Result<RowDump> {
+        super::db::Db::open(database)?.rows(id)
     }
 
     fn index(&self, path: &Path, _bytes: &[u8]) -> std::result::Result<Indexed, String> {

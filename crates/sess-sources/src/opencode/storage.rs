@@ -101,6 +101,48 @@ pub(crate) fn messages(storage: &Path, id: &str) -> RawMessages {
     raw
 }
 
+/// The files under `storage` that the transcript of session `id` is read
+/// from besides its own file, in no particular order: its message files, the
+/// part files of each message (found by the message's `id`, as [`messages`]
+/// finds them), and, for each session a tool part names as the subagent it
+/// ran (`state.metadata.sessionId`), that session's file and its own such
+/// files. Files that cannot be read are listed, not followed.
+pub(crate) fn files_of_session(storage: &Path, id: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut sessions = vec![id.to_owned()];
+    let mut at = 0;
+    while let Some(session) = sessions.get(at).cloned() {
+        at += 1;
+        if at > 1 {
+            files.extend(session_file_of(storage, &session));
+        }
+        for message in sorted_entries(&storage.join("message").join(&session)) {
+            let Some(stem) = json_stem(&message) else { continue };
+            let id = read_object(&message).ok().and_then(|data| data.get("id")?.as_str().map(ToOwned::to_owned));
+            files.push(message);
+            for part in sorted_entries(&storage.join("part").join(id.unwrap_or(stem))) {
+                if json_stem(&part).is_none() {
+                    continue;
+                }
+                let child = read_object(&part).ok().and_then(|data| {
+                    data.get("state")?.get("metadata")?.get("sessionId")?.as_str().map(ToOwned::to_owned)
+                });
+                files.push(part);
+                if let Some(child) = child.filter(|child| !sessions.contains(child)) {
+                    sessions.push(child);
+                }
+            }
+        }
+    }
+    files
+}
+
+/// The file of session `id` in any project folder of `storage`.
+fn session_file_of(storage: &Path, id: &str) -> Option<PathBuf> {
+    let name = format!("{id}.json");
+    sorted_entries(&storage.join("session")).into_iter().map(|project| project.join(&name)).find(|p| p.is_file())
+}
+
 /// The JSON object in the file at `path`, or why there is none.
 fn read_object(path: &Path) -> std::result::Result<Value, String> {
     object(&read_text(path).map_err(|err| err.to_string())?)

@@ -91,6 +91,12 @@ impl Source for Pi {
         Ok(super::transcript(&file, Leaf::Last))
     }
 
+    /// The blob files its lines refer to (`blob:sha256:<hex>`), in the blob
+    /// store beside the agent's `sessions` folder (`pi/blobs.rs`).
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        super::blobs::referenced(path)
+    }
+
     fn index(&self, _path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         super::index::whole(bytes)
     }

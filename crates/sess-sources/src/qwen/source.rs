@@ -55,6 +55,20 @@ impl Source for Qwen {
         super::load(path)
     }
 
+    /// The subagents' transcripts the reader folds into the session
+    /// (`<project>/subagents/<session id>/agent-*.jsonl`), each with the
+    /// `.meta.json` beside it that names its call.
+    fn companions(&self, path: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for transcript in super::paths::subagent_files(path, &super::session_id(path)) {
+            if let Some(meta) = super::subagents::meta_file(&transcript) {
+                files.push(meta);
+            }
+            files.push(transcript);
+        }
+        crate::companions::finish(path, files)
+    }
+
     fn verify(&self, path: &Path) -> Option<Result<Checked>> {
         Some(super::verify_file(path))
     }

@@ -3,7 +3,7 @@
 //! beside a `.meta.json` naming the call that started it (`toolUseId`). Its
 //! messages are folded under that call, never the session's own.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -43,10 +43,15 @@ pub(super) fn attach(path: &Path, session_id: &str, messages: &mut Vec<Message>,
     }
 }
 
+/// The `.meta.json` beside a subagent transcript.
+pub(super) fn meta_file(file: &Path) -> Option<PathBuf> {
+    let name = file.file_name()?.to_string_lossy();
+    Some(file.with_file_name(format!("{}.meta.json", name.strip_suffix(".jsonl")?)))
+}
+
 /// The `toolUseId` of the `.meta.json` beside a subagent transcript.
 fn meta_call_id(file: &Path) -> Option<String> {
-    let name = file.file_name()?.to_string_lossy();
-    let meta = file.with_file_name(format!("{}.meta.json", name.strip_suffix(".jsonl")?));
+    let meta = meta_file(file)?;
     let value: Value = serde_json::from_slice(&read_file(&meta).ok()?).ok()?;
     value.get("toolUseId")?.as_str().map(str::to_owned)
 }
