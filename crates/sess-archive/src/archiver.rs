@@ -136,6 +136,7 @@ pub fn archive(
     progress(report.unchanged, total);
 
     let mut done = report.unchanged;
+    let mut written = HashSet::new();
     for batch in changed.chunks(BATCH_SESSIONS) {
         let reads = read_all(batch, &known, env);
         let mut pending: Vec<Read> = Vec::new();
@@ -144,11 +145,11 @@ pub fn archive(
             bytes += read.writes.iter().map(|w| w.chunk.len()).sum::<usize>();
             pending.push(read);
             if bytes >= BATCH_BYTES {
-                store(vault, machine, &mut pending, now_ms, &mut report)?;
+                store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
                 bytes = 0;
             }
         }
-        store(vault, machine, &mut pending, now_ms, &mut report)?;
+        store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
         done += batch.len();
         progress(done, total);
     }
@@ -172,13 +173,20 @@ fn store(
     vault: &mut dyn Vault,
     machine: &Machine,
     pending: &mut Vec<Read>,
+    written: &mut HashSet<String>,
     now_ms: i64,
     report: &mut Report,
 ) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
-    let writes: Vec<FileWrite> = pending.iter_mut().flat_map(|r| std::mem::take(&mut r.writes)).collect();
+    // A file two sessions share (a fork's parent, a blob) is stored once a
+    // run: a second read of it was made from the state before the first.
+    let writes: Vec<FileWrite> = pending
+        .iter_mut()
+        .flat_map(|r| std::mem::take(&mut r.writes))
+        .filter(|w| written.insert(w.path.clone()))
+        .collect();
     let sessions: Vec<SessionWrite> = pending.iter().filter_map(|r| r.session.clone()).collect();
     let stored = vault.store(&machine.id, &writes, &sessions, now_ms)?;
     report.files_stored += stored.files;
