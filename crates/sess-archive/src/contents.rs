@@ -49,7 +49,8 @@ fn row_id(path: &str) -> &str {
 /// Reads the archived session `session`, whose files are `files`, with its
 /// agent's own reader: the files are written under `scratch` (a private
 /// folder the caller removes) at their original paths, so a reader that
-/// looks beside the main file finds what was there.
+/// looks beside the main file finds what was there; a directory the files
+/// do not say is the one the archive noted.
 pub fn load(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> Result<Transcript> {
     let source = SourceKind::from_name(&session.source).ok_or_else(|| Error::UnknownSource {
         id: session.meta.session_id.clone(),
@@ -68,7 +69,13 @@ pub fn load(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> 
         let target = under(scratch, &file.path);
         write_new(&target, &file.bytes)?;
     }
-    Ok(source.source().load(&under(scratch, &main.path))?)
+    let mut transcript = source.source().load(&under(scratch, &main.path))?;
+    // What a file all the agent's sessions share said (Gemini's
+    // `projects.json`), as it was when the session was archived.
+    if transcript.cwd.is_none() {
+        transcript.cwd.clone_from(&session.meta.cwd);
+    }
+    Ok(transcript)
 }
 
 fn rows_of(file: &StoredFile) -> Result<RowDump> {

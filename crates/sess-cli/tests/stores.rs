@@ -11,7 +11,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 mod common;
-use common::{fixture, json_out as json, ok, sess_with as sess};
+use common::{PgSchema, fixture, json_out as json, ok, pg_schema, sess_with as sess};
 
 const MAIN: &str = "pi-family/pi-mono-0.73.1-main.jsonl";
 const MAIN_ID: &str = "01a22b45-5c27-7725-b56f-8270ebb2b80e";
@@ -194,44 +194,6 @@ fn a_postgres_server_that_never_answers_is_an_error_naming_the_host() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{verb:?}: {stderr}");
         assert!(stderr.contains(&format!("127.0.0.1:{port}")) && stderr.contains("no answer"), "{verb:?}: {stderr}");
-    }
-}
-
-/// A fresh schema on the PostgreSQL server the tests use (`SESS_TEST_PG_URL`),
-/// dropped when done.
-struct PgSchema {
-    server: String,
-    name: String,
-    url: String,
-}
-
-impl Drop for PgSchema {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.server, postgres::NoTls) {
-            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
-        }
-    }
-}
-
-/// The schema, or `None` after printing that the test skipped (a failure with
-/// `SESS_REQUIRE_PG=1`).
-#[allow(clippy::print_stderr)] // A skipped test says so.
-fn pg_schema(test: &str) -> Option<PgSchema> {
-    match std::env::var("SESS_TEST_PG_URL") {
-        Ok(server) if !server.trim().is_empty() => {
-            let name = format!("sess_cli_{}", uuid::Uuid::new_v4().simple());
-            let separator = if server.contains('?') { '&' } else { '?' };
-            let url = format!("{server}{separator}options=-csearch_path%3D{name}");
-            Some(PgSchema { server, name, url })
-        }
-        _ => {
-            assert!(
-                std::env::var("SESS_REQUIRE_PG").as_deref() != Ok("1"),
-                "SESS_TEST_PG_URL is not set and SESS_REQUIRE_PG=1"
-            );
-            eprintln!("skipped {test}: SESS_TEST_PG_URL is not set");
-            None
-        }
     }
 }
 

@@ -280,3 +280,41 @@ impl Home {
         json_out(&self.run(args))
     }
 }
+
+/// A fresh schema on the PostgreSQL server the tests use (`SESS_TEST_PG_URL`),
+/// dropped when done.
+pub struct PgSchema {
+    pub server: String,
+    pub name: String,
+    pub url: String,
+}
+
+impl Drop for PgSchema {
+    fn drop(&mut self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.server, postgres::NoTls) {
+            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
+        }
+    }
+}
+
+/// The schema, or `None` after printing that the test skipped (a failure with
+/// `SESS_REQUIRE_PG=1`).
+#[allow(clippy::print_stderr)] // A skipped test says so.
+pub fn pg_schema(test: &str) -> Option<PgSchema> {
+    match std::env::var("SESS_TEST_PG_URL") {
+        Ok(server) if !server.trim().is_empty() => {
+            let name = format!("sess_cli_{}", uuid::Uuid::new_v4().simple());
+            let separator = if server.contains('?') { '&' } else { '?' };
+            let url = format!("{server}{separator}options=-csearch_path%3D{name}");
+            Some(PgSchema { server, name, url })
+        }
+        _ => {
+            assert!(
+                std::env::var("SESS_REQUIRE_PG").as_deref() != Ok("1"),
+                "SESS_TEST_PG_URL is not set and SESS_REQUIRE_PG=1"
+            );
+            eprintln!("skipped {test}: SESS_TEST_PG_URL is not set");
+            None
+        }
+    }
+}
