@@ -80,7 +80,7 @@ fn suite(vault: &mut dyn Vault) {
     // Lines added: stored once; a second write from the same (stale) read
     // stores nothing.
     let added = write(path, Some(&base), 1, 8, b"{\"n\":2}\n{\"n\":3}\n", b"");
-    assert_eq!(vault.store(&alpha.id, &[added.clone()], &[], 20).unwrap().files, 1);
+    assert_eq!(vault.store(&alpha.id, std::slice::from_ref(&added), &[], 20).unwrap().files, 1);
     let again = vault.store(&alpha.id, &[added], &[], 21).unwrap();
     assert_eq!((again.files, again.raced), (0, 1));
     assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");

@@ -30,6 +30,11 @@ pub(crate) fn warn(message: impl Display) {
     to_stderr(format_args!("warning: {message}\n"));
 }
 
+/// A note on stderr (what a long-running command is doing).
+pub(crate) fn note(message: impl Display) {
+    to_stderr(format_args!("{message}\n"));
+}
+
 /// Writes `text` to stderr. A closed stderr (`2>&1 | head -1`, a reader that
 /// went away) is not an error: the command goes on, and ends with the code it
 /// would have had. `eprintln!` would panic there.

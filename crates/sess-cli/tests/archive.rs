@@ -5,6 +5,8 @@
 //! duplicates nothing. With `SESS_TEST_PG_URL`, two homes archive into one
 //! PostgreSQL schema at once as two machines, and it is searched there.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods, clippy::print_stderr)] // A panic is how a test fails; tests write their inputs.
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@ use sess_sources::SourceKind;
 
 use crate::Outcome;
 use crate::env::sources_env;
-use crate::output::warn;
+use crate::output::{note, warn};
 
 /// How long a change must be followed by quiet before it is archived.
 const QUIET: Duration = Duration::from_secs(1);
@@ -63,7 +63,7 @@ pub(crate) fn run(kinds: &[SourceKind], archive: &mut dyn FnMut() -> anyhow::Res
             }
         }
     }
-    eprintln!("watching {} folders; Ctrl-C stops", roots.len());
+    note(format_args!("watching {} folders; Ctrl-C stops", roots.len()));
     let mut last = Instant::now();
     loop {
         let wait = if polling { POLL } else { SWEEP.saturating_sub(last.elapsed()) };
