@@ -84,8 +84,12 @@ impl SqliteVault {
         Ok(Self { conn, path: path.to_owned() })
     }
 
-    /// Whether the SQLite file `path` holds an archive (without changing it).
+    /// Whether the SQLite file `path` holds an archive (without changing it;
+    /// a path that is not a regular file is not opened).
     pub fn holds_archive(path: &Path) -> bool {
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return false;
+        }
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
         Connection::open_with_flags(path, flags)
             .and_then(|conn| {

@@ -66,8 +66,13 @@ pub(crate) fn open(url: &str) -> anyhow::Result<Box<dyn Vault>> {
 /// does not exist is an error.
 pub(crate) fn existing(url: &str) -> anyhow::Result<Option<Box<dyn Vault>>> {
     if let Some(path) = sqlite_path(url) {
-        if !path.exists() {
-            bail!("the store `{url}` does not exist: there is no file `{}`", path.display());
+        // A device or FIFO is refused before SQLite opens it.
+        match sess_store::storage::regular_file(&sess_store::FileStorage, path) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("the store `{url}` does not exist: there is no file `{}`", path.display());
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot open the store `{url}`"))),
         }
         return if SqliteVault::holds_archive(path) { open(url).map(Some) } else { Ok(None) };
     }
