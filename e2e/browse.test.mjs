@@ -8,7 +8,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,12 +79,18 @@ function makeHome() {
   return home;
 }
 
-/// Starts `sess serve` on a free port; resolves with the child and its URL once it listens.
-function startServer(home) {
+/// The environment of `sess` in the scratch home: none of the agents' variables, and `more`.
+function sessEnv(home, more = {}) {
   const env = { ...process.env, HOME: home };
   for (const name of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME',
     'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'BROWSER']) delete env[name];
-  const child = spawn(sessBin, ['serve', '--port', '0', '--catalog', path.join(home, 'catalog.sqlite')], {
+  return { ...env, ...more };
+}
+
+/// Starts `sess serve` on a free port (`args` before the verb); resolves with the child and its URL once it listens.
+function startServer(home, args = []) {
+  const env = sessEnv(home);
+  const child = spawn(sessBin, [...args, 'serve', '--port', '0', '--catalog', path.join(home, 'catalog.sqlite')], {
     cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -99,7 +105,8 @@ function startServer(home) {
     });
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
       stdout += chunk;
-      const match = /(\d+) sessions; serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+      // `4 sessions; serving …`, or over an archive `7 archived sessions from 2 machines; serving …`.
+      const match = /(\d+) [^;\n]*sessions[^;\n]*; serving (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve({ child, url: match[2], sessions: Number(match[1]), stderr: () => stderr });
@@ -417,6 +424,90 @@ describe('subagents and parts not understood in a browser', () => {
     assert.equal(await unknown.first().evaluate((d) => d.open), false);
     await unknown.first().locator('summary').click();
     assert.ok((await unknown.first().locator('pre').textContent()).includes('"image_url": null'));
+  });
+
+  test('the page raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});
+
+// A fleet's archive: the scratch home archived as two machines, `laptop` (whose
+// Claude Code session was then deleted) and `desk`, read with --store.
+describe('an archive of two machines in a browser', () => {
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  before(async () => {
+    home = makeHome();
+    const store = `sqlite:${path.join(home, 'fleet.sqlite')}`;
+    /// `sess archive` into the fleet's archive as the machine `name`.
+    const archiveAs = (name) => {
+      const data = path.join(home, `data-${name}`);
+      fs.mkdirSync(path.join(data, 'sess'), { recursive: true });
+      fs.writeFileSync(path.join(data, 'sess', 'machine.json'), JSON.stringify({ id: `id-of-${name}`, name }));
+      const run = spawnSync(sessBin, ['--store', store, 'archive'],
+        { cwd: home, env: sessEnv(home, { XDG_DATA_HOME: data }), encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+    };
+    archiveAs('laptop');
+    fs.rmSync(path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`));
+    archiveAs('laptop');
+    archiveAs('desk');
+    server = await startServer(home, ['--store', store]);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('the machine filter narrows the list, and the deleted session is marked', async () => {
+    assert.equal(server.sessions, 7, server.stderr());
+    await page.goto(server.url);
+    const rows = page.locator(tid('session-row'));
+    await until('seven session rows', async () => (await rows.count()) === 7);
+    const options = await page.locator(`${tid('machine-filter')} option`).evaluateAll(
+      (nodes) => nodes.map((n) => `${n.value}=${n.textContent}`));
+    assert.deepEqual(options, ['=All machines', 'desk=desk', 'laptop=laptop']);
+    assert.equal(await page.locator(`${tid('source-filter')} option`).count(), 8);
+    const deleted = page.locator(`${tid('session-row')}[data-original="deleted"]`);
+    assert.equal(await deleted.count(), 1);
+    assert.equal(await deleted.getAttribute('data-machine'), 'laptop');
+    assert.equal(await deleted.locator(tid('deleted-mark')).count(), 1);
+    assert.equal(await page.locator(tid('deleted-mark')).count(), 1);
+    await page.screenshot({ path: path.join(screenshots, 'archive.png'), fullPage: true });
+
+    await page.locator(tid('machine-filter')).selectOption('desk');
+    await until('three desk rows', async () => (await rows.count()) === 3);
+    assert.deepEqual(await rows.evaluateAll((nodes) => nodes.map((n) => n.dataset.machine)), ['desk', 'desk', 'desk']);
+    assert.match(page.url(), /machine=desk/);
+  });
+
+  test('the deleted session opens from the archive, with no fork button', async () => {
+    await page.goto(new URL('#/?machine=laptop&source=claude', server.url).href);
+    await page.locator(`${tid('session-row')}[data-original="deleted"]`).click();
+    await page.locator(tid('message')).first().waitFor();
+    assert.match(await page.locator(tid('deleted-note')).textContent(), /deleted by its agent — kept in the archive/i);
+    assert.match(await page.locator(tid('archived-note')).textContent(),
+      new RegExp(`sess --store \\S+ restore ${CLAUDE_BASIC} --machine laptop`));
+    assert.equal(await page.locator(tid('fork-button')).count(), 0);
+    assert.ok((await page.locator(tid('message')).count()) > 1);
+    await page.screenshot({ path: path.join(screenshots, 'archived.png'), fullPage: false });
   });
 
   test('the page raised no script errors', () => {

@@ -1,6 +1,7 @@
 //! `sess serve` over a real socket against clients that misbehave: requests
 //! sent half way, bodies too large, forks at entries that do not exist or past
-//! a label, and `--open` where no browser can be opened.
+//! a label, and `--open` where no browser can be opened; and over an archive,
+//! with a session its agent deleted.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
@@ -15,7 +16,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 mod common;
-use common::Home;
+use common::{CLAUDE_BASIC, Home, ok};
 
 /// A running `sess serve`, killed when the test ends; what it printed on stderr so far.
 struct Server {
@@ -90,6 +91,20 @@ impl Server {
 
     fn get(&self, path: &str) -> (u16, String) {
         self.exchange(&format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.host()))
+    }
+
+    /// `GET path`, which must answer 200, as JSON.
+    fn json(&self, path: &str) -> Value {
+        let (status, body) = self.get(path);
+        assert_eq!(status, 200, "{path}: {body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// The listed session whose agent's id is `session_id`.
+    fn card(&self, session_id: &str) -> Value {
+        let sessions = self.json("/api/sessions");
+        let found = sessions.as_array().unwrap().iter().find(|c| c["sessionId"] == session_id);
+        found.unwrap_or_else(|| panic!("{session_id} is not listed: {sessions:#}")).clone()
     }
 
     /// The page's token.
@@ -264,4 +279,81 @@ fn open_says_why_no_browser_opened_and_leaves_no_zombie() {
     let zombies = zombie_children(server.child.id());
     assert!(zombies.is_empty(), "{zombies:?}");
     assert_eq!(server.get("/api/projects").0, 200);
+}
+
+/// The agents' session ids of a listing, sorted.
+fn session_ids(cards: &Value) -> Vec<String> {
+    let mut ids: Vec<String> =
+        cards.as_array().unwrap().iter().map(|c| c["sessionId"].as_str().unwrap().into()).collect();
+    ids.sort();
+    ids
+}
+
+/// A Claude Code session is archived, then its agent deletes it: `sess
+/// serve` still lists it (marked, from the archive), opens it as it did
+/// before, finds it, and refuses to fork it; with `--store ARCHIVE` the page
+/// shows every archived session and the machine they came from.
+#[test]
+fn a_session_its_agent_deleted_is_served_from_the_archive() {
+    let home = Home::new();
+    let archive = home.path().join(".local/share/sess/archive.sqlite");
+    let store = format!("sqlite:{}", archive.display());
+    ok(&home.run(&["archive"]));
+
+    let before = Server::start(&home, &[], &[]);
+    assert_eq!(before.json("/api/machines"), serde_json::json!([]), "no session is gone yet");
+    let listed = before.json("/api/sessions");
+    assert!(listed.as_array().unwrap().iter().all(|c| c.get("original").is_none() && c.get("machine").is_none()));
+    let original = before.card(CLAUDE_BASIC);
+    let page = before.json(&format!("/api/sessions/{}", original["id"].as_str().unwrap()));
+    drop(before);
+
+    std::fs::remove_file(home.path().join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")))
+        .unwrap();
+    ok(&home.run(&["archive"]));
+
+    // Without --store: the catalog's sessions and, from the default archive, the deleted one.
+    let server = Server::start(&home, &[], &[]);
+    assert_eq!(session_ids(&server.json("/api/sessions")), session_ids(&listed));
+    let card = server.card(CLAUDE_BASIC);
+    assert_eq!(card["original"], "deleted", "{card:#}");
+    assert_eq!(card["forkable"], false);
+    assert_eq!(card["restoreCommand"], format!("sess restore {CLAUDE_BASIC}"));
+    let machine = card["machine"].as_str().unwrap().to_owned();
+    assert_eq!(server.json("/api/machines"), serde_json::json!([{"name": machine, "sessions": 1}]));
+    let id = card["id"].as_str().unwrap().to_owned();
+    let archived = server.json(&format!("/api/sessions/{id}"));
+    assert_eq!(archived["transcript"], page["transcript"], "read from the archive as from the file");
+    assert_eq!(archived["session"]["original"], "deleted");
+    let hits = server.json("/api/search?q=uptime");
+    assert!(hits.as_array().unwrap().iter().any(|h| h["session"]["id"] == id.as_str()), "{hits:#}");
+    let projects = server.json("/api/projects");
+    let todo = projects.as_array().unwrap().iter().find(|p| p["cwd"] == "/home/alice/src/todo-api");
+    assert_eq!(todo.unwrap()["sessions"], 1, "{projects:#}");
+    let only_archived = server.json(&format!("/api/sessions?machine={machine}"));
+    assert_eq!(session_ids(&only_archived), [CLAUDE_BASIC]);
+    let (status, refused) = server.fork(&id, "a1b2c3d4-0001-4a00-8000-000000000004");
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused.contains(&format!("`sess restore {CLAUDE_BASIC}` writes it back")), "{refused}");
+    drop(server);
+
+    // With --store ARCHIVE: every archived session, each with its machine.
+    let server = Server::start(&home, &["--store", &store], &[]);
+    let sessions = server.json("/api/sessions");
+    assert_eq!(session_ids(&sessions), session_ids(&listed));
+    for card in sessions.as_array().unwrap() {
+        let gone = if card["sessionId"] == CLAUDE_BASIC { "deleted" } else { "present" };
+        assert_eq!((&card["original"], &card["machine"]), (&Value::from(gone), &Value::from(machine.as_str())));
+    }
+    let count = sessions.as_array().unwrap().len();
+    assert_eq!(server.json("/api/machines"), serde_json::json!([{"name": machine, "sessions": count}]));
+    assert_eq!(session_ids(&server.json(&format!("/api/sessions?machine={machine}"))).len(), count);
+    assert_eq!(server.json("/api/sessions?machine=elsewhere"), serde_json::json!([]));
+    let id = server.card(CLAUDE_BASIC)["id"].as_str().unwrap().to_owned();
+    assert_eq!(server.json(&format!("/api/sessions/{id}"))["transcript"], page["transcript"]);
+    let hits = server.json("/api/search?q=uptime&source=claude");
+    assert!(hits.as_array().unwrap().iter().any(|h| h["session"]["id"] == id.as_str()), "{hits:#}");
+    let (status, refused) = server.fork(&id, "a1b2c3d4-0001-4a00-8000-000000000004");
+    assert_eq!(status, 422, "{refused}");
+    assert!(refused.contains(&format!("restore {CLAUDE_BASIC} --machine")), "{refused}");
 }

@@ -3,17 +3,20 @@
 // textContent or createTextNode (the `el` helper below), never innerHTML.
 //
 // Routes (location.hash):
-//   #/?source=&project=&q=            home: projects and sessions
+//   #/?source=&project=&q=&machine=   home: projects and sessions
 //   #/s/{id}?leaf=&entry=&q=          one session (at a leaf; scrolled to an entry)
-//   #/search?q=&source=               search hits
+//   #/search?q=&source=&machine=      search hits
 //
 // data-testid attributes, for end-to-end tests:
 //   app, home-link, search-form, search-input   the frame (index.html)
 //   error                                        an error banner
 //   project-list, project-row (data-cwd; data-selected), project-all
 //   source-filter (select: "" and every agent of the registry), text-filter (input)
-//   session-list, session-row (data-id, data-source), session-count
-//   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note
+//   machine-filter (select: "" and every machine of the archive; only when it holds several)
+//   session-list, session-row (data-id, data-source; data-original, data-machine when archived), session-count
+//   session-machine (the machine an archived session came from), deleted-mark (its agent deleted it)
+//   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note,
+//   deleted-note (its agent deleted it), archived-note (it is read from the archive)
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
 //   message-role, message-time, text-block, thinking (details)
 //   tool-call (details; data-status), tool-name, tool-status, tool-duration,
@@ -165,6 +168,29 @@
     return el('span', { class: `badge source-${SOURCES.includes(source) ? source : 'other'}` }, String(source));
   }
 
+  const DELETED = 'deleted by its agent — kept in the archive';
+
+  /// What an archived session's card adds: its machine, and a mark when its agent deleted it.
+  function archiveMarks(card) {
+    return [
+      card.original === 'deleted'
+        ? el('span', { class: 'badge deleted', testid: 'deleted-mark', title: DELETED }, 'deleted')
+        : null,
+      card.machine
+        ? el('span', { class: 'machine', testid: 'session-machine', title: 'the machine it was archived from' },
+          `on ${card.machine}`)
+        : null,
+    ];
+  }
+
+  /// The card's data attributes: its id and source, and what an archive says of it.
+  function cardData(card) {
+    const data = { id: card.id, source: card.source };
+    if (card.machine) data.machine = card.machine;
+    if (card.original) data.original = card.original;
+    return data;
+  }
+
   // ---- Routing -----------------------------------------------------------
 
   function parseHash() {
@@ -210,6 +236,29 @@
 
   // ---- Home --------------------------------------------------------------
 
+  /// The machines of the archive (`[{name, sessions}]`); none when there is no archive or it cannot be read.
+  async function machineList() {
+    try {
+      const machines = await api('/api/machines');
+      return Array.isArray(machines) ? machines : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /// The machine filter of the home and search views: only when the archive holds several machines
+  /// (or the route names one).
+  function machineSelect(machines, value) {
+    if (machines.length < 2 && !value) return null;
+    const names = machines.map((m) => m.name);
+    if (value && !names.includes(value)) names.push(value);
+    const select = el('select', { testid: 'machine-filter', 'aria-label': 'Machine' },
+      el('option', { value: '' }, 'All machines'),
+      names.map((name) => el('option', { value: name }, name)));
+    select.value = value;
+    return select;
+  }
+
   /** The agent filter of the home and search views. */
   function agentSelect() {
     return el(
@@ -221,8 +270,11 @@
   }
 
   async function showHome(params, stale) {
-    const state = { source: params.get('source') || '', project: params.get('project') || '', q: params.get('q') || '' };
-    const projects = await api('/api/projects');
+    const state = {
+      source: params.get('source') || '', project: params.get('project') || '', q: params.get('q') || '',
+      machine: params.get('machine') || '',
+    };
+    const [projects, machines] = await Promise.all([api('/api/projects'), machineList()]);
     if (stale()) return;
     document.title = 'sess';
 
@@ -231,6 +283,7 @@
     const count = el('span', { class: 'muted', testid: 'session-count' });
     const sourceFilter = agentSelect();
     sourceFilter.value = state.source;
+    const machineFilter = machineSelect(machines, state.machine);
     const textFilter = el('input', {
       type: 'search', placeholder: 'Filter by title or folder', testid: 'text-filter', 'aria-label': 'Filter sessions',
     });
@@ -265,7 +318,9 @@
     let loads = 0;
     async function loadSessions() {
       const mine = ++loads;
-      const url = `/api/sessions${query({ source: state.source, project: state.project, q: state.q })}`;
+      const url = `/api/sessions${query({
+        source: state.source, project: state.project, q: state.q, machine: state.machine,
+      })}`;
       let cards;
       try {
         cards = await api(url);
@@ -280,11 +335,12 @@
       for (const card of cards) {
         rows.append(el('li', null, el('a', {
           class: 'session-row', href: sessionHref(card.id), testid: 'session-row',
-          dataset: { id: card.id, source: card.source },
+          dataset: cardData(card),
         },
         el('span', { class: 'session-row-title' }, oneLine(sessionTitle(card), 160)),
         el('span', { class: 'session-row-meta muted' },
           sourceBadge(card.source),
+          archiveMarks(card),
           card.cwd ? el('span', { class: 'path', title: card.cwd }, card.cwd) : null,
           el('span', null, `${card.messageCount} message${card.messageCount === 1 ? '' : 's'}`),
           el('time', { title: card.created ? formatTime(card.created) : '' }, relativeTime(card.modifiedMs))))));
@@ -303,6 +359,7 @@
     }
 
     sourceFilter.addEventListener('change', () => { state.source = sourceFilter.value; changed(); });
+    machineFilter?.addEventListener('change', () => { state.machine = machineFilter.value; changed(); });
     let timer = 0;
     textFilter.addEventListener('input', () => {
       clearTimeout(timer);
@@ -311,7 +368,7 @@
 
     renderProjects();
     const main = el('section', { class: 'pane main' },
-      el('div', { class: 'toolbar' }, el('h2', null, 'Sessions'), sourceFilter, textFilter, count),
+      el('div', { class: 'toolbar' }, el('h2', null, 'Sessions'), sourceFilter, machineFilter, textFilter, count),
       sessionList);
     clear(app);
     app.className = 'layout';
@@ -348,8 +405,18 @@
       sourceBadge(session.source), ' ',
       session.cwd ? el('span', { class: 'path' }, session.cwd) : null,
       session.created ? el('span', null, ` · started ${formatTime(session.created)}`) : null,
-      el('span', null, ` · ${session.sessionId}`));
+      el('span', null, ` · ${session.sessionId}`),
+      session.machine ? el('span', { testid: 'session-machine' }, ` · archived from ${session.machine}`) : null);
     view.append(el('h1', { testid: 'session-title' }, sessionTitle(session)), meta);
+    if (session.original === 'deleted') {
+      view.append(el('p', { class: 'banner note deleted', testid: 'deleted-note' },
+        el('span', { class: 'badge deleted' }, 'deleted'), ` ${DELETED[0].toUpperCase()}${DELETED.slice(1)}.`));
+    }
+    if (session.restoreCommand) {
+      view.append(el('p', { class: 'banner note', testid: 'archived-note' },
+        'Read from the archive. To fork or resume it, write it back first: ',
+        el('code', null, session.restoreCommand)));
+    }
     if (transcript.truncated > 0) {
       const n = transcript.truncated;
       view.append(el('p', { class: 'banner note', testid: 'truncated-note' },
@@ -633,14 +700,21 @@
   async function showSearch(params, stale) {
     const q = params.get('q') || '';
     const source = params.get('source') || '';
+    const machine = params.get('machine') || '';
     searchInput.value = q;
+    const machines = await machineList();
+    if (stale()) return;
     const view = el('section', { class: 'pane main', testid: 'search-view' });
     const sourceFilter = agentSelect();
     sourceFilter.value = source;
     sourceFilter.addEventListener('change', () => {
-      location.hash = `#/search${query({ q, source: sourceFilter.value })}`;
+      location.hash = `#/search${query({ q, source: sourceFilter.value, machine })}`;
     });
-    view.append(el('div', { class: 'toolbar' }, el('h2', null, 'Search'), sourceFilter));
+    const machineFilter = machineSelect(machines, machine);
+    machineFilter?.addEventListener('change', () => {
+      location.hash = `#/search${query({ q, source, machine: machineFilter.value })}`;
+    });
+    view.append(el('div', { class: 'toolbar' }, el('h2', null, 'Search'), sourceFilter, machineFilter));
     clear(app);
     app.className = 'layout single';
     app.append(view);
@@ -649,7 +723,7 @@
       view.append(el('p', { class: 'empty' }, 'Type words to find in the search box above.'));
       return;
     }
-    const hits = await api(`/api/search${query({ q, source })}`);
+    const hits = await api(`/api/search${query({ q, source, machine })}`);
     if (stale()) return;
     view.append(el('p', { class: 'muted', testid: 'search-count' }, `${hits.length} hit${hits.length === 1 ? '' : 's'}`));
     const list = el('ol', { class: 'hit-list' });
@@ -662,11 +736,12 @@
       rows.append(el('li', null, el('a', {
         class: 'search-hit', testid: 'search-hit',
         href: sessionHref(hit.session.id, { entry: hit.entryId, q }),
-        dataset: { id: hit.session.id, entryId: hit.entryId || '' },
+        dataset: { ...cardData(hit.session), entryId: hit.entryId || '' },
       },
       el('span', { class: 'session-row-title' }, oneLine(sessionTitle(hit.session), 160)),
       el('span', { class: 'session-row-meta muted' },
         sourceBadge(hit.session.source),
+        archiveMarks(hit.session),
         hit.role ? el('span', { class: `role role-${hit.role}` }, hit.role) : null,
         hit.session.cwd ? el('span', { class: 'path' }, hit.session.cwd) : null,
         el('time', null, relativeTime(hit.session.modifiedMs))),

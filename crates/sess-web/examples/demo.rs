@@ -72,6 +72,9 @@ fn long_session() -> (SessionCard, Transcript, Vec<TreeNode>) {
         message_count: 312,
         forkable: false,
         store: None,
+        machine: None,
+        original: None,
+        restore_command: None,
     };
     (card, transcript, Vec::new())
 }
@@ -146,6 +149,9 @@ fn demo() -> Demo {
         message_count: 6,
         forkable: true,
         store: None,
+        machine: None,
+        original: None,
+        restore_command: None,
     };
     let mut codex = Transcript::new(sess_sources::codex::SOURCE, "x-1");
     codex.cwd = Some("/home/dev/shop".into());
@@ -161,6 +167,9 @@ fn demo() -> Demo {
         message_count: 1,
         forkable: false,
         store: None,
+        machine: None,
+        original: None,
+        restore_command: None,
     };
     Demo {
         sessions: vec![(branched, transcript, tree), long_session(), (codex_card, codex, Vec::new())],

@@ -15,7 +15,8 @@ use crate::error::error_response;
 use crate::guard::token_matches;
 use crate::server::AppState;
 use crate::{
-    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams,
+    Error, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionPage,
+    SessionsParams,
 };
 
 /// The most a `limit` parameter can ask for.
@@ -69,16 +70,22 @@ pub(crate) async fn projects(State(state): State<AppState>) -> Result<Json<Vec<P
     blocking(&state.library, Library::projects).await.map(Json)
 }
 
+/// `GET /api/machines`.
+pub(crate) async fn machines(State(state): State<AppState>) -> Result<Json<Vec<MachineCard>>> {
+    blocking(&state.library, Library::machines).await.map(Json)
+}
+
 /// The query of `GET /api/sessions`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct SessionsQuery {
     source: Option<String>,
     project: Option<String>,
     q: Option<String>,
+    machine: Option<String>,
     limit: Option<usize>,
 }
 
-/// `GET /api/sessions?source=&project=&q=&limit=`.
+/// `GET /api/sessions?source=&project=&q=&machine=&limit=`.
 pub(crate) async fn sessions(
     State(state): State<AppState>,
     raw: Result<Query<SessionsQuery>, QueryRejection>,
@@ -88,6 +95,7 @@ pub(crate) async fn sessions(
         source: source(raw.source.as_deref())?,
         project: non_empty(raw.project),
         text: non_empty(raw.q),
+        machine: non_empty(raw.machine),
         limit: limit(raw.limit, SessionsParams::default().limit),
     };
     blocking(&state.library, move |l| l.sessions(&params)).await.map(Json)
@@ -116,10 +124,11 @@ pub(crate) struct SearchQuery {
     q: Option<String>,
     source: Option<String>,
     project: Option<String>,
+    machine: Option<String>,
     limit: Option<usize>,
 }
 
-/// `GET /api/search?q=&source=&project=&limit=`.
+/// `GET /api/search?q=&source=&project=&machine=&limit=`.
 pub(crate) async fn search(
     State(state): State<AppState>,
     raw: Result<Query<SearchQuery>, QueryRejection>,
@@ -133,6 +142,7 @@ pub(crate) async fn search(
         query: text,
         source: source(raw.source.as_deref())?,
         project: non_empty(raw.project),
+        machine: non_empty(raw.machine),
         limit: limit(raw.limit, SearchParams::default().limit),
     };
     blocking(&state.library, move |l| l.search(&params)).await.map(Json)

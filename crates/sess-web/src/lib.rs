@@ -4,8 +4,9 @@
 //! into the binary) over a [`Library`]: the projects, the sessions of each
 //! agent, one session's [`Transcript`](sess_sources::Transcript) with its
 //! branch tree, ranked search hits, and forking a session at one of its
-//! entries. [`serve`] runs it on a listener the caller bound on a loopback
-//! address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
+//! entries; with an archive, each session's machine and whether its agent
+//! deleted it ([`Original`]), and a machine filter. [`serve`] runs it on a
+//! listener the caller bound on a loopback address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
 //! its port, refuses writes from other origins and wants the page's token
 //! ([`ServeConfig::token`]) on every write; see [`router`] for the routes.
 //! A request whose headers do not arrive within
@@ -70,7 +71,7 @@ mod server;
 pub use body::MAX_BODY_BYTES;
 pub use error::{Error, Result};
 pub use library::{
-    Forked, Library, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams, SnippetPart,
-    TreeNode,
+    Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
+    SessionsParams, SnippetPart, TreeNode,
 };
 pub use server::{ServeConfig, router, serve};

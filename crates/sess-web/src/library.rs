@@ -7,7 +7,8 @@ use sess_sources::{SourceKind, Transcript};
 use crate::Result;
 
 /// The sessions the browser shows. `sess serve` implements it over its search
-/// catalog; tests implement it over a few values in memory.
+/// catalog, an archive, or both; tests implement it over a few values in
+/// memory.
 ///
 /// Every method is synchronous and may block on disk: the server calls them
 /// from [`tokio::task::spawn_blocking`]. Ids are the catalog's opaque ids
@@ -27,6 +28,13 @@ pub trait Library: Send + Sync + 'static {
 
     /// Ranked search hits.
     fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>>;
+
+    /// The machines whose sessions an archive holds, for the page's machine
+    /// filter ([`SessionsParams::machine`]), by name. None by default: a
+    /// library over one machine's sessions has nothing to filter.
+    fn machines(&self) -> Result<Vec<MachineCard>> {
+        Ok(Vec::new())
+    }
 
     /// Writes a new session branched at `entry_id` of session `id`.
     ///
@@ -53,13 +61,16 @@ pub struct SessionsParams {
     pub project: Option<String>,
     /// Only sessions whose title, first prompt or directory contains this text.
     pub text: Option<String>,
+    /// Only sessions an archive holds from the machine of this name
+    /// ([`MachineCard::name`]).
+    pub machine: Option<String>,
     /// At most this many.
     pub limit: usize,
 }
 
 impl Default for SessionsParams {
     fn default() -> Self {
-        Self { source: None, project: None, text: None, limit: 200 }
+        Self { source: None, project: None, text: None, machine: None, limit: 200 }
     }
 }
 
@@ -73,13 +84,16 @@ pub struct SearchParams {
     pub source: Option<SourceKind>,
     /// Only sessions in this working directory.
     pub project: Option<String>,
+    /// Only sessions an archive holds from the machine of this name
+    /// ([`MachineCard::name`]).
+    pub machine: Option<String>,
     /// At most this many hits.
     pub limit: usize,
 }
 
 impl Default for SearchParams {
     fn default() -> Self {
-        Self { query: String::new(), source: None, project: None, limit: 50 }
+        Self { query: String::new(), source: None, project: None, machine: None, limit: 50 }
     }
 }
 
@@ -123,6 +137,37 @@ pub struct SessionCard {
     /// The store that holds it (`sess --store URL`), when it is not a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub store: Option<String>,
+    /// The machine it was archived from, when it comes from an archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// Whether its agent still has it, when it comes from an archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original: Option<Original>,
+    /// The command that writes an archived session back where its agent
+    /// reads it (`sess restore …`): what forking or resuming it needs first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore_command: Option<String>,
+}
+
+/// Whether the agent still has an archived session (`"present"` or
+/// `"deleted"` in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Original {
+    /// Its files are still where the agent keeps them.
+    Present,
+    /// The agent deleted them; only the archive keeps the session.
+    Deleted,
+}
+
+/// A machine whose sessions an archive holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineCard {
+    /// Its name, as [`SessionsParams::machine`] takes it.
+    pub name: String,
+    /// How many of its sessions the archive holds.
+    pub sessions: usize,
 }
 
 /// One session, ready to show.

@@ -88,9 +88,10 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /` | the page |
 /// | `GET /assets/app.js`, `GET /assets/app.css` | its script and style |
 /// | `GET /api/projects` | `[ProjectCard]` |
-/// | `GET /api/sessions?source=&project=&q=&limit=` | `[SessionCard]` |
+/// | `GET /api/machines` | `[MachineCard]` ([`Library::machines`]) |
+/// | `GET /api/sessions?source=&project=&q=&machine=&limit=` | `[SessionCard]` |
 /// | `GET /api/sessions/{id}?leaf=` | `SessionPage` |
-/// | `GET /api/search?q=&source=&project=&limit=` | `[SearchHit]` |
+/// | `GET /api/search?q=&source=&project=&machine=&limit=` | `[SearchHit]` |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
 ///
 /// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
@@ -108,6 +109,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/assets/app.js", get(assets::script))
         .route("/assets/app.css", get(assets::style))
         .route("/api/projects", get(api::projects))
+        .route("/api/machines", get(api::machines))
         .route("/api/sessions", get(api::sessions))
         .route("/api/sessions/{id}", get(api::session))
         .route("/api/sessions/{id}/fork", post(api::fork))

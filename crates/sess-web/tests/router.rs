@@ -12,8 +12,8 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Message, Role, Transcript};
 use sess_web::{
-    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode, router,
+    Error, Forked, Library, MachineCard, Original, ProjectCard, Result, SearchHit, SearchParams, ServeConfig,
+    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, router,
 };
 use tower::ServiceExt;
 
@@ -48,6 +48,21 @@ fn card(id: &str, forkable: bool) -> SessionCard {
         message_count: 2,
         forkable,
         store: None,
+        machine: None,
+        original: None,
+        restore_command: None,
+    }
+}
+
+/// A session an archive keeps from `machine`, whose agent deleted it.
+fn archived_card(id: &str, machine: &str) -> SessionCard {
+    SessionCard {
+        forkable: false,
+        store: Some("sqlite:/home/u/.local/share/sess/archive.sqlite".into()),
+        machine: Some(machine.into()),
+        original: Some(Original::Deleted),
+        restore_command: Some(format!("sess restore {id}-session --machine '{machine}'")),
+        ..card(id, false)
     }
 }
 
@@ -63,7 +78,17 @@ impl Library for Fake {
 
     fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>> {
         self.calls.lock().unwrap().push(Call::Sessions(params.clone()));
+        if let Some(machine) = &params.machine {
+            return Ok(vec![archived_card("a7", machine)]);
+        }
         Ok(vec![card("s1", true)])
+    }
+
+    fn machines(&self) -> Result<Vec<MachineCard>> {
+        Ok(vec![
+            MachineCard { name: "laptop".into(), sessions: 3 },
+            MachineCard { name: "build <box>".into(), sessions: 1 },
+        ])
     }
 
     fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
@@ -291,11 +316,83 @@ async fn sessions_with_and_without_filters() {
                 source: Some(sess_sources::claude::SOURCE),
                 project: Some("/home/u/proj".into()),
                 text: Some("fix it".into()),
+                machine: None,
                 limit: 7,
             }),
             Call::Sessions(SessionsParams::default()),
         ]
     );
+}
+
+#[tokio::test]
+async fn machines_and_the_machine_filter() {
+    let app = app();
+    let response = app.get("/api/machines").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        json_body(response).await,
+        json!([{"name": "laptop", "sessions": 3}, {"name": "build <box>", "sessions": 1}])
+    );
+    let response = app.get("/api/sessions?machine=build%20%3Cbox%3E&source=pi").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut archived = card_json("a7");
+    archived["forkable"] = json!(false);
+    archived["store"] = json!("sqlite:/home/u/.local/share/sess/archive.sqlite");
+    archived["machine"] = json!("build <box>");
+    archived["original"] = json!("deleted");
+    archived["restoreCommand"] = json!("sess restore a7-session --machine 'build <box>'");
+    assert_eq!(json_body(response).await, json!([archived]));
+    app.get("/api/sessions?machine=").await;
+    app.get("/api/search?q=hello&machine=laptop").await;
+    app.get("/api/search?q=hello&machine=").await;
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Sessions(SessionsParams {
+                source: Some(sess_sources::pi::SOURCE),
+                machine: Some("build <box>".into()),
+                ..SessionsParams::default()
+            }),
+            Call::Sessions(SessionsParams::default()),
+            Call::Search(SearchParams {
+                query: "hello".into(),
+                machine: Some("laptop".into()),
+                ..SearchParams::default()
+            }),
+            Call::Search(SearchParams { query: "hello".into(), ..SearchParams::default() }),
+        ]
+    );
+}
+
+/// A library with no archive.
+struct OneMachine;
+
+impl Library for OneMachine {
+    fn projects(&self) -> Result<Vec<ProjectCard>> {
+        Ok(Vec::new())
+    }
+    fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
+        Ok(Vec::new())
+    }
+    fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
+        Err(Error::NotFound { what: format!("session `{id}`") })
+    }
+    fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+        Ok(Vec::new())
+    }
+    fn fork(&self, id: &str, _: &str) -> Result<Forked> {
+        Err(Error::NotFound { what: format!("session `{id}`") })
+    }
+}
+
+#[tokio::test]
+async fn a_library_without_an_archive_has_no_machines() {
+    let config = ServeConfig { token: TOKEN.into(), ..ServeConfig::new(PORT) };
+    let router = router(Arc::new(OneMachine), &config);
+    let request = Request::get("/api/machines").header(header::HOST, HOST).body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(json_body(response).await, json!([]));
 }
 
 #[tokio::test]
@@ -398,6 +495,7 @@ async fn search() {
                 query: "hello world".into(),
                 source: Some(sess_sources::pi::SOURCE),
                 project: Some("/p".into()),
+                machine: None,
                 limit: 3
             }),
             Call::Search(SearchParams { query: "x".into(), ..SearchParams::default() }),

@@ -1,4 +1,8 @@
-//! `sess serve`: the web history browser over the catalog.
+//! `sess serve`: the web history browser over the catalog, with the default
+//! archive's sessions whose originals are gone; or over an archive
+//! (`--store ARCHIVE`), every machine's sessions.
+
+mod archive;
 
 use std::io::Write as _;
 use std::net::{Ipv4Addr, TcpListener};
@@ -11,9 +15,11 @@ use sess_core::{EntryIndex, EntryKind};
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_web::{
-    Forked, Library, ProjectCard, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage, SessionsParams,
-    SnippetPart, TreeNode,
+    Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
+    SessionsParams, SnippetPart, TreeNode,
 };
+
+use self::archive::{Archive, ArchiveLibrary, Shown};
 
 use crate::Outcome;
 use crate::catalog;
@@ -28,9 +34,48 @@ use crate::summary::describe;
 const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    // An archive is read where it is: the catalog is not involved.
+    if let Some(url) = store
+        && let Some(vault) = crate::archive::existing(url)?
+    {
+        let archive = Archive::new(vault, url, false, Shown::Every);
+        let count = archive.len()?;
+        let machines = archive.machines()?.len();
+        let said = format!("{count} archived sessions from {machines} machine{}", if machines == 1 { "" } else { "s" });
+        return listen_and_serve(args, &said, Arc::new(ArchiveLibrary(archive)));
+    }
     let path = catalog::path(args.catalog.path.as_deref())?;
     let mut opened = catalog::open(&path)?;
     catalog::refresh(&mut opened, store, catalog::Bar::Shown)?.warn_problems();
+    let gone = if store.is_none() { default_archive() } else { None };
+    let said = match &gone {
+        Some(gone) => format!("{} sessions and {} the agents deleted, kept in the archive", opened.len()?, gone.len()?),
+        None => format!("{} sessions", opened.len()?),
+    };
+    let library = CatalogLibrary {
+        catalog: Mutex::new(opened),
+        refreshed: Mutex::new(Instant::now()),
+        store: store.map(str::to_owned),
+        gone,
+    };
+    listen_and_serve(args, &said, Arc::new(library))
+}
+
+/// The default archive, whose sessions the agents deleted are shown beside
+/// the catalog's; `None` when there is none or it cannot be read (said).
+fn default_archive() -> Option<Archive> {
+    let url = crate::archive::default_present()?;
+    match crate::archive::open(&url) {
+        Ok(vault) => Some(Archive::new(vault, &url, true, Shown::Gone)),
+        Err(err) => {
+            warn(format_args!("the sessions kept in the default archive are not shown: {err:#}"));
+            None
+        }
+    }
+}
+
+/// Binds the port, says `said` and where it serves, and serves `library`.
+fn listen_and_serve(args: &ServeArgs, said: &str, library: Arc<dyn Library>) -> anyhow::Result<Outcome> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port)).map_err(|err| {
         anyhow::Error::new(crate::output::Hint("`--port 0` picks a free port".to_owned()))
             .context(format!("cannot listen on 127.0.0.1:{}: {err}", args.port))
@@ -38,23 +83,18 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
     let port = listener.local_addr()?.port();
     let url = format!("http://127.0.0.1:{port}/");
     let mut out = stdout();
-    writeln!(out, "{} sessions; serving {url} (Ctrl-C stops)", opened.len()?)?;
+    writeln!(out, "{said}; serving {url} (Ctrl-C stops)")?;
     out.flush()?;
     drop(out);
     if args.open {
         open_browser(&url);
     }
-    let library = CatalogLibrary {
-        catalog: Mutex::new(opened),
-        refreshed: Mutex::new(Instant::now()),
-        store: store.map(str::to_owned),
-    };
     let config = ServeConfig {
         header_read_timeout: args.header_timeout,
         idle_timeout: args.idle_timeout,
         ..ServeConfig::new(port)
     };
-    sess_web::serve(listener, Arc::new(library), config)?;
+    sess_web::serve(listener, library, config)?;
     Ok(Outcome::Clean)
 }
 
@@ -101,12 +141,16 @@ fn open_browser(url: &str) {
     });
 }
 
-/// The catalog as the web page sees it.
+/// The catalog as the web page sees it, with the sessions the agents
+/// deleted that the default archive keeps.
 struct CatalogLibrary {
     catalog: Mutex<Catalog>,
     refreshed: Mutex<Instant>,
     /// The store given with `--store`, whose sessions are shown too.
     store: Option<String>,
+    /// The default archive (without `--store`), for the sessions whose
+    /// originals are gone.
+    gone: Option<Archive>,
 }
 
 impl CatalogLibrary {
@@ -133,7 +177,7 @@ impl CatalogLibrary {
 impl Library for CatalogLibrary {
     fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
         let projects = self.catalog()?.projects().map_err(boxed)?;
-        Ok(projects
+        let mut cards: Vec<ProjectCard> = projects
             .into_iter()
             .map(|p| ProjectCard {
                 cwd: p.cwd,
@@ -141,20 +185,43 @@ impl Library for CatalogLibrary {
                 last_modified_ms: p.last_modified_ms,
                 sources: p.sources,
             })
-            .collect())
+            .collect();
+        if let Some(gone) = &self.gone {
+            merge_projects(&mut cards, gone.projects()?);
+        }
+        Ok(cards)
     }
 
     fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
-        let list = ListParams {
-            source: params.source,
-            cwd: params.project.clone(),
-            text: params.text.clone(),
-            limit: params.limit,
-        };
-        Ok(self.catalog()?.sessions(&list).map_err(boxed)?.iter().map(card).collect())
+        // The catalog's sessions are this machine's, of no archived machine.
+        let mut cards = Vec::new();
+        if params.machine.is_none() {
+            let list = ListParams {
+                source: params.source,
+                cwd: params.project.clone(),
+                text: params.text.clone(),
+                limit: params.limit,
+            };
+            cards.extend(self.catalog()?.sessions(&list).map_err(boxed)?.iter().map(card));
+        }
+        if let Some(gone) = &self.gone {
+            cards.extend(gone.sessions(params)?);
+            cards.sort_by_key(|c| std::cmp::Reverse(c.modified_ms));
+            cards.truncate(params.limit);
+        }
+        Ok(cards)
+    }
+
+    fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+        self.gone.as_ref().map_or_else(|| Ok(Vec::new()), Archive::machines)
     }
 
     fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+        if let Some(gone) = &self.gone
+            && archive::is_archived(id)
+        {
+            return gone.page(id, leaf);
+        }
         let row = self.row(id)?;
         let found = Located {
             kind: row.source,
@@ -199,11 +266,15 @@ impl Library for CatalogLibrary {
             store: None,
             limit: params.limit,
         };
-        let hits = self.catalog()?.search(&search).map_err(|err| match err {
-            sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
-            other => boxed(other),
-        })?;
-        Ok(hits
+        // The catalog's sessions are this machine's, of no archived machine.
+        let hits = match params.machine {
+            Some(_) => Vec::new(),
+            None => self.catalog()?.search(&search).map_err(|err| match err {
+                sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
+                other => boxed(other),
+            })?,
+        };
+        let mut hits: Vec<SearchHit> = hits
             .into_iter()
             .map(|hit| SearchHit {
                 session: card(&hit.session),
@@ -211,10 +282,24 @@ impl Library for CatalogLibrary {
                 role: Some(hit.role),
                 snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
             })
-            .collect())
+            .collect();
+        // The catalog ranks its hits first; the deleted sessions fill what is left.
+        if let Some(gone) = &self.gone
+            && hits.len() < params.limit
+        {
+            let mut more = gone.search(params)?;
+            more.truncate(params.limit - hits.len());
+            hits.extend(more);
+        }
+        Ok(hits)
     }
 
     fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
+        if let Some(gone) = &self.gone
+            && archive::is_archived(id)
+        {
+            return Err(gone.refuse_fork(id));
+        }
         let row = self.row(id)?;
         if !row.source.is_native() {
             return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
@@ -242,14 +327,39 @@ impl Library for CatalogLibrary {
     }
 
     fn report(&self, error: &sess_web::Error) {
-        let mut message = error.to_string();
-        let mut cause = std::error::Error::source(error);
-        while let Some(next) = cause {
-            message = format!("{message}: {next}");
-            cause = next.source();
-        }
-        warn(format_args!("a request failed: {message}"));
+        report(error);
     }
+}
+
+/// Says on the terminal why a request failed, with every cause.
+fn report(error: &sess_web::Error) {
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(next) = cause {
+        message = format!("{message}: {next}");
+        cause = next.source();
+    }
+    warn(format_args!("a request failed: {message}"));
+}
+
+/// Adds the projects of the archive's deleted sessions to the catalog's.
+fn merge_projects(cards: &mut Vec<ProjectCard>, more: Vec<ProjectCard>) {
+    for project in more {
+        match cards.iter_mut().find(|c| c.cwd == project.cwd) {
+            Some(card) => {
+                card.sessions += project.sessions;
+                card.last_modified_ms = card.last_modified_ms.max(project.last_modified_ms);
+                for source in project.sources {
+                    if !card.sources.contains(&source) {
+                        card.sources.push(source);
+                    }
+                }
+                card.sources.sort();
+            }
+            None => cards.push(project),
+        }
+    }
+    archive::sort_projects(cards);
 }
 
 /// The command that goes on with a pi-family session in its agent.
@@ -283,6 +393,9 @@ fn card(row: &SessionRow) -> SessionCard {
         message_count: row.message_count,
         forkable: row.source.is_native(),
         store: row.store.clone(),
+        machine: None,
+        original: None,
+        restore_command: None,
     }
 }
 

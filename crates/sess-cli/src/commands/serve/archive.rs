@@ -1,0 +1,316 @@
+//! The page over an archive: with `--store ARCHIVE` every machine's
+//! sessions, without it the default archive's sessions whose originals are
+//! gone. They are read from the archive, never forked.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Mutex, MutexGuard};
+
+use sess_archive::{ArchivedSession, Filter, Vault};
+use sess_sources::SourceKind;
+use sess_web::{
+    Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
+    SessionsParams, SnippetPart,
+};
+
+use crate::output::shell_word;
+
+/// The prefix of an archived session's id on the page, which keeps it apart
+/// from the catalog's ids (plain numbers).
+const ID_PREFIX: char = 'a';
+
+/// Which of an archive's sessions the page shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Shown {
+    /// All of them (`--store ARCHIVE`).
+    Every,
+    /// Those whose originals are gone (the default archive, beside the
+    /// catalog).
+    Gone,
+}
+
+/// An archive as the page reads it.
+pub(super) struct Archive {
+    vault: Mutex<Box<dyn Vault>>,
+    /// The URL to show and to give `sess --store` (a password left out);
+    /// `None` for the default archive.
+    store: Option<String>,
+    /// Where the cards say the session is (`SessionCard::store`).
+    shown_store: String,
+    shown: Shown,
+}
+
+impl Archive {
+    /// The archive `vault` at `url`; `default` when it is the default one,
+    /// which `sess restore` reads without `--store`.
+    pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown) -> Self {
+        let shown_url = without_password(url);
+        Self { vault: Mutex::new(vault), store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
+    }
+
+    fn vault(&self) -> sess_web::Result<MutexGuard<'_, Box<dyn Vault>>> {
+        self.vault.lock().map_err(|_| super::failed("the archive lock is poisoned"))
+    }
+
+    fn filter(&self, source: Option<SourceKind>, machine: Option<&str>) -> Filter {
+        Filter {
+            machine: machine.map(str::to_owned),
+            source: source.map(|kind| kind.as_str().to_owned()),
+            id_prefix: None,
+            gone: self.shown == Shown::Gone,
+        }
+    }
+
+    /// The sessions `filter` selects whose agents this sess reads, newest first.
+    fn read(&self, filter: &Filter) -> sess_web::Result<Vec<ArchivedSession>> {
+        let mut sessions = self.vault()?.sessions(filter).map_err(boxed)?;
+        sessions.retain(|s| SourceKind::from_name(&s.source).is_some());
+        Ok(sessions)
+    }
+
+    /// How many sessions the page shows of it.
+    pub(super) fn len(&self) -> sess_web::Result<usize> {
+        Ok(self.read(&self.filter(None, None))?.len())
+    }
+
+    /// The machines of the sessions shown, by name.
+    pub(super) fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        for session in self.read(&self.filter(None, None))? {
+            *counts.entry(session.machine).or_default() += 1;
+        }
+        Ok(counts.into_iter().map(|(name, sessions)| MachineCard { name, sessions }).collect())
+    }
+
+    /// The working directories of the sessions shown, most recently active first.
+    pub(super) fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+        let mut projects: BTreeMap<String, (usize, i64, BTreeSet<SourceKind>)> = BTreeMap::new();
+        for session in self.read(&self.filter(None, None))? {
+            let (Some(cwd), Some(kind)) = (session.meta.cwd, SourceKind::from_name(&session.source)) else {
+                continue;
+            };
+            let project = projects.entry(cwd).or_insert((0, i64::MIN, BTreeSet::new()));
+            project.0 += 1;
+            project.1 = project.1.max(session.meta.modified_ms);
+            project.2.insert(kind);
+        }
+        let mut cards: Vec<ProjectCard> = projects
+            .into_iter()
+            .map(|(cwd, (sessions, last_modified_ms, sources))| ProjectCard {
+                cwd,
+                sessions,
+                last_modified_ms,
+                sources: sources.into_iter().collect(),
+            })
+            .collect();
+        sort_projects(&mut cards);
+        Ok(cards)
+    }
+
+    /// The sessions shown that `params` selects, newest first.
+    pub(super) fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+        let text = params.text.as_deref().map(str::to_lowercase);
+        let mut cards = Vec::new();
+        for session in self.read(&self.filter(params.source, params.machine.as_deref()))? {
+            if cards.len() >= params.limit {
+                break;
+            }
+            if params.project.is_some() && session.meta.cwd != params.project {
+                continue;
+            }
+            if let Some(text) = &text {
+                let haystack = format!(
+                    "{} {} {}",
+                    session.meta.title.as_deref().unwrap_or(""),
+                    session.meta.cwd.as_deref().unwrap_or(""),
+                    session.meta.session_id
+                );
+                if !haystack.to_lowercase().contains(text.as_str()) {
+                    continue;
+                }
+            }
+            cards.extend(self.card(&session));
+        }
+        Ok(cards)
+    }
+
+    /// The sessions shown whose text matches, best first.
+    pub(super) fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+        let filter = self.filter(params.source, params.machine.as_deref());
+        let hits = self.vault()?.search(&params.query, &filter, params.limit).map_err(boxed)?;
+        Ok(hits
+            .into_iter()
+            .filter(|hit| params.project.is_none() || hit.session.meta.cwd == params.project)
+            .filter_map(|hit| {
+                Some(SearchHit {
+                    session: self.card(&hit.session)?,
+                    entry_id: hit.entry_id,
+                    role: Some(hit.role),
+                    snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+                })
+            })
+            .collect())
+    }
+
+    /// The archived session `id` (an id of [`Archive::card`]).
+    fn find(&self, id: &str) -> sess_web::Result<ArchivedSession> {
+        let not_found = || sess_web::Error::NotFound { what: format!("session {id}") };
+        let key = key(id).ok_or_else(not_found)?;
+        self.read(&self.filter(None, None))?.into_iter().find(|s| s.key == key).ok_or_else(not_found)
+    }
+
+    /// The archived session `id`, read with its agent's reader. An archive
+    /// keeps no entry tree to pick a leaf from: asked for one, it says so.
+    pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+        let session = self.find(id)?;
+        if leaf.is_some() {
+            return Err(sess_web::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
+        }
+        let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
+        let mut transcript = crate::archive::load(self.vault()?.as_mut(), &session).map_err(super::anyhow_boxed)?;
+        transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None })
+    }
+
+    /// Forking reads a session where its agent keeps it: an archived one is
+    /// written back first, so the fork is refused with the command that does.
+    pub(super) fn refuse_fork(&self, id: &str) -> sess_web::Error {
+        match self.find(id) {
+            Ok(session) => sess_web::Error::Unsupported {
+                operation: format!(
+                    "forking a session read from the archive before `{}` writes it back",
+                    self.restore_command(&session)
+                ),
+            },
+            Err(err) => err,
+        }
+    }
+
+    /// `sess restore` for `session`, naming the archive unless it is the
+    /// default one and the machine when the page shows several machines'.
+    fn restore_command(&self, session: &ArchivedSession) -> String {
+        let store = self.store.as_deref().map(|url| format!("--store {} ", shell_word(url))).unwrap_or_default();
+        let machine = match self.shown {
+            Shown::Every => format!(" --machine {}", shell_word(&session.machine)),
+            Shown::Gone => String::new(),
+        };
+        format!("sess {store}restore {}{machine}", shell_word(&session.meta.session_id))
+    }
+
+    /// An archived session as the page lists it; `None` for an agent this
+    /// sess does not read.
+    fn card(&self, s: &ArchivedSession) -> Option<SessionCard> {
+        Some(SessionCard {
+            id: format!("{ID_PREFIX}{}", s.key),
+            source: SourceKind::from_name(&s.source)?,
+            session_id: s.meta.session_id.clone(),
+            title: s.meta.title.clone(),
+            cwd: s.meta.cwd.clone(),
+            created: s.meta.created.clone(),
+            modified_ms: s.meta.modified_ms,
+            message_count: usize::try_from(s.meta.message_count).unwrap_or(0),
+            forkable: false,
+            store: Some(self.shown_store.clone()),
+            machine: Some(s.machine.clone()),
+            original: Some(if s.deleted_ms.is_some() { Original::Deleted } else { Original::Present }),
+            restore_command: Some(self.restore_command(s)),
+        })
+    }
+}
+
+/// The archive's key in a page id of an archived session.
+fn key(id: &str) -> Option<i64> {
+    id.strip_prefix(ID_PREFIX)?.parse().ok()
+}
+
+/// Whether `id` names an archived session (not one of the catalog's).
+pub(super) fn is_archived(id: &str) -> bool {
+    key(id).is_some()
+}
+
+/// Projects most recently active first, then by directory.
+pub(super) fn sort_projects(projects: &mut [ProjectCard]) {
+    projects.sort_by(|a, b| b.last_modified_ms.cmp(&a.last_modified_ms).then_with(|| a.cwd.cmp(&b.cwd)));
+}
+
+/// `url` with the password of a `postgres://user:password@host` URL left
+/// out: it would be shown on the page.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://").filter(|(scheme, _)| scheme.starts_with("postgres")) else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let Some((userinfo, host)) = authority.rsplit_once('@') else { return url.to_owned() };
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}@{host}{tail}"),
+        None => url.to_owned(),
+    }
+}
+
+fn boxed(err: sess_archive::Error) -> sess_web::Error {
+    sess_web::Error::Failed(Box::new(err))
+}
+
+/// `sess --store ARCHIVE serve`: every machine's sessions, read from the archive.
+pub(super) struct ArchiveLibrary(pub(super) Archive);
+
+impl Library for ArchiveLibrary {
+    fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+        self.0.projects()
+    }
+
+    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+        self.0.sessions(params)
+    }
+
+    fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+        self.0.page(id, leaf)
+    }
+
+    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+        self.0.search(params)
+    }
+
+    fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+        self.0.machines()
+    }
+
+    fn fork(&self, id: &str, _entry_id: &str) -> sess_web::Result<Forked> {
+        Err(self.0.refuse_fork(id))
+    }
+
+    fn report(&self, error: &sess_web::Error) {
+        super::report(error);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_left_out_of_urls() {
+        for (url, shown) in [
+            (
+                "postgres://sess:hunter2@db.lan:5432/sess?sslmode=require",
+                "postgres://sess@db.lan:5432/sess?sslmode=require",
+            ),
+            ("postgresql://sess@db.lan/sess", "postgresql://sess@db.lan/sess"),
+            ("postgres://db.lan/sess", "postgres://db.lan/sess"),
+            ("postgres://u:p@ss@db.lan/x", "postgres://u@db.lan/x"),
+            ("sqlite:/home/u/archive.sqlite", "sqlite:/home/u/archive.sqlite"),
+            ("sqlite:///home/u/a@b:c.sqlite", "sqlite:///home/u/a@b:c.sqlite"),
+        ] {
+            assert_eq!(without_password(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn archived_ids_are_apart_from_the_catalogs() {
+        assert_eq!(key("a42"), Some(42));
+        assert!(is_archived("a7"));
+        for id in ["42", "a", "ax", "", "b42"] {
+            assert!(!is_archived(id), "{id}");
+        }
+    }
+}
