@@ -265,12 +265,19 @@ fn store_session(
         }
     }
     tx.execute("DELETE FROM archive_docs WHERE session = $1", &[&key])?;
-    let insert =
-        tx.prepare("INSERT INTO archive_docs (session, seq, entry_id, role, body) VALUES ($1, $2, $3, $4, $5)")?;
-    for (seq, doc) in session.docs.iter().enumerate() {
-        let seq = i32::try_from(seq).unwrap_or(i32::MAX);
-        tx.execute(&insert, &[&key, &seq, &opt_text(doc.entry_id.as_ref()), &doc.role, &text(&doc.body)])?;
+    if session.docs.is_empty() {
+        return Ok(());
     }
+    // One statement for all of a session's docs.
+    let seqs: Vec<i32> = (0..session.docs.len()).map(|seq| i32::try_from(seq).unwrap_or(i32::MAX)).collect();
+    let entry_ids: Vec<Option<String>> = session.docs.iter().map(|d| opt_text(d.entry_id.as_ref())).collect();
+    let roles: Vec<&str> = session.docs.iter().map(|d| d.role.as_str()).collect();
+    let bodies: Vec<std::borrow::Cow<'_, str>> = session.docs.iter().map(|d| text(&d.body)).collect();
+    tx.execute(
+        "INSERT INTO archive_docs (session, seq, entry_id, role, body)
+         SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])",
+        &[&key, &seqs, &entry_ids, &roles, &bodies],
+    )?;
     Ok(())
 }
 
