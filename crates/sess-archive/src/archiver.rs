@@ -7,7 +7,8 @@
 //! where the archive's copy ends when it grew by lines
 //! ([`Source::growth`]), else whole, as a new version. Its listing and text
 //! are taken again from the whole session ([`Source::index`]). Sessions are
-//! read on every core and stored in batches, each one transaction. A session
+//! read on every core and stored in batches, each one transaction; the next
+//! batch is read while one is stored. A session
 //! no source finds any more is marked gone, never removed.
 
 use std::collections::{HashMap, HashSet};
@@ -26,7 +27,7 @@ use crate::vault::{Doc, FileWrite, Kind, KnownFile, Meta, SessionWrite, Vault};
 /// The most bytes read into memory before a batch is stored.
 const BATCH_BYTES: usize = 64 << 20;
 /// The most sessions in one batch.
-const BATCH_SESSIONS: usize = 512;
+const BATCH_SESSIONS: usize = 128;
 
 /// What one archive run did.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -137,22 +138,34 @@ pub fn archive(
 
     let mut done = report.unchanged;
     let mut written = HashSet::new();
-    for batch in changed.chunks(BATCH_SESSIONS) {
-        let reads = read_all(batch, &known, env);
-        let mut pending: Vec<Read> = Vec::new();
-        let mut bytes = 0;
-        for read in reads.into_iter().flatten() {
-            bytes += read.writes.iter().map(|w| w.chunk.len()).sum::<usize>();
-            pending.push(read);
-            if bytes >= BATCH_BYTES {
-                store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
-                bytes = 0;
+    // The next batch is read while this one is stored.
+    std::thread::scope(|scope| -> Result<()> {
+        let (sender, batches) = std::sync::mpsc::sync_channel::<(usize, Vec<Option<Read>>)>(1);
+        let (changed, known) = (&changed, &known);
+        scope.spawn(move || {
+            for batch in changed.chunks(BATCH_SESSIONS) {
+                if sender.send((batch.len(), read_all(batch, known, env))).is_err() {
+                    break;
+                }
             }
+        });
+        for (sessions, reads) in batches {
+            let mut pending: Vec<Read> = Vec::new();
+            let mut bytes = 0;
+            for read in reads.into_iter().flatten() {
+                bytes += read.writes.iter().map(|w| w.chunk.len()).sum::<usize>();
+                pending.push(read);
+                if bytes >= BATCH_BYTES {
+                    store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
+                    bytes = 0;
+                }
+            }
+            store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
+            done += sessions;
+            progress(done, total);
         }
-        store(vault, machine, &mut pending, &mut written, now_ms, &mut report)?;
-        done += batch.len();
-        progress(done, total);
-    }
+        Ok(())
+    })?;
 
     let scanned: HashSet<&str> = sources.iter().map(|s| s.as_str()).collect();
     let gone: Vec<i64> = known

@@ -19,6 +19,7 @@ mod machine;
 mod postgres;
 mod read;
 mod sqlite;
+mod tsvector;
 mod vault;
 
 pub use archiver::{Report, archive};

@@ -8,6 +8,7 @@ use std::time::Duration;
 use postgres::{Client, Transaction};
 
 use crate::error::{Error, Result};
+use crate::tsvector::Tsvector;
 use crate::vault::{
     ArchivedSession, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
     snippet_parts,
@@ -26,7 +27,7 @@ CREATE TABLE IF NOT EXISTS archive_files (
     head TEXT NOT NULL, stored BIGINT NOT NULL, mark TEXT NOT NULL, deleted_ms BIGINT,
     UNIQUE (machine, path));
 CREATE TABLE IF NOT EXISTS archive_chunks (
-    file BIGINT NOT NULL, version BIGINT NOT NULL, start BIGINT NOT NULL, bytes BYTEA NOT NULL,
+    file BIGINT NOT NULL, version BIGINT NOT NULL, start BIGINT NOT NULL, bytes BYTEA COMPRESSION lz4 NOT NULL,
     PRIMARY KEY (file, version, start));
 CREATE TABLE IF NOT EXISTS archive_tails (
     file BIGINT NOT NULL, version BIGINT NOT NULL, bytes BYTEA NOT NULL, PRIMARY KEY (file, version));
@@ -39,8 +40,8 @@ CREATE INDEX IF NOT EXISTS archive_sessions_session_id ON archive_sessions (sess
 CREATE TABLE IF NOT EXISTS archive_members (
     session BIGINT NOT NULL, file BIGINT NOT NULL, position BIGINT NOT NULL, PRIMARY KEY (session, file));
 CREATE TABLE IF NOT EXISTS archive_docs (
-    session BIGINT NOT NULL, seq INTEGER NOT NULL, entry_id TEXT, role TEXT NOT NULL, body TEXT NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED,
+    session BIGINT NOT NULL, seq INTEGER NOT NULL, entry_id TEXT, role TEXT NOT NULL, body TEXT COMPRESSION lz4 NOT NULL,
+    tsv tsvector NOT NULL,
     PRIMARY KEY (session, seq));
 CREATE INDEX IF NOT EXISTS archive_docs_tsv ON archive_docs USING GIN (tsv);
 ";
@@ -273,10 +274,12 @@ fn store_session(
     let entry_ids: Vec<Option<String>> = session.docs.iter().map(|d| opt_text(d.entry_id.as_ref())).collect();
     let roles: Vec<&str> = session.docs.iter().map(|d| d.role.as_str()).collect();
     let bodies: Vec<std::borrow::Cow<'_, str>> = session.docs.iter().map(|d| text(&d.body)).collect();
+    let vectors: Vec<Tsvector> = bodies.iter().map(|body| Tsvector::of(body)).collect();
     tx.execute(
-        "INSERT INTO archive_docs (session, seq, entry_id, role, body)
-         SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[])",
-        &[&key, &seqs, &entry_ids, &roles, &bodies],
+        "INSERT INTO archive_docs (session, seq, entry_id, role, body, tsv)
+         SELECT $1, s, e, r, b, t FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::tsvector[])
+           AS u(s, e, r, b, t)",
+        &[&key, &seqs, &entry_ids, &roles, &bodies, &vectors],
     )?;
     Ok(())
 }
@@ -414,7 +417,7 @@ impl Vault for PostgresVault {
         let fail = self.fail();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!(
-            "WITH q AS (SELECT to_tsquery('simple', $5) AS q),
+            "WITH q AS (SELECT $5::text::tsquery AS q),
              chosen AS (SELECT s.id FROM ({SESSIONS}) s),
              best AS (
                SELECT DISTINCT ON (d.session) d.session, d.seq, ts_rank(d.tsv, q.q) AS rank

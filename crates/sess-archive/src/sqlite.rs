@@ -64,6 +64,10 @@ impl SqliteVault {
         conn.busy_timeout(Duration::from_secs(30)).map_err(fail)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(fail)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(fail)?;
+        // A batch is up to 64 MiB: a cache that holds it is not spilled
+        // to the log in the middle of the transaction.
+        conn.pragma_update(None, "cache_size", -65_536).map_err(fail)?;
+        conn.pragma_update(None, "wal_autocheckpoint", 16_384).map_err(fail)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
         tx.execute_batch(SCHEMA).map_err(fail)?;
         let found: Option<String> = tx

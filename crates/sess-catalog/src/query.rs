@@ -50,8 +50,9 @@ pub fn to_fts(input: &str) -> Option<String> {
     (!out.is_empty()).then(|| out.join(" "))
 }
 
-/// The PostgreSQL `tsquery` text for `input` (to give `to_tsquery('simple',
-/// …)`), with the meaning [`to_fts`] gives it: words are all required, a
+/// The PostgreSQL `tsquery` for `input` (its input form, to cast with
+/// `::tsquery`; its words are lowercased runs of letters and digits), with
+/// the meaning [`to_fts`] gives it: words are all required, a
 /// phrase's words follow each other, `*` makes the last word a prefix, `OR`
 /// and `NOT` between two terms are operators; `None` when it has no words.
 pub fn to_tsquery(input: &str) -> Option<String> {
