@@ -13,6 +13,7 @@
 //! its agent's own reader; [`restore`] writes its files back.
 
 mod archiver;
+mod batch;
 mod contents;
 mod error;
 mod machine;

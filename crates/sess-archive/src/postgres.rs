@@ -5,46 +5,26 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use postgres::types::ToSql;
 use postgres::{Client, Transaction};
 
+use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::tsvector::Tsvector;
 use crate::vault::{
-    ArchivedSession, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
+    ArchivedSession, Doc, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
     snippet_parts,
 };
 
 /// The schema version this build writes.
 const VERSION: i64 = 1;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS archive_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS archive_machines (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, first_ms BIGINT NOT NULL, last_ms BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS archive_files (
-    id BIGSERIAL PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
-    growth TEXT NOT NULL, version BIGINT NOT NULL, size BIGINT NOT NULL, mtime BIGINT NOT NULL,
-    head TEXT NOT NULL, stored BIGINT NOT NULL, mark TEXT NOT NULL, deleted_ms BIGINT,
-    UNIQUE (machine, path));
-CREATE TABLE IF NOT EXISTS archive_chunks (
-    file BIGINT NOT NULL, version BIGINT NOT NULL, start BIGINT NOT NULL, bytes BYTEA COMPRESSION lz4 NOT NULL,
-    PRIMARY KEY (file, version, start));
-CREATE TABLE IF NOT EXISTS archive_tails (
-    file BIGINT NOT NULL, version BIGINT NOT NULL, bytes BYTEA NOT NULL, PRIMARY KEY (file, version));
-CREATE TABLE IF NOT EXISTS archive_sessions (
-    id BIGSERIAL PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
-    session_id TEXT NOT NULL, title TEXT, cwd TEXT, created TEXT, message_count BIGINT NOT NULL,
-    modified_ms BIGINT NOT NULL, archived_ms BIGINT NOT NULL, updated_ms BIGINT NOT NULL,
-    deleted_ms BIGINT, UNIQUE (machine, path));
-CREATE INDEX IF NOT EXISTS archive_sessions_session_id ON archive_sessions (session_id);
-CREATE TABLE IF NOT EXISTS archive_members (
-    session BIGINT NOT NULL, file BIGINT NOT NULL, position BIGINT NOT NULL, PRIMARY KEY (session, file));
-CREATE TABLE IF NOT EXISTS archive_docs (
-    session BIGINT NOT NULL, seq INTEGER NOT NULL, entry_id TEXT, role TEXT NOT NULL, body TEXT COMPRESSION lz4 NOT NULL,
-    tsv tsvector NOT NULL,
-    PRIMARY KEY (session, seq));
-CREATE INDEX IF NOT EXISTS archive_docs_tsv ON archive_docs USING GIN (tsv);
-";
+/// The text index: a `tsvector` made here per doc ([`Tsvector`]), in a GIN
+/// index; stored text compressed with lz4.
+const DOCS: &str = "CREATE TABLE IF NOT EXISTS archive_docs (
+    session BIGINT NOT NULL, seq INTEGER NOT NULL, entry_id TEXT, role TEXT NOT NULL,
+    body TEXT COMPRESSION lz4 NOT NULL, tsv tsvector NOT NULL, PRIMARY KEY (session, seq));
+CREATE INDEX IF NOT EXISTS archive_docs_tsv ON archive_docs USING GIN (tsv);";
 
 /// The archive in a PostgreSQL schema.
 pub struct PostgresVault {
@@ -64,7 +44,8 @@ impl PostgresVault {
         let fail = |source| Error::Postgres { location: location.clone(), source };
         let mut tx = vault.client.transaction().map_err(fail)?;
         tx.execute("SELECT pg_advisory_xact_lock(hashtext('sess-archive'))", &[]).map_err(fail)?;
-        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"; {SCHEMA}")).map_err(fail)?;
+        let tables = batch::tables("BIGSERIAL PRIMARY KEY", "BIGINT", "BYTEA COMPRESSION lz4");
+        tx.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\"; {tables} {DOCS}")).map_err(fail)?;
         let found = tx
             .query_opt("SELECT value FROM archive_meta WHERE key = 'version'", &[])
             .map_err(fail)?
@@ -168,120 +149,102 @@ const SESSIONS: &str = "SELECT s.*, m.name AS machine_name FROM archive_sessions
       AND ($3::text IS NULL OR starts_with(s.session_id, $3))
       AND (NOT $4 OR s.deleted_ms IS NOT NULL)";
 
-fn store_file(tx: &mut Transaction<'_>, machine_id: &str, write: &FileWrite) -> Result<Option<i64>, postgres::Error> {
-    let path = text(&write.path);
-    Ok(match &write.base {
-        None => tx
-            .query_opt(
-                "INSERT INTO archive_files (machine, source, path, growth, version, size, mtime, head, stored, mark)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                 ON CONFLICT (machine, path) DO NOTHING RETURNING id",
-                &[
-                    &machine_id,
-                    &write.source,
-                    &path,
-                    &write.kind.as_str(),
-                    &write.version,
-                    &write.size,
-                    &write.mtime,
-                    &write.head,
-                    &write.stored,
-                    &write.mark,
-                ],
-            )?
-            .map(|row| row.get(0)),
-        Some(base) => {
-            let changed = tx.execute(
-                "UPDATE archive_files SET source = $1, growth = $2, version = $3, size = $4, mtime = $5,
-                   head = $6, stored = $7, mark = $8, deleted_ms = NULL
-                 WHERE id = $9 AND version = $10 AND stored = $11",
-                &[
-                    &write.source,
-                    &write.kind.as_str(),
-                    &write.version,
-                    &write.size,
-                    &write.mtime,
-                    &write.head,
-                    &write.stored,
-                    &write.mark,
-                    &base.id,
-                    &base.version,
-                    &base.stored,
-                ],
-            )?;
-            (changed == 1).then_some(base.id)
-        }
-    })
-}
+/// The statements of a batch in a PostgreSQL transaction.
+struct PostgresWriter<'a, 't>(&'a mut Transaction<'t>);
 
-fn store_session(
-    tx: &mut Transaction<'_>,
-    machine_id: &str,
-    session: &SessionWrite,
-    ids: &HashMap<&str, i64>,
-    now_ms: i64,
-) -> Result<(), postgres::Error> {
-    let meta = &session.meta;
-    let key: i64 = tx
-        .query_one(
-            "INSERT INTO archive_sessions (machine, source, path, session_id, title, cwd, created,
-               message_count, modified_ms, archived_ms, updated_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-             ON CONFLICT (machine, path) DO UPDATE SET source = excluded.source,
-               session_id = excluded.session_id, title = excluded.title, cwd = excluded.cwd,
-               created = excluded.created, message_count = excluded.message_count,
-               modified_ms = excluded.modified_ms, updated_ms = excluded.updated_ms, deleted_ms = NULL
-             RETURNING id",
-            &[
-                &machine_id,
-                &session.source,
-                &text(&session.path),
-                &text(&meta.session_id),
-                &opt_text(meta.title.as_ref()),
-                &opt_text(meta.cwd.as_ref()),
-                &opt_text(meta.created.as_ref()),
-                &meta.message_count,
-                &meta.modified_ms,
-                &now_ms,
-            ],
-        )?
-        .get(0);
-    for (position, member) in session.members.iter().enumerate() {
-        let file = match ids.get(member.as_str()) {
-            Some(&id) => Some(id),
-            None => tx
-                .query_opt(
-                    "SELECT id FROM archive_files WHERE machine = $1 AND path = $2",
-                    &[&machine_id, &text(member)],
-                )?
-                .map(|row| row.get::<_, i64>(0)),
-        };
-        if let Some(file) = file {
-            let position = i64::try_from(position).unwrap_or(i64::MAX);
-            tx.execute(
-                "INSERT INTO archive_members (session, file, position) VALUES ($1, $2, $3)
-                 ON CONFLICT (session, file) DO UPDATE SET position = excluded.position",
-                &[&key, &file, &position],
-            )?;
+impl Writer for PostgresWriter<'_, '_> {
+    type Error = postgres::Error;
+
+    fn insert_file(&mut self, machine_id: &str, w: &FileWrite) -> Result<Option<i64>, postgres::Error> {
+        let (path, kind) = (text(&w.path), w.kind.as_str());
+        let row = [
+            &machine_id as &(dyn ToSql + Sync),
+            &w.source,
+            &path,
+            &kind,
+            &w.version,
+            &w.size,
+            &w.mtime,
+            &w.head,
+            &w.stored,
+            &w.mark,
+        ];
+        Ok(self.0.query_opt(batch::INSERT_FILE, &row)?.map(|r| r.get(0)))
+    }
+
+    fn update_file(&mut self, w: &FileWrite, base: &KnownFile) -> Result<bool, postgres::Error> {
+        let kind = w.kind.as_str();
+        let row = [
+            &w.source as &(dyn ToSql + Sync),
+            &kind,
+            &w.version,
+            &w.size,
+            &w.mtime,
+            &w.head,
+            &w.stored,
+            &w.mark,
+            &base.id,
+            &base.version,
+            &base.stored,
+        ];
+        Ok(self.0.execute(batch::UPDATE_FILE, &row)? == 1)
+    }
+
+    fn insert_chunk(&mut self, file: i64, w: &FileWrite) -> Result<(), postgres::Error> {
+        self.0.execute(batch::INSERT_CHUNK, &[&file, &w.version, &w.start, &w.chunk]).map(drop)
+    }
+
+    fn put_tail(&mut self, file: i64, w: &FileWrite) -> Result<(), postgres::Error> {
+        self.0.execute(batch::PUT_TAIL, &[&file, &w.version, &w.tail]).map(drop)
+    }
+
+    fn put_session(&mut self, machine_id: &str, session: &SessionWrite, now_ms: i64) -> Result<i64, postgres::Error> {
+        let m = &session.meta;
+        let (path, id) = (text(&session.path), text(&m.session_id));
+        let (title, cwd, created) =
+            (opt_text(m.title.as_ref()), opt_text(m.cwd.as_ref()), opt_text(m.created.as_ref()));
+        let row = [
+            &machine_id as &(dyn ToSql + Sync),
+            &session.source,
+            &path,
+            &id,
+            &title,
+            &cwd,
+            &created,
+            &m.message_count,
+            &m.modified_ms,
+            &now_ms,
+        ];
+        Ok(self.0.query_one(batch::PUT_SESSION, &row)?.get(0))
+    }
+
+    fn file_id(&mut self, machine_id: &str, path: &str) -> Result<Option<i64>, postgres::Error> {
+        Ok(self.0.query_opt(batch::FILE_ID, &[&machine_id, &text(path)])?.map(|r| r.get(0)))
+    }
+
+    fn link(&mut self, session: i64, file: i64, position: i64) -> Result<(), postgres::Error> {
+        self.0.execute(batch::LINK, &[&session, &file, &position]).map(drop)
+    }
+
+    fn replace_docs(&mut self, session: i64, docs: &[Doc]) -> Result<(), postgres::Error> {
+        self.0.execute("DELETE FROM archive_docs WHERE session = $1", &[&session])?;
+        if docs.is_empty() {
+            return Ok(());
         }
+        // One statement for all of a session's docs.
+        let seqs: Vec<i32> = (0..docs.len()).map(|seq| i32::try_from(seq).unwrap_or(i32::MAX)).collect();
+        let entry_ids: Vec<Option<String>> = docs.iter().map(|d| opt_text(d.entry_id.as_ref())).collect();
+        let roles: Vec<&str> = docs.iter().map(|d| d.role.as_str()).collect();
+        let bodies: Vec<std::borrow::Cow<'_, str>> = docs.iter().map(|d| text(&d.body)).collect();
+        let vectors: Vec<Tsvector> = bodies.iter().map(|body| Tsvector::of(body)).collect();
+        self.0.execute(
+            "INSERT INTO archive_docs (session, seq, entry_id, role, body, tsv)
+             SELECT $1, s, e, r, b, t FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::tsvector[])
+               AS u(s, e, r, b, t)",
+            &[&session, &seqs, &entry_ids, &roles, &bodies, &vectors],
+        )?;
+        Ok(())
     }
-    tx.execute("DELETE FROM archive_docs WHERE session = $1", &[&key])?;
-    if session.docs.is_empty() {
-        return Ok(());
-    }
-    // One statement for all of a session's docs.
-    let seqs: Vec<i32> = (0..session.docs.len()).map(|seq| i32::try_from(seq).unwrap_or(i32::MAX)).collect();
-    let entry_ids: Vec<Option<String>> = session.docs.iter().map(|d| opt_text(d.entry_id.as_ref())).collect();
-    let roles: Vec<&str> = session.docs.iter().map(|d| d.role.as_str()).collect();
-    let bodies: Vec<std::borrow::Cow<'_, str>> = session.docs.iter().map(|d| text(&d.body)).collect();
-    let vectors: Vec<Tsvector> = bodies.iter().map(|body| Tsvector::of(body)).collect();
-    tx.execute(
-        "INSERT INTO archive_docs (session, seq, entry_id, role, body, tsv)
-         SELECT $1, s, e, r, b, t FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::tsvector[])
-           AS u(s, e, r, b, t)",
-        &[&key, &seqs, &entry_ids, &roles, &bodies, &vectors],
-    )?;
-    Ok(())
 }
 
 impl Vault for PostgresVault {
@@ -339,37 +302,7 @@ impl Vault for PostgresVault {
     ) -> Result<Stored> {
         let fail = self.fail();
         let mut tx = self.client.transaction().map_err(&fail)?;
-        let mut stored = Stored::default();
-        let mut ids: HashMap<&str, i64> = HashMap::new();
-        for write in files {
-            let Some(id) = store_file(&mut tx, machine_id, write).map_err(&fail)? else {
-                stored.raced += 1;
-                continue;
-            };
-            ids.insert(write.path.as_str(), id);
-            let new_version = write.base.as_ref().is_none_or(|b| b.version != write.version);
-            if !write.chunk.is_empty() {
-                tx.execute(
-                    "INSERT INTO archive_chunks (file, version, start, bytes) VALUES ($1, $2, $3, $4)
-                     ON CONFLICT DO NOTHING",
-                    &[&id, &write.version, &write.start, &write.chunk],
-                )
-                .map_err(&fail)?;
-            }
-            if !write.chunk.is_empty() || new_version {
-                stored.files += 1;
-                stored.bytes += write.chunk.len() as u64;
-            }
-            tx.execute(
-                "INSERT INTO archive_tails (file, version, bytes) VALUES ($1, $2, $3)
-                 ON CONFLICT (file, version) DO UPDATE SET bytes = excluded.bytes",
-                &[&id, &write.version, &write.tail],
-            )
-            .map_err(&fail)?;
-        }
-        for session in sessions {
-            store_session(&mut tx, machine_id, session, &ids, now_ms).map_err(&fail)?;
-        }
+        let stored = batch::store(&mut PostgresWriter(&mut tx), machine_id, files, sessions, now_ms).map_err(&fail)?;
         tx.commit().map_err(&fail)?;
         Ok(stored)
     }

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
+use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::vault::{
-    ArchivedSession, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
+    ArchivedSession, Doc, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
     snippet_parts,
 };
 
@@ -20,31 +21,10 @@ const VERSION: i64 = 1;
 /// session's key shifted by this many bits, plus its number.
 const DOC_BITS: u32 = 24;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS archive_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS archive_machines (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS archive_files (
-    id INTEGER PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
-    growth TEXT NOT NULL, version INTEGER NOT NULL, size INTEGER NOT NULL, mtime INTEGER NOT NULL,
-    head TEXT NOT NULL, stored INTEGER NOT NULL, mark TEXT NOT NULL, deleted_ms INTEGER,
-    UNIQUE (machine, path));
-CREATE TABLE IF NOT EXISTS archive_chunks (
-    file INTEGER NOT NULL, version INTEGER NOT NULL, start INTEGER NOT NULL, bytes BLOB NOT NULL,
-    UNIQUE (file, version, start));
-CREATE TABLE IF NOT EXISTS archive_tails (
-    file INTEGER NOT NULL, version INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (file, version));
-CREATE TABLE IF NOT EXISTS archive_sessions (
-    id INTEGER PRIMARY KEY, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
-    session_id TEXT NOT NULL, title TEXT, cwd TEXT, created TEXT, message_count INTEGER NOT NULL,
-    modified_ms INTEGER NOT NULL, archived_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL,
-    deleted_ms INTEGER, UNIQUE (machine, path));
-CREATE INDEX IF NOT EXISTS archive_sessions_session_id ON archive_sessions (session_id);
-CREATE TABLE IF NOT EXISTS archive_members (
-    session INTEGER NOT NULL, file INTEGER NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (session, file));
-CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(
-    body, role UNINDEXED, entry_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
-";
+/// The text index: a session's docs are the rowids from its key shifted by
+/// [`DOC_BITS`].
+const FTS: &str = "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(
+    body, role UNINDEXED, entry_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');";
 
 /// The archive in an SQLite file.
 pub struct SqliteVault {
@@ -69,7 +49,8 @@ impl SqliteVault {
         conn.pragma_update(None, "cache_size", -65_536).map_err(fail)?;
         conn.pragma_update(None, "wal_autocheckpoint", 16_384).map_err(fail)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
-        tx.execute_batch(SCHEMA).map_err(fail)?;
+        tx.execute_batch(&batch::tables("INTEGER PRIMARY KEY", "INTEGER", "BLOB")).map_err(fail)?;
+        tx.execute_batch(FTS).map_err(fail)?;
         let found: Option<String> = tx
             .query_row("SELECT value FROM archive_meta WHERE key = 'version'", [], |r| r.get(0))
             .optional()
@@ -178,147 +159,102 @@ const SESSIONS: &str = "SELECT s.*, m.name AS machine_name FROM archive_sessions
       AND (?3 IS NULL OR substr(s.session_id, 1, length(?3)) = ?3)
       AND (NOT ?4 OR s.deleted_ms IS NOT NULL)";
 
-/// Stores `files` of the machine `machine_id`; the keys of those stored go
-/// into `ids`.
-fn store_files<'a>(
-    tx: &rusqlite::Transaction<'_>,
-    machine_id: &str,
-    files: &'a [FileWrite],
-    ids: &mut HashMap<&'a str, i64>,
-) -> rusqlite::Result<Stored> {
-    let mut stored = Stored::default();
-    for write in files {
-        let id = match &write.base {
-            None => tx
-                .query_row(
-                    "INSERT INTO archive_files
-                           (machine, source, path, growth, version, size, mtime, head, stored, mark)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                         ON CONFLICT (machine, path) DO NOTHING RETURNING id",
-                    params![
-                        machine_id,
-                        write.source,
-                        write.path,
-                        write.kind.as_str(),
-                        write.version,
-                        write.size,
-                        write.mtime,
-                        write.head,
-                        write.stored,
-                        write.mark
-                    ],
-                    |r| r.get::<_, i64>(0),
-                )
-                .optional()?,
-            Some(base) => {
-                let changed = tx.execute(
-                    "UPDATE archive_files SET source = ?1, growth = ?2, version = ?3, size = ?4, mtime = ?5,
-                               head = ?6, stored = ?7, mark = ?8, deleted_ms = NULL
-                             WHERE id = ?9 AND version = ?10 AND stored = ?11",
-                    params![
-                        write.source,
-                        write.kind.as_str(),
-                        write.version,
-                        write.size,
-                        write.mtime,
-                        write.head,
-                        write.stored,
-                        write.mark,
-                        base.id,
-                        base.version,
-                        base.stored
-                    ],
-                )?;
-                (changed == 1).then_some(base.id)
-            }
-        };
-        let Some(id) = id else {
-            stored.raced += 1;
-            continue;
-        };
-        ids.insert(write.path.as_str(), id);
-        let new_version = write.base.as_ref().is_none_or(|b| b.version != write.version);
-        if !write.chunk.is_empty() {
-            tx.execute(
-                "INSERT INTO archive_chunks (file, version, start, bytes) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT DO NOTHING",
-                params![id, write.version, write.start, write.chunk],
-            )?;
-        }
-        if !write.chunk.is_empty() || new_version {
-            stored.files += 1;
-            stored.bytes += write.chunk.len() as u64;
-        }
-        tx.execute(
-            "INSERT INTO archive_tails (file, version, bytes) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (file, version) DO UPDATE SET bytes = excluded.bytes",
-            params![id, write.version, write.tail],
-        )?;
+/// The statements of a batch in an SQLite transaction.
+struct SqliteWriter<'t>(&'t rusqlite::Transaction<'t>);
+
+impl SqliteWriter<'_> {
+    fn run(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+        self.0.prepare_cached(&batch::sqlite_form(sql))?.execute(params)
     }
-    Ok(stored)
+
+    fn one<T: rusqlite::types::FromSql>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> rusqlite::Result<Option<T>> {
+        self.0.prepare_cached(&batch::sqlite_form(sql))?.query_row(params, |r| r.get(0)).optional()
+    }
 }
 
-/// Stores `session` of the machine `machine_id`: its listing, its files and
-/// its text.
-fn store_session(
-    tx: &rusqlite::Transaction<'_>,
-    machine_id: &str,
-    session: &SessionWrite,
-    ids: &HashMap<&str, i64>,
-    now_ms: i64,
-) -> rusqlite::Result<()> {
-    let meta = &session.meta;
-    let key: i64 = tx.query_row(
-        "INSERT INTO archive_sessions (machine, source, path, session_id, title, cwd, created,
-                   message_count, modified_ms, archived_ms, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
-                 ON CONFLICT (machine, path) DO UPDATE SET source = excluded.source,
-                   session_id = excluded.session_id, title = excluded.title, cwd = excluded.cwd,
-                   created = excluded.created, message_count = excluded.message_count,
-                   modified_ms = excluded.modified_ms, updated_ms = excluded.updated_ms, deleted_ms = NULL
-                 RETURNING id",
-        params![
+impl Writer for SqliteWriter<'_> {
+    type Error = rusqlite::Error;
+
+    fn insert_file(&mut self, machine_id: &str, w: &FileWrite) -> rusqlite::Result<Option<i64>> {
+        let kind = w.kind.as_str();
+        self.one(
+            batch::INSERT_FILE,
+            params![machine_id, w.source, w.path, kind, w.version, w.size, w.mtime, w.head, w.stored, w.mark],
+        )
+    }
+
+    fn update_file(&mut self, w: &FileWrite, base: &KnownFile) -> rusqlite::Result<bool> {
+        let kind = w.kind.as_str();
+        let changed = self.run(
+            batch::UPDATE_FILE,
+            params![
+                w.source,
+                kind,
+                w.version,
+                w.size,
+                w.mtime,
+                w.head,
+                w.stored,
+                w.mark,
+                base.id,
+                base.version,
+                base.stored
+            ],
+        )?;
+        Ok(changed == 1)
+    }
+
+    fn insert_chunk(&mut self, file: i64, w: &FileWrite) -> rusqlite::Result<()> {
+        self.run(batch::INSERT_CHUNK, params![file, w.version, w.start, w.chunk]).map(drop)
+    }
+
+    fn put_tail(&mut self, file: i64, w: &FileWrite) -> rusqlite::Result<()> {
+        self.run(batch::PUT_TAIL, params![file, w.version, w.tail]).map(drop)
+    }
+
+    fn put_session(&mut self, machine_id: &str, session: &SessionWrite, now_ms: i64) -> rusqlite::Result<i64> {
+        let m = &session.meta;
+        let row = params![
             machine_id,
             session.source,
             session.path,
-            meta.session_id,
-            meta.title,
-            meta.cwd,
-            meta.created,
-            meta.message_count,
-            meta.modified_ms,
+            m.session_id,
+            m.title,
+            m.cwd,
+            m.created,
+            m.message_count,
+            m.modified_ms,
             now_ms
-        ],
-        |r| r.get(0),
-    )?;
-    for (position, member) in session.members.iter().enumerate() {
-        let file = match ids.get(member.as_str()) {
-            Some(&id) => Some(id),
-            None => tx
-                .query_row(
-                    "SELECT id FROM archive_files WHERE machine = ?1 AND path = ?2",
-                    params![machine_id, member],
-                    |r| r.get::<_, i64>(0),
-                )
-                .optional()?,
-        };
-        if let Some(file) = file {
-            tx.execute(
-                "INSERT INTO archive_members (session, file, position) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (session, file) DO UPDATE SET position = excluded.position",
-                params![key, file, i64::try_from(position).unwrap_or(i64::MAX)],
-            )?;
+        ];
+        self.one(batch::PUT_SESSION, row)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
+    }
+
+    fn file_id(&mut self, machine_id: &str, path: &str) -> rusqlite::Result<Option<i64>> {
+        self.one(batch::FILE_ID, params![machine_id, path])
+    }
+
+    fn link(&mut self, session: i64, file: i64, position: i64) -> rusqlite::Result<()> {
+        self.run(batch::LINK, params![session, file, position]).map(drop)
+    }
+
+    fn replace_docs(&mut self, session: i64, docs: &[Doc]) -> rusqlite::Result<()> {
+        let first = session << DOC_BITS;
+        self.run(
+            "DELETE FROM archive_fts WHERE rowid BETWEEN ?1 AND ?2",
+            params![first, first | ((1 << DOC_BITS) - 1)],
+        )?;
+        let mut insert =
+            self.0.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
+        for (seq, doc) in docs.iter().take(1 << DOC_BITS).enumerate() {
+            let rowid = first | i64::try_from(seq).unwrap_or(0);
+            insert.execute(params![rowid, doc.body, doc.role, doc.entry_id])?;
         }
+        Ok(())
     }
-    let first = key << DOC_BITS;
-    tx.execute("DELETE FROM archive_fts WHERE rowid BETWEEN ?1 AND ?2", params![first, first | ((1 << DOC_BITS) - 1)])?;
-    let mut insert =
-        tx.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
-    for (seq, doc) in session.docs.iter().take(1 << DOC_BITS).enumerate() {
-        let rowid = first | i64::try_from(seq).unwrap_or(0);
-        insert.execute(params![rowid, doc.body, doc.role, doc.entry_id])?;
-    }
-    Ok(())
 }
 
 impl Vault for SqliteVault {
@@ -377,11 +313,7 @@ impl Vault for SqliteVault {
         let path = self.path.clone();
         let fail = move |source| Error::Sqlite { path: path.clone(), source };
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
-        let mut ids: HashMap<&str, i64> = HashMap::new();
-        let stored = store_files(&tx, machine_id, files, &mut ids).map_err(&fail)?;
-        for session in sessions {
-            store_session(&tx, machine_id, session, &ids, now_ms).map_err(&fail)?;
-        }
+        let stored = batch::store(&mut SqliteWriter(&tx), machine_id, files, sessions, now_ms).map_err(&fail)?;
         tx.commit().map_err(&fail)?;
         Ok(stored)
     }
