@@ -169,6 +169,10 @@ fn every_agents_sessions_survive_their_deletion_and_come_back_byte_for_byte() {
     assert!(text.contains(&format!("{} sessions the agents no longer have are kept", ids.len())), "{text}");
     assert!(archived(home, &store, &[]).values().all(|(_, original)| original == "deleted"));
 
+    // pi-family sessions are entries in the store too: the store's verbs work.
+    let segments = json(home, &["--store", &store, "segments", "--json", "01a22b45-5c27-7725-b56f-8270ebb2b80e"]);
+    assert!(!segments.as_array().unwrap().is_empty(), "{segments}");
+
     // Every session reads as it did, from the archive.
     for (id, want) in &shown {
         assert_eq!(&transcript(home, &["--store", &store, "show", "--all", "--json", id]), want, "{id}");
