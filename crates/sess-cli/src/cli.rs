@@ -101,6 +101,11 @@ pub(crate) struct RestoreArgs {
     /// Of the machine with this name or id (when several archived the id).
     #[arg(long, value_name = "NAME")]
     pub(crate) machine: Option<String>,
+    /// The version of the session's main file to write (1 is the first the
+    /// archive kept; a file rewritten in place gets a new one); default: the
+    /// newest.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    pub(crate) version: Option<i64>,
     /// Print what was written as JSON.
     #[arg(long)]
     pub(crate) json: bool,

@@ -270,11 +270,18 @@ fn a_grown_file_stores_its_new_lines_and_a_rewritten_one_a_new_version() {
     assert_eq!(report["bytesStored"].as_u64(), Some(torn.len() as u64 + 5), "{report}");
     assert_eq!(restored_bytes(home, &store, id), grown);
 
-    // Rewritten in place, shorter: a new version, stored whole.
+    // Rewritten in place, shorter: a new version, stored whole; the old one
+    // is kept.
     fs::write(&path, &original[..original.len() / 2]).unwrap();
     let report = json(home, &["archive", "--json"]);
     assert_eq!(report["updated"].as_u64(), Some(1), "{report}");
     assert_eq!(restored_bytes(home, &store, id), &original[..original.len() / 2]);
+    let to = tempfile::tempdir().unwrap();
+    let done = json(home, &["restore", "--json", "--version", "1", "--to", to.path().to_str().unwrap(), id]);
+    assert_eq!(fs::read(done["files"][0]["path"].as_str().unwrap()).unwrap(), grown);
+    let missing = run(home, &["restore", "--version", "3", "--to", to.path().to_str().unwrap(), id]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("has no version 3 in the archive (it keeps 1, 2)"));
 }
 
 #[test]

@@ -3,11 +3,34 @@
 use std::io::Write;
 
 use serde::Serialize;
-use sess_archive::Restored;
+use sess_archive::{Restored, StoredFile};
 
 use crate::Outcome;
 use crate::cli::RestoreArgs;
 use crate::output::{print_json, stdout};
+
+/// The session's files with its main file at `version` (the others at their
+/// newest), from every version of every file.
+fn at_version(mut every: Vec<StoredFile>, version: i64, id: &str) -> anyhow::Result<Vec<StoredFile>> {
+    let Some(main) = every.first().map(|f| f.path.clone()) else { return Ok(every) };
+    let kept: Vec<i64> = every.iter().filter(|f| f.path == main).map(|f| f.version).collect();
+    if !kept.contains(&version) {
+        let kept: Vec<String> = kept.iter().map(i64::to_string).collect();
+        anyhow::bail!("session {id} has no version {version} in the archive (it keeps {})", kept.join(", "));
+    }
+    // Oldest first: the last of each path is its newest.
+    let mut files: Vec<StoredFile> = Vec::new();
+    for file in every.drain(..) {
+        if file.path == main && file.version != version {
+            continue;
+        }
+        match files.iter_mut().find(|f| f.path == file.path) {
+            Some(kept) => *kept = file,
+            None => files.push(file),
+        }
+    }
+    Ok(files)
+}
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -22,7 +45,10 @@ pub(crate) fn run(args: &RestoreArgs, store: Option<&str>) -> anyhow::Result<Out
     let url = store.map_or_else(crate::archive::default_url, str::to_owned);
     let mut vault = crate::archive::required(&url)?;
     let session = crate::archive::find(vault.as_mut(), &url, &args.session, args.machine.as_deref())?;
-    let files = vault.files(session.key)?;
+    let files = match args.version {
+        None => vault.files(session.key)?,
+        Some(version) => at_version(vault.versions(session.key)?, version, &session.meta.session_id)?,
+    };
     let restored = sess_archive::restore(&session, &files, args.to.as_deref())?;
     if args.json {
         let json =
