@@ -6,7 +6,8 @@
 //! of steady writing). When the system runs out of watches, or a folder
 //! cannot be watched, it says so and looks every few seconds instead (a run
 //! over unchanged files reads none of them). Folders that appear later are
-//! picked up by a run every minute.
+//! picked up by a run every minute. A run that fails is said, and the next
+//! one tries again.
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -28,8 +29,8 @@ const POLL: Duration = Duration::from_secs(5);
 /// How often it archives anyway (folders that did not exist yet).
 const SWEEP: Duration = Duration::from_secs(60);
 
-/// Calls `archive` whenever the folders of `kinds` change; never returns
-/// unless `archive` fails.
+/// Calls `archive` whenever the folders of `kinds` change; never returns (a
+/// failed run is said and tried again).
 pub(crate) fn run(kinds: &[SourceKind], archive: &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<Outcome> {
     let (sender, events) = mpsc::channel::<()>();
     let roots: Vec<PathBuf> =
@@ -76,7 +77,11 @@ pub(crate) fn run(kinds: &[SourceKind], archive: &mut dyn FnMut() -> anyhow::Res
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => polling = true,
         }
-        archive()?;
+        // A run that fails (a database that went away) is said, and the
+        // next change or sweep tries again.
+        if let Err(err) = archive() {
+            warn(format_args!("{err:#}; trying again at the next change"));
+        }
         last = Instant::now();
     }
 }
