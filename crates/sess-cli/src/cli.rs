@@ -71,6 +71,9 @@ pub(crate) enum Command {
     /// `search` read it with `--store`, and `search` and `serve` include the
     /// default one without it.
     Archive(ArchiveArgs),
+    /// An MCP server on stdin and stdout through which agents search, list and
+    /// read every agent's sessions (read-only): `claude mcp add sess -- sess mcp`.
+    Mcp(McpArgs),
     /// Write an archived session's files back, byte for byte: where its agent
     /// reads them (`claude --resume ID` works again), or under `--to DIR`.
     /// Refuses to replace a file that holds other bytes.
@@ -88,6 +91,16 @@ pub(crate) struct ArchiveArgs {
     /// Keep running, and archive what changes within seconds (Ctrl-C stops).
     #[arg(long)]
     pub(crate) watch: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Every project by default (without it, the tools' default scope is the
+    /// project of the directory the server runs in).
+    #[arg(long)]
+    pub(crate) all_projects: bool,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
 }
 
 #[derive(Debug, Args)]

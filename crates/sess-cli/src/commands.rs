@@ -9,6 +9,7 @@ pub(crate) mod fork;
 pub(crate) mod index;
 pub(crate) mod label;
 pub(crate) mod list;
+pub(crate) mod mcp;
 pub(crate) mod migrate;
 pub(crate) mod rename;
 pub(crate) mod restore;

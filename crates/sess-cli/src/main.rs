@@ -51,6 +51,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(&args, store),
         Command::Archive(args) => commands::archive::run(&args, store),
         Command::Restore(args) => commands::restore::run(&args, store),
+        Command::Mcp(args) => commands::mcp::run(&args, store),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

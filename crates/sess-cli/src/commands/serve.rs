@@ -34,6 +34,19 @@ use crate::summary::describe;
 const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
+    listen_and_serve(args, &said, library)
+}
+
+/// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
+/// it is; else the catalog (at `catalog_path`, refreshed now) with `store`'s
+/// sessions, or with the default archive's sessions whose originals are
+/// gone. Also what it holds, in words.
+pub(crate) fn library(
+    store: Option<&str>,
+    catalog_path: Option<&Path>,
+    bar: catalog::Bar,
+) -> anyhow::Result<(Arc<dyn Library>, String)> {
     // An archive is read where it is: the catalog is not involved.
     if let Some(url) = store
         && let Some(vault) = crate::archive::existing(url)?
@@ -42,11 +55,11 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
         let count = archive.len()?;
         let machines = archive.machines()?.len();
         let said = format!("{count} archived sessions from {machines} machine{}", if machines == 1 { "" } else { "s" });
-        return listen_and_serve(args, &said, Arc::new(ArchiveLibrary(archive)));
+        return Ok((Arc::new(ArchiveLibrary(archive)), said));
     }
-    let path = catalog::path(args.catalog.path.as_deref())?;
+    let path = catalog::path(catalog_path)?;
     let mut opened = catalog::open(&path)?;
-    catalog::refresh(&mut opened, store, catalog::Bar::Shown)?.warn_problems();
+    catalog::refresh(&mut opened, store, bar)?.warn_problems();
     let gone = if store.is_none() { default_archive() } else { None };
     let said = match &gone {
         Some(gone) => format!("{} sessions and {} the agents deleted, kept in the archive", opened.len()?, gone.len()?),
@@ -58,7 +71,7 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
         store: store.map(str::to_owned),
         gone,
     };
-    listen_and_serve(args, &said, Arc::new(library))
+    Ok((Arc::new(library), said))
 }
 
 /// The default archive, whose sessions the agents deleted are shown beside

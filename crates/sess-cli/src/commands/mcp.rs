@@ -1,0 +1,42 @@
+//! `sess mcp [--all-projects] [--catalog PATH]`: the MCP server on stdio,
+//! over what `sess serve` reads, and the model context of `sess context`.
+
+use std::sync::Arc;
+
+use sess_core::{EntryIndex, Leaf, context};
+
+use crate::Outcome;
+use crate::catalog;
+use crate::cli::McpArgs;
+use crate::load::load_session;
+use crate::resolve::{self, Session};
+
+pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
+    // As `sess search`: the current project, unless every one is asked for
+    // (or a store's sessions are read).
+    let project =
+        if args.all_projects || store.is_some() { None } else { Some(std::env::current_dir()?.display().to_string()) };
+    let store = store.map(str::to_owned);
+    let context: sess_mcp::ContextFn = Arc::new(move |id, entry| model_context(id, entry, store.as_deref()));
+    sess_mcp::run_stdio(sess_mcp::Sess::new(library, context, project))?;
+    Ok(Outcome::Clean)
+}
+
+/// The model context of the pi-family session `id` at `entry` (or its last),
+/// as `sess context` prints it.
+fn model_context(id: &str, entry: Option<&str>, store: Option<&str>) -> Result<serde_json::Value, String> {
+    let session = resolve::session(id, store).map_err(|e| format!("{e:#}"))?;
+    if let Session::File(found) = &session {
+        resolve::pi_only("context", id, found).map_err(|e| format!("{e:#}"))?;
+    }
+    let outcome = load_session(session).map_err(|e| format!("{e:#}"))?;
+    let entries = outcome.file.entries();
+    let index = EntryIndex::new(entries);
+    let leaf = match entry {
+        Some(entry) if !index.contains(entry) => return Err(format!("session {id} has no entry `{entry}`")),
+        Some(entry) => Leaf::Id(entry),
+        None => Leaf::Last,
+    };
+    serde_json::to_value(context::build(entries, &index, leaf)).map_err(|e| e.to_string())
+}

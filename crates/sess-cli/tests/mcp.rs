@@ -1,0 +1,209 @@
+//! `sess mcp` over stdio, driven as an MCP client does (JSON-RPC lines):
+//! initialize, list the tools, call each with good and bad arguments, and
+//! read a session window by window to its end. Sessions are copies of what
+//! the real agents wrote.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods, clippy::needless_pass_by_value)] // A panic is how a test fails; json! values are passed as made.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+mod common;
+use common::fixture;
+
+struct Client {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Client {
+    fn start(home: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
+            .arg("mcp")
+            .args(args)
+            .env("HOME", home)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("PI_CODING_AGENT_DIR")
+            .current_dir(home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let mut client = Self { child, input, output, next: 1 };
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}),
+        );
+        assert_eq!(init["serverInfo"]["name"], "sess", "{init}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.input, "{message}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(self.output.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                assert!(message.get("error").is_none(), "{message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// A tool's text, and whether it is a tool error.
+    fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let text = result["content"][0]["text"].as_str().unwrap().to_owned();
+        (text, result["isError"] == true)
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+fn home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("claude-code/real-2.1.332/claude-config"), &home.path().join(".claude"));
+    copy_tree(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
+    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
+    std::fs::create_dir_all(&pi).unwrap();
+    std::fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
+    home
+}
+
+/// The value after `key ` on the line of `text` that holds `holding`.
+fn field_after<'t>(text: &'t str, holding: &str, key: &str) -> &'t str {
+    let line = text.lines().find(|l| l.contains(holding)).unwrap_or_else(|| panic!("no `{holding}` in {text}"));
+    let rest = &line[line.find(key).unwrap() + key.len()..];
+    rest.split_whitespace().next().unwrap()
+}
+
+#[test]
+fn the_tools_are_listed_with_their_arguments() {
+    let home = home();
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+    let tools = client.request("tools/list", json!({}));
+    let mut names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["list_sessions", "read_session", "search_sessions", "session_context"]);
+    let search = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "search_sessions").unwrap();
+    assert_eq!(search["inputSchema"]["required"], json!(["query"]), "{search}");
+    for argument in ["query", "source", "cwd", "since", "limit", "max_chars"] {
+        assert!(search["inputSchema"]["properties"].get(argument).is_some(), "{argument}: {search}");
+    }
+}
+
+#[test]
+fn search_list_read_and_context_answer_and_bad_arguments_are_tool_errors() {
+    let home = home();
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+
+    let (found, error) = client.call("search_sessions", json!({"query": "subagent counted"}));
+    assert!(!error, "{found}");
+    assert!(found.contains("claude d0320bc2-9f9f-4dd3-b19b-6e52d18059d0"), "{found}");
+    assert!(found.contains("[[counted]]"), "{found}");
+    let reference = field_after(&found, "d0320bc2", "ref ").to_owned();
+
+    let (listed, error) = client.call("list_sessions", json!({"source": "codex"}));
+    assert!(!error, "{listed}");
+    assert_eq!(listed.matches(" · codex ").count(), 4, "{listed}");
+    let (recent, _) = client.call("list_sessions", json!({"since": "1d", "limit": 2}));
+    assert!(recent.starts_with("2 sessions"), "{recent}");
+
+    // Read by ref or by id, a window at a time, to the end.
+    let (whole, error) = client.call("read_session", json!({"id": "d0320bc2"}));
+    assert!(!error && whole.contains("The subagent counted 2 files.") && whole.contains("that is the end"), "{whole}");
+    let (by_ref, _) = client.call("read_session", json!({"id": reference}));
+    assert_eq!(by_ref, whole);
+    let mut offset = 0;
+    let mut windows = 0;
+    loop {
+        let (window, error) = client.call("read_session", json!({"id": "01a22bd9-19ce", "offset": offset, "limit": 2}));
+        assert!(!error, "{window}");
+        windows += 1;
+        if window.contains("that is the end") {
+            break;
+        }
+        let next = window.rsplit("\"offset\": ").next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit());
+        let next: usize = next.parse().unwrap();
+        assert!(next > offset, "{window}");
+        offset = next;
+        assert!(windows < 100);
+    }
+    assert!(windows >= 2, "{windows}");
+
+    // A small budget is kept, and says what it left out.
+    let (small, _) = client.call("read_session", json!({"id": "d0320bc2", "max_chars": 1000}));
+    assert!(small.chars().count() <= 1000 && small.contains("next: read_session"), "{small}");
+
+    let (context, error) = client.call("session_context", json!({"id": "01a22b45"}));
+    assert!(!error, "{context}");
+    let context: Value = serde_json::from_str(&context).unwrap();
+    assert!(!context["messages"].as_array().unwrap().is_empty());
+
+    for (tool, arguments, says) in [
+        ("search_sessions", json!({"query": "  "}), "`query` is empty"),
+        ("search_sessions", json!({"query": "x", "source": "vim"}), "`source` is one of"),
+        ("list_sessions", json!({"since": "last week"}), "`since` is a date"),
+        ("read_session", json!({"id": "ffffffff"}), "no session has the ref or id `ffffffff`"),
+        ("read_session", json!({"id": "d0320bc2", "around_entry": "nope"}), "has no message with entry `nope`"),
+        ("session_context", json!({"id": "d0320bc2"}), "works on pi-family sessions"),
+        ("session_context", json!({"id": "01a22b45", "entry": "nope"}), "has no entry `nope`"),
+    ] {
+        let (text, error) = client.call(tool, arguments);
+        assert!(error, "{tool}: {text}");
+        assert!(text.contains(says), "{tool}: {text}");
+    }
+    // Still serving after every error.
+    let (again, error) = client.call("list_sessions", json!({"limit": 1}));
+    assert!(!error && again.starts_with("1 sessions"), "{again}");
+}
+
+#[test]
+fn the_default_scope_is_the_servers_project() {
+    let home = home();
+    let project = home.path().join("elsewhere");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut client = Client::start(home.path(), &[]);
+    let (listed, _) = client.call("list_sessions", json!({}));
+    assert!(listed.starts_with("0 sessions in project"), "{listed}");
+    let (everywhere, _) = client.call("list_sessions", json!({"cwd": "*"}));
+    assert!(!everywhere.starts_with("0 sessions"), "{everywhere}");
+    let (demo, _) = client.call("list_sessions", json!({"cwd": "/home/dev/demo-project"}));
+    assert!(demo.contains(" · pi 01a22b45"), "{demo}");
+}
