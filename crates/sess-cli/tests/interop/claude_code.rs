@@ -60,6 +60,54 @@ fn sess_reads_what_claude_code_writes() {
     checks.finish("claude-code");
 }
 
+/// The real Claude Code with `sess mcp` as its MCP server
+/// (`interop/claude-code/mcp-driver.mjs`): a first session notes some words;
+/// in a second one the fake model calls `search_sessions` for them, and the
+/// tool's answer — as the CLI sent it back to the model, and as its new
+/// transcript shows it — names the first session.
+#[test]
+fn claude_code_searches_its_history_through_sess_mcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    if claude_code(&root).is_none() {
+        return;
+    }
+    let Some(peer) = peer_in(
+        &repo().join("interop/claude-code"),
+        "claude-code",
+        "node",
+        "mcp-driver.mjs",
+        "@anthropic-ai/claude-code",
+    ) else {
+        return;
+    };
+    let report = peer
+        .try_run(&root, &[root.to_str().unwrap(), env!("CARGO_BIN_EXE_sess")])
+        .unwrap_or_else(|err| panic!("mcp driver failed: {err}"));
+    let report = parse(&report);
+    let noted = report["noted"]["id"].as_str().unwrap();
+    let named = format!("claude {noted}");
+    let results = report["toolResults"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{report}");
+    assert_eq!(results[0]["isError"], false, "{report}");
+    let answer = results[0]["content"][0]["text"].as_str().unwrap();
+    assert!(answer.contains(&named) && answer.contains("[[quokka]]"), "{answer}");
+
+    let asked = report["asked"]["path"].as_str().unwrap();
+    let shown: Value =
+        serde_json::from_slice(&crate::harness::sess(&["show", "--all", "--json", asked]).stdout).unwrap();
+    let call = shown["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["blocks"].as_array().unwrap())
+        .find(|b| b["type"] == "tool_call" && b["name"] == report["tool"])
+        .unwrap_or_else(|| panic!("no {} call in {}", report["tool"], show(&shown)));
+    assert_eq!(call["status"], "succeeded", "{call}");
+    assert!(call["result"].as_str().unwrap().contains(&named), "{call}");
+    eprintln!("interop claude-code {}: search_sessions through sess mcp named {noted}", report["claudeCode"]);
+}
+
 /// The files one driver run left, kept as data: checked the same way without
 /// Node (their paths are those of the run, under `/tmp/sess-claude-code`).
 #[test]
