@@ -12,6 +12,8 @@
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
 //! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
 //! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
+//! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
+//! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -30,6 +32,8 @@ mod copilot;
 mod gemini;
 #[path = "interop/harness.rs"]
 mod harness;
+#[path = "interop/mcp_clients.rs"]
+mod mcp_clients;
 #[path = "interop/oh_my_pi.rs"]
 mod oh_my_pi;
 #[path = "interop/opencode.rs"]
