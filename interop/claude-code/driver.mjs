@@ -20,21 +20,12 @@
 // `subagents` the requests of subagents, by their prompt; `files` every file
 // under `projects/`.
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
+import { claudeBinary, claudeEnv } from "./claude.mjs";
 import { startFakeApi } from "./fake-api.mjs";
 import { filesUnder, runProgram } from "../lib/run.mjs";
 
-const require = createRequire(import.meta.url);
-
-/** The native binary of the platform package (the wrapper's postinstall is not needed to run it). */
-function claudeBinary() {
-  const musl = process.platform === "linux" && !process.report.getReport().header.glibcVersionRuntime;
-  const name = `@anthropic-ai/claude-code-${process.platform}-${process.arch}${musl ? "-musl" : ""}`;
-  const dir = path.dirname(require.resolve(`${name}/package.json`));
-  return path.join(dir, process.platform === "win32" ? "claude.exe" : "claude");
-}
 
 const claude = claudeBinary();
 const version = execFileSync(claude, ["--version"], { encoding: "utf8" }).trim().split(" ")[0];
@@ -136,20 +127,7 @@ const api = await startFakeApi(script, {
   // Half a second after the last answer of its turn, the background build may end.
   onAnswer: (r) => r.prompt === "Start the slow build in the background." && r.turn === 1 && setTimeout(() => fs.writeFileSync(release, ""), 500),
 });
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  CLAUDE_CONFIG_DIR: configDir,
-  TMPDIR: tmp,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  ANTHROPIC_BASE_URL: `http://127.0.0.1:${api.port}`,
-  ANTHROPIC_API_KEY: "dummy",
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  DISABLE_TELEMETRY: "1",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_ERROR_REPORTING: "1",
-};
+const env = claudeEnv({ home, configDir, tmp, port: api.port });
 
 /** Runs the CLI once in `cwd`; resolves to its JSON result, which must report an error when `failing`. */
 async function runClaude(cwd, args, failing) {

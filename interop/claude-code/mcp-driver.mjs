@@ -10,24 +10,17 @@
 // The JSON: the CLI's version, both sessions' ids and files, the tool call's
 // name and input, and the tool result as the CLI sent it to the model.
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
+import { claudeBinary, claudeEnv } from "./claude.mjs";
 import { startFakeApi } from "./fake-api.mjs";
 import { runProgram } from "../lib/run.mjs";
-
-const require = createRequire(import.meta.url);
 
 function fail(message) {
   console.error(`mcp-driver: ${message}`);
   process.exit(1);
 }
 
-function claudeBinary() {
-  const musl = process.platform === "linux" && !process.report.getReport().header.glibcVersionRuntime;
-  const name = `@anthropic-ai/claude-code-${process.platform}-${process.arch}${musl ? "-musl" : ""}`;
-  return path.join(path.dirname(require.resolve(`${name}/package.json`)), "claude");
-}
 
 const claude = claudeBinary();
 const version = execFileSync(claude, ["--version"], { encoding: "utf8" }).trim().split(" ")[0];
@@ -53,21 +46,7 @@ const script = {
 };
 
 const api = await startFakeApi(script);
-const env = {
-  PATH: process.env.PATH,
-  HOME: home,
-  CLAUDE_CONFIG_DIR: configDir,
-  TMPDIR: tmp,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  ANTHROPIC_BASE_URL: `http://127.0.0.1:${api.port}`,
-  ANTHROPIC_API_KEY: "dummy",
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  DISABLE_TELEMETRY: "1",
-  DISABLE_AUTOUPDATER: "1",
-  DISABLE_ERROR_REPORTING: "1",
-  MCP_TIMEOUT: "30000",
-};
+const env = { ...claudeEnv({ home, configDir, tmp, port: api.port }), MCP_TIMEOUT: "30000" };
 const mcpConfig = JSON.stringify({ mcpServers: { sess: { type: "stdio", command: sess, args: ["mcp", "--all-projects"] } } });
 
 async function runClaude(prompt, extra) {

@@ -4,36 +4,37 @@
 use rmcp::schemars;
 use serde::Deserialize;
 
-/// `search_sessions`.
+/// Which sessions a search or a listing covers, and how long its answer may be.
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
-pub struct SearchArgs {
-    /// Words (all must match), "a phrase", a prefix*, OR and NOT between terms.
-    pub query: String,
+pub struct Scope {
     /// Only this agent's sessions: pi, claude, codex, gemini, qwen, copilot, opencode.
     pub source: Option<String>,
     /// Only sessions of this project directory; default: the server's project. "*" for every project.
     pub cwd: Option<String>,
     /// Only sessions active since then: a date (2026-11-30), a time (RFC 3339), or an age (7d, 12h).
     pub since: Option<String>,
-    /// At most this many sessions (default 10).
+    /// At most this many sessions (default 10 for a search, 20 for a listing).
     pub limit: Option<usize>,
     /// The longest answer, in characters (default 32000, about 8k tokens).
     pub max_chars: Option<usize>,
 }
 
+/// `search_sessions`.
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
+pub struct SearchArgs {
+    /// Words (all must match), "a phrase", a prefix*, OR and NOT between terms.
+    pub query: String,
+    /// Which sessions, and how long the answer may be.
+    #[serde(flatten)]
+    pub scope: Scope,
+}
+
 /// `list_sessions`.
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct ListArgs {
-    /// Only this agent's sessions.
-    pub source: Option<String>,
-    /// Only sessions of this project directory; default: the server's project. "*" for every project.
-    pub cwd: Option<String>,
-    /// Only sessions active since then: a date, a time (RFC 3339), or an age (7d, 12h).
-    pub since: Option<String>,
-    /// At most this many sessions (default 20).
-    pub limit: Option<usize>,
-    /// The longest answer, in characters (default 32000).
-    pub max_chars: Option<usize>,
+    /// Which sessions, and how long the answer may be.
+    #[serde(flatten)]
+    pub scope: Scope,
 }
 
 /// `read_session`.

@@ -108,6 +108,25 @@ fn answer(result: Result<String, String>) -> CallToolResult {
     }
 }
 
+/// `head`, then as many of `items` as fit in `max_chars`, and how many of
+/// them (`what`) were left out.
+fn lines(max_chars: Option<usize>, head: &str, items: impl ExactSizeIterator<Item = String>, what: &str) -> String {
+    let total = items.len();
+    let mut out = Answer::new(max_chars);
+    out.push(head);
+    let mut shown = 0;
+    for item in items {
+        if !out.push(&item) {
+            break;
+        }
+        shown += 1;
+    }
+    let note = (shown < total).then(|| {
+        format!("left out: {} more {what} (the budget); ask with a larger max_chars or a smaller limit", total - shown)
+    });
+    out.finish(note)
+}
+
 fn scope_note(project: Option<&str>) -> String {
     project.map_or_else(|| "every project".to_owned(), |p| format!("project {p} (cwd \"*\" for every project)"))
 }
@@ -124,12 +143,13 @@ impl Sess {
             if args.query.trim().is_empty() {
                 return Err("`query` is empty: give words to search for".to_owned());
             }
-            let since = since(args.since.as_deref())?;
-            let limit = args.limit.unwrap_or(10).clamp(1, 200);
-            let project = self.project(args.cwd.as_deref());
+            let scope = &args.scope;
+            let since = since(scope.since.as_deref())?;
+            let limit = scope.limit.unwrap_or(10).clamp(1, 200);
+            let project = self.project(scope.cwd.as_deref());
             let params = SearchParams {
                 query: args.query.clone(),
-                source: source(args.source.as_deref())?,
+                source: source(scope.source.as_deref())?,
                 project: project.clone(),
                 machine: None,
                 limit: if since.is_some() { limit * 4 } else { limit },
@@ -139,27 +159,9 @@ impl Sess {
                 hits.retain(|h| h.session.modified_ms >= since);
             }
             hits.truncate(limit);
-            let mut out = Answer::new(args.max_chars);
-            out.push(&format!(
-                "{} sessions match `{}` in {}:\n",
-                hits.len(),
-                args.query,
-                scope_note(project.as_deref())
-            ));
-            let mut shown = 0;
-            for hit in &hits {
-                if !out.push(&render::hit(hit)) {
-                    break;
-                }
-                shown += 1;
-            }
-            let note = (shown < hits.len()).then(|| {
-                format!(
-                    "left out: {} more hits (the budget); ask with a larger max_chars or a smaller limit",
-                    hits.len() - shown
-                )
-            });
-            Ok(out.finish(note))
+            let head =
+                format!("{} sessions match `{}` in {}:\n", hits.len(), args.query, scope_note(project.as_deref()));
+            Ok(lines(scope.max_chars, &head, hits.iter().map(render::hit), "hits"))
         })())
     }
 
@@ -169,11 +171,12 @@ impl Sess {
         every project.")]
     fn list_sessions(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
         answer((|| {
-            let since = since(args.since.as_deref())?;
-            let limit = args.limit.unwrap_or(20).clamp(1, 1_000);
-            let project = self.project(args.cwd.as_deref());
+            let scope = &args.scope;
+            let since = since(scope.since.as_deref())?;
+            let limit = scope.limit.unwrap_or(20).clamp(1, 1_000);
+            let project = self.project(scope.cwd.as_deref());
             let params = SessionsParams {
-                source: source(args.source.as_deref())?,
+                source: source(scope.source.as_deref())?,
                 project: project.clone(),
                 limit: if since.is_some() { 10_000 } else { limit },
                 ..SessionsParams::default()
@@ -183,22 +186,8 @@ impl Sess {
                 cards.retain(|c| c.modified_ms >= since);
             }
             cards.truncate(limit);
-            let mut out = Answer::new(args.max_chars);
-            out.push(&format!("{} sessions in {}, newest first:\n", cards.len(), scope_note(project.as_deref())));
-            let mut shown = 0;
-            for card in &cards {
-                if !out.push(&render::card(card)) {
-                    break;
-                }
-                shown += 1;
-            }
-            let note = (shown < cards.len()).then(|| {
-                format!(
-                    "left out: {} more sessions (the budget); ask with a larger max_chars or a smaller limit",
-                    cards.len() - shown
-                )
-            });
-            Ok(out.finish(note))
+            let head = format!("{} sessions in {}, newest first:\n", cards.len(), scope_note(project.as_deref()));
+            Ok(lines(scope.max_chars, &head, cards.iter().map(render::card), "sessions"))
         })())
     }
 
