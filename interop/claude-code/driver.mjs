@@ -26,7 +26,6 @@ import { claudeBinary, claudeEnv } from "./claude.mjs";
 import { startFakeApi } from "./fake-api.mjs";
 import { filesUnder, runProgram } from "../lib/run.mjs";
 
-
 const claude = claudeBinary();
 const version = execFileSync(claude, ["--version"], { encoding: "utf8" }).trim().split(" ")[0];
 if (process.argv[2] === "version") {
