@@ -144,7 +144,7 @@ pub fn archive(
         let (changed, known) = (&changed, &known);
         scope.spawn(move || {
             for batch in changed.chunks(BATCH_SESSIONS) {
-                if sender.send((batch.len(), read_all(batch, known, env))).is_err() {
+                if sender.send((batch.len(), read_all(batch, known))).is_err() {
                     break;
                 }
             }
@@ -221,7 +221,7 @@ fn store(
 }
 
 /// Reads the sessions of `batch` on every core, in order.
-fn read_all(batch: &[&Found], known: &HashMap<String, KnownFile>, env: &Env) -> Vec<Option<Read>> {
+fn read_all(batch: &[&Found], known: &HashMap<String, KnownFile>) -> Vec<Option<Read>> {
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(batch.len()).max(1);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Read>>> = Mutex::new((0..batch.len()).map(|_| None).collect());
@@ -231,7 +231,7 @@ fn read_all(batch: &[&Found], known: &HashMap<String, KnownFile>, env: &Env) -> 
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(found) = batch.get(i) else { break };
-                    let read = read_session(found, known, env);
+                    let read = read_session(found, known);
                     if let Ok(mut results) = results.lock() {
                         results[i] = read;
                     }
@@ -244,14 +244,13 @@ fn read_all(batch: &[&Found], known: &HashMap<String, KnownFile>, env: &Env) -> 
 
 /// Reads what changed of one session; `None` when its main file vanished
 /// since it was found.
-fn read_session(found: &Found, known: &HashMap<String, KnownFile>, env: &Env) -> Option<Read> {
+fn read_session(found: &Found, known: &HashMap<String, KnownFile>) -> Option<Read> {
     let source = found.source.source();
     let key = found.key();
     let new = !known.contains_key(&key);
     match &found.main {
         Main::Row(row) => Some(read_row(found, row, known.get(&key), new)),
         Main::File(path) => {
-            let _ = env;
             let (size, mtime) = match stat(path) {
                 Ok(stat) => stat,
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,

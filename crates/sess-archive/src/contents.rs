@@ -139,7 +139,11 @@ pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path
         .collect();
     let mut unchanged = Vec::with_capacity(files.len());
     for (file, target) in files.iter().zip(&targets) {
-        match std::fs::read(target) {
+        // What is there is read only if it is a regular file: a FIFO there
+        // would block the read, a device never end it.
+        let existing =
+            sess_store::storage::regular_file(&sess_store::FileStorage, target).and_then(|_| std::fs::read(target));
+        match existing {
             Ok(existing) if existing == file.bytes => unchanged.push(true),
             Ok(_) => return Err(Error::WouldOverwrite { path: target.clone() }),
             Err(err) if err.kind() == io::ErrorKind::NotFound => unchanged.push(false),
@@ -186,6 +190,8 @@ fn sanitize(id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::FileTypeExt as _;
+
     use super::*;
 
     #[test]
@@ -204,6 +210,29 @@ mod tests {
         let paths = ["/h/p/a.jsonl", "/h/p/a/subagents/x.jsonl"];
         assert_eq!(common_folder(paths.iter().map(Path::new)), Path::new("/h/p"));
         assert_eq!(common_folder(["/h/p/a.jsonl"].iter().map(Path::new)), Path::new("/h/p"));
+    }
+
+    #[test]
+    fn a_fifo_where_a_file_is_restored_is_refused_without_being_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("s.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let session = ArchivedSession {
+            key: 1,
+            machine_id: "m".to_owned(),
+            machine: "m".to_owned(),
+            source: "claude".to_owned(),
+            path: "/h/p/s.jsonl".to_owned(),
+            meta: crate::Meta::default(),
+            archived_ms: 0,
+            updated_ms: 0,
+            deleted_ms: None,
+        };
+        let files =
+            [StoredFile { path: "/h/p/s.jsonl".to_owned(), kind: Kind::Lines, version: 1, bytes: b"{}\n".to_vec() }];
+        let err = restore(&session, &files, Some(dir.path())).unwrap_err().to_string();
+        assert!(err.contains("FIFO"), "{err}");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! The machine sessions are archived from: an id made once and kept in the
 //! data folder, and a name (the host's, unless the file says otherwise).
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -27,7 +26,7 @@ impl Machine {
     /// saved the first time with a new id and `host` as its name.
     pub fn load_or_make(data_dir: &Path, host: &str) -> Result<Self> {
         let path = data_dir.join(MACHINE_FILE);
-        match std::fs::read(&path) {
+        match sess_sources::jsonl::read_file(&path) {
             Ok(bytes) => {
                 serde_json::from_slice::<Self>(&bytes).ok().filter(|m| !m.id.trim().is_empty()).ok_or_else(|| {
                     Error::Invalid {
@@ -36,7 +35,7 @@ impl Machine {
                     }
                 })
             }
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            Err(sess_sources::Error::NotFound { .. }) => {
                 let machine = Self { id: uuid::Uuid::new_v4().to_string(), name: host.to_owned() };
                 std::fs::create_dir_all(data_dir).map_err(|e| Error::io("making", data_dir, e))?;
                 let mut text = serde_json::to_string_pretty(&machine).unwrap_or_default();
@@ -45,7 +44,11 @@ impl Machine {
                     .map_err(|e| Error::Invalid { path: path.clone(), message: e.to_string() })?;
                 Ok(machine)
             }
-            Err(err) => Err(Error::io("reading", path, err)),
+            Err(sess_sources::Error::Io { source, .. }) => Err(Error::io("reading", path, source)),
+            Err(sess_sources::Error::NotASessionFile { kind, .. }) => {
+                Err(Error::Invalid { path, message: format!("this is {kind}, not the machine file; remove it") })
+            }
+            Err(err) => Err(Error::Invalid { path, message: err.to_string() }),
         }
     }
 }

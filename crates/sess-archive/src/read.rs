@@ -27,6 +27,18 @@ pub(crate) fn stat(path: &Path) -> io::Result<(i64, i64)> {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Opens the file at `path` as every read of another agent's file is opened
+/// ([`sess_sources::jsonl::open_regular`]: a FIFO or device that took the
+/// place of the file since its stat is refused, never opened).
+fn open(path: &Path) -> io::Result<File> {
+    sess_sources::jsonl::open_regular(path).map_err(|err| match err {
+        sess_sources::Error::Io { source, .. } => source,
+        // A file gone since its stat is gone, not a failure.
+        sess_sources::Error::NotFound { .. } => io::Error::from(io::ErrorKind::NotFound),
+        other => io::Error::other(other.to_string()),
+    })
+}
+
 /// A short hash of `bytes`.
 pub(crate) fn hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -54,7 +66,7 @@ pub(crate) fn read_change(
     size: i64,
     mtime: i64,
 ) -> io::Result<FileWrite> {
-    let mut file = File::open(path)?;
+    let mut file = open(path)?;
     let name = path.to_string_lossy().into_owned();
     if kind == Kind::Lines
         && let Some(base) = known

@@ -17,7 +17,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 mod common;
-use common::{fixture, json_out, pg_schema};
+use common::{copy_dir, fixture, json_out, pg_schema};
 
 /// Where every agent keeps sessions in a home, and the fixture folder the
 /// real agent wrote that is copied there.
@@ -30,24 +30,11 @@ const AGENTS: [(&str, &str); 6] = [
     (".local/share/opencode", "opencode/real-1.18.33"),
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A home where every agent `sess` reads keeps the sessions it wrote.
 fn agents_home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     for (folder, from) in AGENTS {
-        copy_tree(&fixture(from), &home.path().join(folder));
+        copy_dir(&fixture(from), &home.path().join(folder));
     }
     let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
     fs::create_dir_all(&pi).unwrap();
@@ -366,9 +353,9 @@ fn two_machines_archive_into_one_postgres_schema_at_once() {
     let url = schema.url.clone();
     let homes: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
     let (alpha, beta) = (homes[0].path(), homes[1].path());
-    copy_tree(&fixture("claude-code/real-2.1.332/claude-config"), &alpha.join(".claude"));
-    copy_tree(&fixture("codex/real-0.171.0/codex-home"), &beta.join(".codex"));
-    copy_tree(&fixture("qwen-code/real-0.24.4/qwen-home"), &beta.join(".qwen"));
+    copy_dir(&fixture("claude-code/real-2.1.332/claude-config"), &alpha.join(".claude"));
+    copy_dir(&fixture("codex/real-0.171.0/codex-home"), &beta.join(".codex"));
+    copy_dir(&fixture("qwen-code/real-0.24.4/qwen-home"), &beta.join(".qwen"));
     for (home, name) in [(alpha, "alpha"), (beta, "beta")] {
         let data = home.join(".local/share/sess");
         fs::create_dir_all(&data).unwrap();

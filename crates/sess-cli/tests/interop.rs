@@ -26,6 +26,7 @@
 mod claude_code;
 #[path = "interop/codex.rs"]
 mod codex;
+mod common;
 #[path = "interop/copilot.rs"]
 mod copilot;
 #[path = "interop/gemini.rs"]

@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{Value, json};
 
 mod common;
-use common::fixture;
+use common::claude_codex_pi_home as home;
 
 struct Client {
     child: Child,
@@ -82,28 +82,6 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
-
-fn home() -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    copy_tree(&fixture("claude-code/real-2.1.332/claude-config"), &home.path().join(".claude"));
-    copy_tree(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
-    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
-    std::fs::create_dir_all(&pi).unwrap();
-    std::fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
-    home
 }
 
 /// The value after `key ` on the line of `text` that holds `holding`.

@@ -318,3 +318,28 @@ pub fn pg_schema(test: &str) -> Option<PgSchema> {
         }
     }
 }
+
+/// Copies the folder `from` into `to`, made with its parents.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// A home where the real Claude Code 2.1.332 and Codex 0.171.0 sessions of
+/// the fixtures are, and the pi-mono session, each where its agent keeps it.
+pub fn claude_codex_pi_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("claude-code/real-2.1.332/claude-config"), &home.path().join(".claude"));
+    copy_dir(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
+    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
+    fs::create_dir_all(&pi).unwrap();
+    fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
+    home
+}

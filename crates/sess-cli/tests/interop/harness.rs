@@ -564,18 +564,7 @@ pub(crate) fn check_reads(peer: &Peer, dialect: Dialect, count: u64, name: &str,
     mismatches.finish(&format!("{name} read"));
 }
 
-/// Copies the folder `from` to `to`, with everything in it.
-pub(crate) fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
-}
+pub(crate) use crate::common::copy_dir;
 
 /// A peer's tree of a long linear session nests a level per entry.
 #[test]

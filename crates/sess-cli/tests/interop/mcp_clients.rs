@@ -15,7 +15,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::harness::{copy_dir, parse, peer_in, repo, sess_json, skipped};
+use crate::common::claude_codex_pi_home as home;
+use crate::harness::{parse, peer_in, repo, sess_json, skipped};
 
 /// The pinned TypeScript SDK (`interop/mcp/package.json`).
 const TS_VERSION: &str = "1.32.2";
@@ -24,18 +25,6 @@ const PYTHON_VERSION: &str = "2.3.0";
 
 fn dir() -> PathBuf {
     repo().join("interop/mcp")
-}
-
-/// A home with the fixture sessions where each agent keeps them.
-fn home() -> tempfile::TempDir {
-    let fixtures = repo().join("fixtures");
-    let home = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures.join("claude-code/real-2.1.332/claude-config"), &home.path().join(".claude"));
-    copy_dir(&fixtures.join("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
-    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
-    std::fs::create_dir_all(&pi).unwrap();
-    std::fs::copy(fixtures.join("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
-    home
 }
 
 /// The client's summary, failing unless it ran and every check passed.
