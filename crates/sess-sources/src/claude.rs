@@ -27,6 +27,7 @@ mod source;
 mod text;
 mod title;
 mod tree;
+mod usage;
 mod verify;
 
 use std::path::Path;
@@ -82,6 +83,8 @@ pub struct Part {
     /// is in the earlier lines (they belong to that call, not to these
     /// lines' messages).
     pub earlier_subagents: Vec<crate::Message>,
+    /// The model calls the lines recorded, each response once.
+    pub usage: Vec<crate::Call>,
 }
 
 /// [`parse`] of a whole file, telling a title the lines set from the
@@ -101,5 +104,6 @@ fn part(parsed: parse::Parsed) -> Part {
         created: parsed.created,
         explicit_title: parsed.explicit_title,
         earlier_subagents: parsed.earlier_subagents,
+        usage: parsed.usage,
     }
 }

@@ -3,6 +3,7 @@
 //! lines added to it since an earlier read ([`Added`]).
 
 use crate::transcript::Message;
+use crate::usage::Call;
 
 /// What the catalog keeps of a whole session.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -23,6 +24,8 @@ pub struct Indexed {
     /// The messages to search: the session's own (history a fork inherits
     /// from another session is searched there), every branch included.
     pub messages: Vec<Message>,
+    /// The model calls the session recorded, in file order (see [`Call`]).
+    pub usage: Vec<Call>,
 }
 
 /// What lines added to a session file give.
@@ -40,6 +43,9 @@ pub struct Added {
     /// Tool results whose call was read before: the transcript has no call
     /// to put them under, the catalog keeps their text on its own.
     pub late_results: Vec<LateResult>,
+    /// The model calls the new lines recorded, in file order (a call whose
+    /// key was read before replaces it: see [`Call::key`]).
+    pub usage: Vec<Call>,
 }
 
 /// A tool result whose call was read before.

@@ -37,6 +37,7 @@ pub mod qwen;
 mod rows;
 mod source;
 mod transcript;
+mod usage;
 mod verify;
 
 pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
@@ -51,4 +52,5 @@ pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
     first_prompt, input_gist,
 };
+pub use usage::{Call, tokens};
 pub use verify::Checked;

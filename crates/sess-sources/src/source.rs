@@ -178,6 +178,16 @@ pub trait Source: Sync {
         })
     }
 
+    /// The model calls recorded in a file the catalog reads for its usage
+    /// only, whose complete lines are `bytes`: one of the session's
+    /// [`companions`](Self::companions) that grows by lines (a subagent's
+    /// transcript), whose calls count toward the session. The default is
+    /// none.
+    fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
+        let _ = (path, bytes);
+        Vec::new()
+    }
+
     /// What the lines `bytes` added to a file of session `session_id` after
     /// its first `lines_before` lines give; `None` when the format does not
     /// grow by appended lines (the catalog then reads the file whole).

@@ -1,7 +1,7 @@
 //! One line of a Claude Code session file, as far as the reader needs it.
 //!
 //! Only the fields the transcript, the title and the listing use are read;
-//! everything else (`toolUseResult`, `usage`, `snapshot`, …) is skipped by the
+//! everything else (`toolUseResult`, `snapshot`, …) is skipped by the
 //! parser without being built. Every field is lenient: a value of the wrong
 //! JSON type reads as absent instead of failing the line.
 
@@ -59,6 +59,12 @@ pub(super) struct Line {
     /// `summary` lines: the summary text.
     #[serde(default, deserialize_with = "string")]
     pub(super) summary: Option<String>,
+    /// Assistant lines: the id of the API request that answered.
+    #[serde(default, deserialize_with = "string")]
+    pub(super) request_id: Option<String>,
+    /// Assistant lines of older versions: the cost the CLI computed.
+    #[serde(default, rename = "costUSD", deserialize_with = "crate::lenient::or_none")]
+    pub(super) cost_usd: Option<f64>,
     /// `summary` lines: the last line of the branch the summary describes.
     #[serde(default, deserialize_with = "string")]
     pub(super) leaf_uuid: Option<String>,

@@ -4,6 +4,7 @@ use super::line::Line;
 use super::messages::Conversation;
 use super::sidechain::Sidechains;
 use super::title::{Titles, first_prompt};
+use super::usage::Calls;
 use crate::jsonl::JsonLines;
 use crate::transcript::Transcript;
 
@@ -22,6 +23,8 @@ pub(super) struct Parsed {
     /// Read as a tail: the turns of subagents whose call is in the earlier
     /// lines.
     pub(super) earlier_subagents: Vec<crate::transcript::Message>,
+    /// The model calls, each response once (subagents' in the file too).
+    pub(super) usage: Vec<crate::Call>,
 }
 
 /// Reads every line of `bytes`; lines that do not parse are skipped and
@@ -35,6 +38,7 @@ pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
     let mut sidechains = Sidechains::new(tail);
     let mut only_sidechains = !tail;
     let mut titles = Titles::default();
+    let mut calls = Calls::default();
     for raw in JsonLines::new(bytes) {
         let line = match raw.parse_object_mended::<Line>() {
             Ok(line) => line,
@@ -50,6 +54,7 @@ pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
             transcript.cwd.clone_from(&line.cwd);
         }
         titles.see(&line);
+        calls.see(&line);
         if line.is_sidechain {
             sidechains.take(&line, &mut messages);
             continue;
@@ -66,5 +71,5 @@ pub(super) fn parse(bytes: &[u8], id: &str, tail: bool) -> Parsed {
     let first_prompt = first_prompt(&transcript.messages).map(str::to_owned);
     let explicit_title = titles.explicit();
     transcript.title = explicit_title.clone().or_else(|| first_prompt.clone());
-    Parsed { transcript, created, first_prompt, explicit_title, earlier_subagents }
+    Parsed { transcript, created, first_prompt, explicit_title, earlier_subagents, usage: calls.finish() }
 }

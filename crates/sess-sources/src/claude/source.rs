@@ -103,6 +103,7 @@ impl Source for Claude {
             created: part.created,
             message_count: transcript.messages.len(),
             messages: transcript.messages,
+            usage: part.usage,
         })
     }
 
@@ -115,7 +116,13 @@ impl Source for Claude {
             messages: part.transcript.messages,
             subagent_turns: part.earlier_subagents,
             late_results,
+            usage: part.usage,
         })
+    }
+
+    /// The calls of a subagent's transcript (`subagents/agent-*.jsonl`).
+    fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
+        if path.extension().is_some_and(|e| e == "jsonl") { super::usage::of_bytes(bytes) } else { Vec::new() }
     }
 }
 

@@ -100,6 +100,7 @@ impl Source for Codex {
             created,
             message_count,
             messages: transcript.messages,
+            usage: Vec::new(),
         })
     }
 

@@ -97,6 +97,7 @@ impl Source for Gemini {
             created: read.created,
             message_count: transcript.messages.len(),
             messages: transcript.messages,
+            usage: Vec::new(),
         })
     }
 }

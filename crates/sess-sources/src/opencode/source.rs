@@ -107,5 +107,6 @@ fn indexed(transcript: Transcript) -> Indexed {
         created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
         message_count: transcript.messages.len(),
         messages: transcript.messages,
+        usage: Vec::new(),
     }
 }

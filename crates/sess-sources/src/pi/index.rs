@@ -33,6 +33,7 @@ pub(super) fn whole(bytes: &[u8]) -> Result<Indexed, String> {
         created: header.timestamp().map(str::to_owned),
         message_count: message_entries(entries),
         messages,
+        usage: Vec::new(),
     })
 }
 
@@ -52,6 +53,7 @@ pub(super) fn added(bytes: &[u8]) -> Added {
         late_results: late_results(&entries, &messages),
         messages,
         subagent_turns: Vec::new(),
+        usage: Vec::new(),
     }
 }
 

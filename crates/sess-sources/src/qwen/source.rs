@@ -97,6 +97,7 @@ impl Source for Qwen {
             created: parsed.created,
             message_count,
             messages: transcript.messages,
+            usage: Vec::new(),
         })
     }
 
@@ -111,6 +112,7 @@ impl Source for Qwen {
             messages: parsed.transcript.messages,
             subagent_turns: Vec::new(),
             late_results: parsed.late,
+            usage: Vec::new(),
         })
     }
 }
