@@ -96,10 +96,38 @@ impl Calls {
         self.calls.push(call);
     }
 
+    /// Takes `call`, if there is one.
+    pub(crate) fn push_opt(&mut self, call: Option<Call>) {
+        if let Some(call) = call {
+            self.push(call);
+        }
+    }
+
     /// The calls, in the order they were first seen.
     pub(crate) fn finish(self) -> Vec<Call> {
         self.calls
     }
+}
+
+/// `output` and `reasoning` by the rule of [`Call`] (reasoning inside
+/// output), for an agent whose records count thinking either inside the
+/// generated tokens (`OpenAI`'s `completion_tokens`) or apart from them
+/// (Gemini's `candidatesTokenCount` beside `thoughtsTokenCount`). The
+/// recorded `total` says which, where it adds up: `counted_input` plus
+/// `output` (inside) or plus `output` and `reasoning` (apart); otherwise
+/// `apart` (the agent's own rule) decides.
+pub(crate) fn with_reasoning(output: u64, reasoning: u64, counted_input: u64, total: u64, apart: bool) -> (u64, u64) {
+    let inside = counted_input.saturating_add(output);
+    let apart = if reasoning == 0 {
+        false
+    } else if total == inside.saturating_add(reasoning) {
+        true
+    } else if total == inside {
+        false
+    } else {
+        apart
+    };
+    if apart { (output.saturating_add(reasoning), reasoning) } else { (output, reasoning.min(output)) }
 }
 
 #[cfg(test)]
@@ -129,5 +157,19 @@ mod tests {
         calls.push(Call { cost: Some(0.5), ..Call::default() });
         let outputs: Vec<u64> = calls.finish().iter().map(|c| c.output).collect();
         assert_eq!(outputs, [3, 2, 0]);
+    }
+
+    #[test]
+    fn the_total_says_whether_reasoning_is_inside_the_output() {
+        // 100 in, 30 out of which 10 thinking: total 130.
+        assert_eq!(with_reasoning(30, 10, 100, 130, true), (30, 10));
+        // 100 in, 20 out and 10 thinking apart: total 130.
+        assert_eq!(with_reasoning(20, 10, 100, 130, false), (30, 10));
+        // No total that adds up: the agent's rule.
+        assert_eq!(with_reasoning(20, 10, 100, 0, true), (30, 10));
+        assert_eq!(with_reasoning(20, 10, 100, 0, false), (20, 10));
+        // Never more reasoning than output.
+        assert_eq!(with_reasoning(5, 10, 100, 0, false), (5, 5));
+        assert_eq!(with_reasoning(20, 0, 100, 0, true), (20, 0));
     }
 }
