@@ -96,6 +96,11 @@
 //! [`turns`] gives a thread as its line of turns (`codex/turns.rs`: a turn per
 //! prompt of the transcript, rollbacks and aborts marked, compactions placed), and
 //! [`verify`] the lines a transcript had to skip.
+//!
+//! # Usage
+//!
+//! The model calls the catalog keeps are those of the `token_count` events,
+//! each response once (`codex/usage.rs`).
 
 mod compression;
 mod echo;
@@ -108,6 +113,7 @@ mod output;
 mod rollout;
 mod source;
 mod turns;
+mod usage;
 mod verify;
 
 use std::path::{Path, PathBuf};

@@ -49,7 +49,8 @@
 //!   started it (`subagent.started`'s `toolCallId`, or the
 //!   `parentToolCallId` of its events), never shown as the session's own.
 //! - **Not shown:** `system.message` (the system prompt), model changes,
-//!   usage records, turn boundaries, warnings and the session's bookkeeping.
+//!   usage records (the model calls the catalog keeps: `copilot/usage.rs`),
+//!   turn boundaries, warnings and the session's bookkeeping.
 //!   A rewind leaves nothing to show: Copilot rewrites the log without the
 //!   turns it discards.
 //! - **Ids and times:** a message's id and timestamp are those of the event
@@ -65,6 +66,7 @@ mod parse;
 mod source;
 #[cfg(test)]
 mod tests;
+mod usage;
 mod workspace;
 
 use std::io::{BufRead, BufReader, Read as _};

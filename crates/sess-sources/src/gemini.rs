@@ -33,6 +33,12 @@
 //! `projects.json`; a subagent's: the first of its `directories`), and the
 //! session started at the first metadata's `startTime` (a resume writes the
 //! metadata again).
+//!
+//! # Usage
+//!
+//! The model calls are the `tokens` of the `gemini` messages, each message
+//! once (`gemini/usage.rs`); a subagent's are in its own session file, read
+//! as a companion.
 
 mod files;
 mod messages;
@@ -42,6 +48,7 @@ mod replay;
 mod source;
 #[cfg(test)]
 mod tests;
+mod usage;
 
 use std::path::{Path, PathBuf};
 

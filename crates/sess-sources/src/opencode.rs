@@ -59,6 +59,8 @@
 //!   (`MessageAbortedError`) is instead the system notice `Turn aborted`.
 //! - **Compaction:** the summary (an assistant message with `summary: true`)
 //!   is a system message of summary blocks; the earlier messages stay shown.
+//! - **Usage:** the model calls the catalog keeps are the steps of the
+//!   assistant messages, the subagents' included (`opencode/usage.rs`).
 //! - **Undo:** a session's `revert` names the first message an /undo took
 //!   back; OpenCode hides it and every later one until the next prompt
 //!   deletes them. They stay shown, after a system notice that says they
@@ -73,6 +75,7 @@ mod source;
 mod storage;
 #[cfg(test)]
 mod test_db;
+mod usage;
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -135,8 +138,8 @@ pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
                 for record in records {
                     seen.insert(record.id.clone());
                     if listed(&record) && in_scope(&record, scope) {
-                        match read_db_session(&db, record) {
-                            Ok(transcript) => listing.sessions.push(info(&transcript.0, &transcript.1, &database)),
+                        match read_db_session(&db, record, false) {
+                            Ok(read) => listing.sessions.push(info(&read.record, &read.transcript, &database)),
                             Err(err) => listing.problems.push(err),
                         }
                     }
@@ -153,8 +156,8 @@ pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
         }
         match storage::read_session(&path) {
             Ok(record) if listed(&record) && in_scope(&record, scope) => {
-                let transcript = read_storage_session(&storage, record);
-                listing.sessions.push(info(&transcript.0, &transcript.1, &path));
+                let read = read_storage_session(&storage, record, false);
+                listing.sessions.push(info(&read.record, &read.transcript, &path));
             }
             Ok(_) => {}
             Err(err) => listing.problems.push(err),
@@ -170,6 +173,27 @@ pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
 /// (`storage/session/<project>/<id>.json`). A session of the database is
 /// loaded by its id ([`load_session`]).
 pub fn load(path: &Path) -> Result<Transcript> {
+    Ok(read_file_session(path, false)?.transcript)
+}
+
+/// Session `id` of the database `database` as a whole transcript.
+pub fn load_session(database: &Path, id: &str) -> Result<Transcript> {
+    Ok(read_row_session(database, id, false)?.transcript)
+}
+
+/// [`load`], and the model calls of the session and of its subagents
+/// (`opencode/usage.rs`).
+pub(crate) fn load_with_usage(path: &Path) -> Result<(Transcript, Vec<crate::Call>)> {
+    read_file_session(path, true).map(|read| (read.transcript, read.usage))
+}
+
+/// [`load_session`], and the model calls of the session and of its
+/// subagents (`opencode/usage.rs`).
+pub(crate) fn load_session_with_usage(database: &Path, id: &str) -> Result<(Transcript, Vec<crate::Call>)> {
+    read_row_session(database, id, true).map(|read| (read.transcript, read.usage))
+}
+
+fn read_file_session(path: &Path, usage: bool) -> Result<Read> {
     if path.is_file() && db::is_database(path)? {
         return Err(Error::NotARecord {
             path: path.to_owned(),
@@ -181,14 +205,13 @@ pub fn load(path: &Path) -> Result<Transcript> {
         path: path.to_owned(),
         message: "not in an OpenCode `storage/session/<project>/` folder".to_owned(),
     })?;
-    Ok(read_storage_session(storage, record).1)
+    Ok(read_storage_session(storage, record, usage))
 }
 
-/// Session `id` of the database `database` as a whole transcript.
-pub fn load_session(database: &Path, id: &str) -> Result<Transcript> {
+fn read_row_session(database: &Path, id: &str, usage: bool) -> Result<Read> {
     let db = Db::open(database)?;
     let record = db.session(id)?.ok_or_else(|| Error::NotFound { path: database.join(id) })?;
-    Ok(read_db_session(&db, record)?.1)
+    read_db_session(&db, record, usage)
 }
 
 /// A session's change marker: its `time_updated` (else its creation time).
@@ -208,18 +231,28 @@ fn in_scope(record: &SessionRecord, scope: Scope<'_>) -> bool {
     }
 }
 
-fn read_db_session(db: &Db, record: SessionRecord) -> Result<(SessionRecord, Transcript)> {
-    let raw = db.messages(&record.id)?;
-    let child = |id: &str| db.messages(id).ok().map(|raw| raw.messages);
-    let transcript = transcript(&record, raw, &Reader { child: &child });
-    Ok((record, transcript))
+/// A session read: its record, its transcript, and its model calls when
+/// they were asked for.
+struct Read {
+    record: SessionRecord,
+    transcript: Transcript,
+    usage: Vec<crate::Call>,
 }
 
-fn read_storage_session(storage: &Path, record: SessionRecord) -> (SessionRecord, Transcript) {
+fn read_db_session(db: &Db, record: SessionRecord, with_usage: bool) -> Result<Read> {
+    let raw = db.messages(&record.id)?;
+    let child = |id: &str| db.messages(id).ok().map(|raw| raw.messages);
+    let usage = if with_usage { usage::calls(&raw.messages, &child) } else { Vec::new() };
+    let transcript = transcript(&record, raw, &Reader { child: &child });
+    Ok(Read { record, transcript, usage })
+}
+
+fn read_storage_session(storage: &Path, record: SessionRecord, with_usage: bool) -> Read {
     let raw = storage::messages(storage, &record.id);
     let child = |id: &str| Some(storage::messages(storage, id).messages).filter(|m| !m.is_empty());
+    let usage = if with_usage { usage::calls(&raw.messages, &child) } else { Vec::new() };
     let transcript = transcript(&record, raw, &Reader { child: &child });
-    (record, transcript)
+    Read { record, transcript, usage }
 }
 
 fn transcript(record: &SessionRecord, raw: RawMessages, reader: &Reader<'_>) -> Transcript {

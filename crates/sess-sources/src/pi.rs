@@ -20,6 +20,7 @@ mod blobs;
 mod count;
 mod index;
 mod source;
+mod usage;
 
 pub use count::shown_message_count;
 pub use source::{Pi, SOURCE, info, read_session, summary_info};

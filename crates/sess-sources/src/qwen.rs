@@ -16,6 +16,8 @@
 //!   and the parent session.
 //! - A subagent's transcript (`subagents/<session id>/agent-*.jsonl`) is
 //!   folded under the `agent` call that started it.
+//! - The model calls are the CLI's telemetry events of its API responses,
+//!   a subagent's included, each once (`qwen/usage.rs`).
 //! - Lines that do not parse are skipped and reported in
 //!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
 //!   normal. Only I/O errors are errors.
@@ -29,6 +31,7 @@ mod record;
 mod source;
 mod subagents;
 mod tree;
+mod usage;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,9 @@
 //! `cache_creation` what was written to it, `output` everything generated
 //! (reasoning included), and `reasoning` the part of `output` spent
 //! thinking, where the agent says. An agent whose API counts cached input
-//! inside its input (`OpenAI`'s, Gemini's) is converted by its source.
+//! inside its input (the `OpenAI` and Gemini APIs) is converted by its source.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -66,4 +68,108 @@ pub fn tokens(value: Option<&serde_json::Value>) -> u64 {
         _ => None,
     }
     .unwrap_or(0)
+}
+
+/// The calls of a file as they are read: a call whose key was seen before
+/// replaces the earlier one in its place (see [`Call::key`]); calls that
+/// count no token and record no cost are left out.
+#[derive(Debug, Default)]
+pub(crate) struct Calls {
+    calls: Vec<Call>,
+    /// Where each keyed call is in `calls`.
+    at: HashMap<String, usize>,
+}
+
+impl Calls {
+    /// Takes `call`.
+    pub(crate) fn push(&mut self, call: Call) {
+        if call.is_empty() {
+            return;
+        }
+        if let Some(&i) = call.key.as_ref().and_then(|key| self.at.get(key)) {
+            self.calls[i] = call;
+            return;
+        }
+        if let Some(key) = &call.key {
+            self.at.insert(key.clone(), self.calls.len());
+        }
+        self.calls.push(call);
+    }
+
+    /// Takes `call`, if there is one.
+    pub(crate) fn push_opt(&mut self, call: Option<Call>) {
+        if let Some(call) = call {
+            self.push(call);
+        }
+    }
+
+    /// The calls, in the order they were first seen.
+    pub(crate) fn finish(self) -> Vec<Call> {
+        self.calls
+    }
+}
+
+/// `output` and `reasoning` by the rule of [`Call`] (reasoning inside
+/// output), for an agent whose records count thinking either inside the
+/// generated tokens (`OpenAI`'s `completion_tokens`) or apart from them
+/// (Gemini's `candidatesTokenCount` beside `thoughtsTokenCount`). The
+/// recorded `total` says which, where it adds up: `counted_input` plus
+/// `output` (inside) or plus `output` and `reasoning` (apart); otherwise
+/// `apart` (the agent's own rule) decides.
+pub(crate) fn with_reasoning(output: u64, reasoning: u64, counted_input: u64, total: u64, apart: bool) -> (u64, u64) {
+    let inside = counted_input.saturating_add(output);
+    let apart = if reasoning == 0 {
+        false
+    } else if total == inside.saturating_add(reasoning) {
+        true
+    } else if total == inside {
+        false
+    } else {
+        apart
+    };
+    if apart { (output.saturating_add(reasoning), reasoning) } else { (output, reasoning.min(output)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn token_counts_are_lenient() {
+        assert_eq!(tokens(Some(&json!(12))), 12);
+        assert_eq!(tokens(Some(&json!(12.9))), 12);
+        assert_eq!(tokens(Some(&json!(-3))), 0);
+        assert_eq!(tokens(Some(&json!("12"))), 0);
+        assert_eq!(tokens(Some(&json!(null))), 0);
+        assert_eq!(tokens(None), 0);
+    }
+
+    #[test]
+    fn a_later_call_with_the_same_key_replaces_the_earlier_and_empty_calls_are_left_out() {
+        let call = |key: Option<&str>, output| Call { key: key.map(str::to_owned), output, ..Call::default() };
+        let mut calls = Calls::default();
+        calls.push(call(Some("a"), 1));
+        calls.push(call(None, 2));
+        calls.push(call(Some("a"), 3));
+        calls.push(call(None, 0));
+        calls.push(Call { cost: Some(0.5), ..Call::default() });
+        let outputs: Vec<u64> = calls.finish().iter().map(|c| c.output).collect();
+        assert_eq!(outputs, [3, 2, 0]);
+    }
+
+    #[test]
+    fn the_total_says_whether_reasoning_is_inside_the_output() {
+        // 100 in, 30 out of which 10 thinking: total 130.
+        assert_eq!(with_reasoning(30, 10, 100, 130, true), (30, 10));
+        // 100 in, 20 out and 10 thinking apart: total 130.
+        assert_eq!(with_reasoning(20, 10, 100, 130, false), (30, 10));
+        // No total that adds up: the agent's rule.
+        assert_eq!(with_reasoning(20, 10, 100, 0, true), (30, 10));
+        assert_eq!(with_reasoning(20, 10, 100, 0, false), (20, 10));
+        // Never more reasoning than output.
+        assert_eq!(with_reasoning(5, 10, 100, 0, false), (5, 5));
+        assert_eq!(with_reasoning(20, 0, 100, 0, true), (20, 0));
+    }
 }

@@ -14,7 +14,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::read_json;
+use common::{read_json, usage_totals};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Message, Role, Scope, ToolStatus, Transcript, copilot};
@@ -240,4 +240,30 @@ fn a_session_is_made_of_its_events_and_its_workspace_yaml() {
     std::fs::create_dir_all(workspace.parent().unwrap()).unwrap();
     std::fs::copy(events.with_file_name("workspace.yaml"), &workspace).unwrap();
     assert_eq!(copilot::Copilot.companions(&flat), [workspace]);
+}
+
+/// Each session's calls: its usage records (a subagent's among them) and its
+/// compaction's request. The totals were counted with Python: each
+/// `session.usage_record`'s `data.usage` and each
+/// `session.compaction_complete`'s `compactionTokensUsed`, input less the
+/// cache reads and writes.
+#[test]
+fn each_model_request_counts_once() {
+    use sess_sources::Source as _;
+    // (calls, input, cache read, cache write, output, reasoning)
+    for (id, expected, models) in [
+        // Eight requests, the model changed for one, and a compaction's.
+        ("06b9b199-0526-4d82-8dae-2b3b31a183d1", (9, 9000, 0, 0, 180, 0), ["gpt-4.1", "gpt-4o"].as_slice()),
+        // Three requests and the subagent's two (the failed request made none).
+        ("16729d8b-29e4-456c-84c4-852e4d5a9056", (5, 5000, 0, 0, 100, 0), ["gpt-4o"].as_slice()),
+    ] {
+        let path = events(id);
+        let usage = copilot::Copilot.index(&path, &std::fs::read(&path).unwrap()).unwrap().usage;
+        assert_eq!(usage_totals(&usage), expected, "{id}");
+        let mut seen: Vec<&str> = usage.iter().map(|c| c.model.as_deref().unwrap()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen, models, "{id}");
+        assert!(usage.iter().all(|c| c.key.is_some() && c.cost.is_none()), "{id}");
+    }
 }

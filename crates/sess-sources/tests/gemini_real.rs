@@ -15,7 +15,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use common::{assert_golden, calls, read_json, shape};
+use common::{assert_golden, calls, read_json, shape, usage_totals};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use sess_sources::{Block, Role, Scope, ToolStatus, Transcript, gemini};
@@ -229,4 +229,36 @@ fn a_session_is_made_of_its_subagents_sessions_and_its_other_files() {
         resumed += usize::from(!later.is_empty());
     }
     assert_eq!(resumed, 2);
+}
+
+/// Each session's calls, and its subagent's in the subagent's file. The
+/// totals were counted with Python: per file, the last record of each
+/// `gemini` message id with `tokens` (in `$set` messages too), input less
+/// `cached` plus `tool`, output plus `thoughts`.
+#[test]
+fn each_response_counts_once_and_a_subagents_in_its_own_file() {
+    use sess_sources::Source as _;
+    let index = |id: &str| {
+        let path = file(id);
+        gemini::Gemini.index(&path, &std::fs::read(&path).unwrap()).unwrap().usage
+    };
+    // (calls, input, cache read, cache write, output, reasoning)
+    for (id, expected) in [
+        ("2e507ed4-e66b-4f47-8f80-71d754c29f16", (4, 480, 0, 0, 48, 0)),
+        // A compression's oversized prompt, and a turn resumed.
+        ("dec0aa5a-bb0b-4ea8-b505-4a81b493263b", (4, 700_360, 0, 0, 48, 0)),
+        // A rewound turn's call counts too.
+        ("9786d550-3db8-477d-83f5-6ce6b614f566", (3, 360, 0, 0, 36, 0)),
+        ("fd998aeb-f327-4c41-9139-17445d89091e", (2, 240, 0, 0, 24, 0)),
+    ] {
+        let usage = index(id);
+        assert_eq!(usage_totals(&usage), expected, "{id}");
+        assert!(usage.iter().all(|c| c.model.as_deref() == Some("gemini-2.5-flash") && c.key.is_some()), "{id}");
+    }
+    let main = file("fd998aeb-f327-4c41-9139-17445d89091e");
+    let subagent = gemini::Gemini.companions(&main).pop().unwrap();
+    let calls = gemini::Gemini.usage(&subagent, &std::fs::read(&subagent).unwrap());
+    assert_eq!(usage_totals(&calls), (2, 240, 0, 0, 24, 0));
+    let own: BTreeSet<_> = index("fd998aeb-f327-4c41-9139-17445d89091e").into_iter().map(|c| c.key).collect();
+    assert!(calls.iter().all(|c| !own.contains(&c.key)));
 }

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::read_json;
+use common::{read_json, usage_totals};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Env, Message, Role, Scope, ToolStatus, Transcript, opencode};
@@ -279,4 +279,65 @@ fn a_storage_session_is_made_of_its_message_and_part_files_and_its_subagents() {
     assert_eq!(with_subagent, 1, "the scenario runs one subagent");
     let db = fixture("1.18.33").join("opencode.db");
     assert!(opencode::OpenCode.companions(&db).is_empty());
+}
+
+/// Each session's calls, read through the source's `index_row` (the
+/// database) or `index` (the files), in the order of `scenario.json`. The
+/// totals were counted with Python: per assistant message, each
+/// `step-finish` part's `tokens` (else the message's), its subagents'
+/// sessions (`state.metadata.sessionId` of a tool part) included, each
+/// call once by provider, model, times, step, input and output.
+fn check_usage(version: &str) {
+    use sess_sources::Source as _;
+    let scenario = scenario(version);
+    let home = tempfile::tempdir().unwrap();
+    let env = env_of(version, home.path());
+    let found = opencode::find_session_files(&env);
+    let index = |id: &str| {
+        let indexed = if let Some(row) = found.rows.iter().find(|r| r.id == id) {
+            opencode::OpenCode.index_row(&row.database, id)
+        } else {
+            let path = &found.files.iter().find(|f| f.0 == id).unwrap().1;
+            opencode::OpenCode.index(path, &[])
+        };
+        indexed.unwrap().usage
+    };
+    let listed: Vec<&str> = scenario["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["parentId"].is_null())
+        .map(|s| str_of(s, "id"))
+        .collect();
+    // (calls, input, cache read, cache write, output, reasoning)
+    let expected = [
+        (4, 400, 0, 0, 40, 0),
+        // The auto compaction's oversized prompt and its summary.
+        (8, 30_700, 0, 0, 80, 0),
+        // The fork: its copies of the first two calls, and its own.
+        (3, 300, 0, 0, 30, 0),
+        // The failed request counted nothing.
+        (1, 100, 0, 0, 10, 0),
+        // Two calls and the subagent's.
+        (3, 300, 0, 0, 30, 0),
+        (2, 200, 0, 0, 20, 0),
+    ];
+    assert_eq!(listed.len(), expected.len());
+    for (id, expected) in listed.iter().zip(expected) {
+        let usage = index(id);
+        assert_eq!(usage_totals(&usage), expected, "{version} {id}");
+        assert!(usage.iter().all(|c| c.model.as_deref() == Some("fake-model") && c.cost == Some(0.0)), "{id}");
+    }
+    let keys = |id: &str| index(id).into_iter().map(|c| c.key.unwrap()).collect::<Vec<_>>();
+    assert_eq!(keys(listed[2])[..2], keys(listed[0])[..2]);
+}
+
+#[test]
+fn real_1_18_33_calls() {
+    check_usage("1.18.33");
+}
+
+#[test]
+fn real_1_1_65_calls() {
+    check_usage("1.1.65");
 }

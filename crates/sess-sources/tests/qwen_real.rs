@@ -15,7 +15,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_golden, read_json};
+use common::{assert_golden, read_json, usage_totals};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 use sess_sources::{Block, Env, Message, Role, Scope, ToolStatus, Transcript, qwen, registry};
@@ -270,4 +270,46 @@ fn a_session_is_made_of_its_subagents_transcripts_and_their_meta() {
         }
     }
     assert_eq!(with_subagents, 1);
+}
+
+/// Each session's calls: the telemetry events of its API responses, its
+/// compression's and its subagent's included; the subagent's transcript
+/// adds none. The totals were counted with Python: per file, each
+/// `qwen-code.api_response` event's `input_token_count` less its cached
+/// part and `output_token_count`, thoughts inside the output (the total is
+/// prompt plus candidates), plus the `assistant` records' `usageMetadata`
+/// without an event of the same prompt and candidates (none here).
+#[test]
+fn each_api_response_counts_once() {
+    use sess_sources::Source as _;
+    let index = |id: &str| {
+        let path = file(id);
+        qwen::Qwen.index(&path, &std::fs::read(&path).unwrap()).unwrap().usage
+    };
+    // (calls, input, cache read, cache write, output, reasoning)
+    for (id, expected) in [
+        // Six responses and the compression's request.
+        ("d1f9c7a1-d9ad-4127-80e5-d0e5fec1fd1b", (7, 128_021, 0, 0, 309, 20)),
+        // The fork: its copy of the first response, and its own.
+        ("2e05054d-ba2b-4c95-b4b4-0dbc9df1bfc6", (2, 35_835, 0, 0, 29, 6)),
+        // Two responses and the subagent's two.
+        ("69af9f10-a94d-4335-9a91-143693176fd1", (4, 64_742, 0, 0, 116, 0)),
+        ("ea3aac30-2dbd-45c5-864b-6f92b7926456", (1, 18_091, 0, 0, 7, 0)),
+        // The rewound turn's response counts too.
+        ("8c62ed46-8a29-4c30-a69b-884388bce638", (3, 59_836, 0, 0, 22, 3)),
+    ] {
+        let usage = index(id);
+        assert_eq!(usage_totals(&usage), expected, "{id}");
+        assert!(usage.iter().all(|c| c.model.as_deref() == Some("qwen3.5-plus")), "{id}");
+    }
+    // The fork's copy has the key of the original.
+    let original = index("d1f9c7a1-d9ad-4127-80e5-d0e5fec1fd1b");
+    let fork = index("2e05054d-ba2b-4c95-b4b4-0dbc9df1bfc6");
+    assert_eq!(fork[0].key, original[0].key);
+    let main = file("69af9f10-a94d-4335-9a91-143693176fd1");
+    let subagents: Vec<PathBuf> =
+        qwen::Qwen.companions(&main).into_iter().filter(|p| p.extension().is_some_and(|e| e == "jsonl")).collect();
+    assert_eq!(subagents.len(), 1);
+    let bytes = std::fs::read(&subagents[0]).unwrap();
+    assert_eq!(qwen::Qwen.usage(&subagents[0], &bytes), []);
 }

@@ -16,11 +16,7 @@ use crate::usage::{Call, tokens};
 /// The calls of a file's lines, in the order their responses began; a
 /// later line of a response replaces what an earlier one said.
 #[derive(Debug, Default)]
-pub(super) struct Calls {
-    calls: Vec<Call>,
-    /// Where each keyed response is in `calls`.
-    at: std::collections::HashMap<String, usize>,
-}
+pub(super) struct Calls(crate::usage::Calls);
 
 impl Calls {
     /// Takes the usage of `line`, if it has some.
@@ -29,24 +25,13 @@ impl Calls {
             return;
         }
         if let Some(call) = call_of(line) {
-            self.push(call);
+            self.0.push(call);
         }
-    }
-
-    fn push(&mut self, call: Call) {
-        if let Some(&i) = call.key.as_ref().and_then(|key| self.at.get(key)) {
-            self.calls[i] = call;
-            return;
-        }
-        if let Some(key) = &call.key {
-            self.at.insert(key.clone(), self.calls.len());
-        }
-        self.calls.push(call);
     }
 
     /// The calls, each response once.
     pub(super) fn finish(self) -> Vec<Call> {
-        self.calls
+        self.0.finish()
     }
 }
 

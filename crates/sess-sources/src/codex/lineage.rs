@@ -37,6 +37,11 @@ impl Rollouts {
     }
 }
 
+/// The rollout of thread `id` in the Codex home `home`, live or archived.
+pub(crate) fn find(home: &Path, id: &str) -> Option<PathBuf> {
+    Rollouts::of_home(home).get(id).map(Path::to_owned)
+}
+
 /// The rollouts whose lines the history of the rollout at `path` continues,
 /// newest first, found as [`inherited`] finds them: none for a rollout that
 /// is not a fork by reference (and then only its first line is read).

@@ -92,6 +92,7 @@ impl Source for Codex {
         let created = transcript.messages.first().and_then(|m| m.timestamp.clone());
         // A fork's inherited history is searched in the sessions that wrote it.
         transcript.messages.drain(..inherited.min(message_count));
+        let usage = super::usage::of_rollout(path, bytes, &transcript.id);
         Ok(Indexed {
             session_id: transcript.id,
             title: transcript.title,
@@ -100,13 +101,20 @@ impl Source for Codex {
             created,
             message_count,
             messages: transcript.messages,
-            usage: Vec::new(),
+            usage,
         })
     }
 
-    fn index_added(&self, _session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Added> {
+    /// The calls of the added lines are read without the lines before them
+    /// (`codex/usage.rs` says what that leaves unknown).
+    fn index_added(&self, session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Added> {
         let transcript = super::parse_after(bytes, lines_before);
-        Some(Added { message_count: transcript.messages.len(), messages: transcript.messages, ..Added::default() })
+        Some(Added {
+            message_count: transcript.messages.len(),
+            messages: transcript.messages,
+            usage: super::usage::of_added(bytes, session_id),
+            ..Added::default()
+        })
     }
 }
 

@@ -100,7 +100,7 @@ impl Source for Copilot {
             created,
             message_count: transcript.messages.len(),
             messages: transcript.messages,
-            usage: Vec::new(),
+            usage: super::usage::calls(bytes),
         })
     }
 }

@@ -89,6 +89,8 @@ impl Source for Gemini {
         }
         let read = super::read(path, bytes);
         let transcript = read.transcript;
+        // The session's own calls: its subagents' are in their files.
+        let usage = super::usage::calls(bytes);
         Ok(Indexed {
             session_id: transcript.id.clone(),
             title_explicit: transcript.title.is_some(),
@@ -97,8 +99,15 @@ impl Source for Gemini {
             created: read.created,
             message_count: transcript.messages.len(),
             messages: transcript.messages,
-            usage: Vec::new(),
+            usage,
         })
+    }
+
+    /// The calls of a subagent's session (`chats/<session id>/<agent
+    /// id>.jsonl`), or of another file of the session's id (whose messages,
+    /// keyed by their ids, count once with the session's own).
+    fn usage(&self, _path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
+        super::usage::calls(bytes)
     }
 }
 

@@ -86,18 +86,23 @@ impl Source for OpenCode {
         super::db::Db::open(database)?.rows(id)
     }
 
+    /// What the catalog keeps of a session of `storage/`; its calls are
+    /// its subagents' too (their sessions are not listed on their own).
     fn index(&self, path: &Path, _bytes: &[u8]) -> std::result::Result<Indexed, String> {
-        Ok(indexed(super::load(path).map_err(|err| err.to_string())?))
+        Ok(indexed(super::load_with_usage(path).map_err(|err| err.to_string())?))
     }
 
+    /// What the catalog keeps of a session of the database; its calls are
+    /// its subagents' too.
     fn index_row(&self, database: &Path, id: &str) -> std::result::Result<Indexed, String> {
-        Ok(indexed(super::load_session(database, id).map_err(|err| err.to_string())?))
+        Ok(indexed(super::load_session_with_usage(database, id).map_err(|err| err.to_string())?))
     }
 }
 
-/// What the catalog keeps of a loaded session. Its title is its own unless it
-/// is its first prompt; its creation time is its first message's.
-fn indexed(transcript: Transcript) -> Indexed {
+/// What the catalog keeps of a loaded session and its calls. Its title is
+/// its own unless it is its first prompt; its creation time is its first
+/// message's.
+fn indexed((transcript, usage): (Transcript, Vec<crate::Call>)) -> Indexed {
     let title_explicit = transcript.title.is_some() && transcript.title.as_deref() != transcript.first_prompt();
     Indexed {
         session_id: transcript.id,
@@ -107,6 +112,6 @@ fn indexed(transcript: Transcript) -> Indexed {
         created: transcript.messages.first().and_then(|m| m.timestamp.clone()),
         message_count: transcript.messages.len(),
         messages: transcript.messages,
-        usage: Vec::new(),
+        usage,
     }
 }

@@ -1,5 +1,5 @@
 //! What the catalog keeps of a pi-family session: every message on every
-//! branch, each at its own entry.
+//! branch, each at its own entry, and every model call (`pi/usage.rs`).
 
 use std::collections::HashSet;
 
@@ -33,7 +33,7 @@ pub(super) fn whole(bytes: &[u8]) -> Result<Indexed, String> {
         created: header.timestamp().map(str::to_owned),
         message_count: message_entries(entries),
         messages,
-        usage: Vec::new(),
+        usage: super::usage::calls(entries),
     })
 }
 
@@ -53,7 +53,7 @@ pub(super) fn added(bytes: &[u8]) -> Added {
         late_results: late_results(&entries, &messages),
         messages,
         subagent_turns: Vec::new(),
-        usage: Vec::new(),
+        usage: super::usage::calls(&entries),
     }
 }
 

@@ -97,7 +97,7 @@ impl Source for Qwen {
             created: parsed.created,
             message_count,
             messages: transcript.messages,
-            usage: Vec::new(),
+            usage: super::usage::calls(bytes),
         })
     }
 
@@ -112,8 +112,14 @@ impl Source for Qwen {
             messages: parsed.transcript.messages,
             subagent_turns: Vec::new(),
             late_results: parsed.late,
-            usage: Vec::new(),
+            usage: super::usage::calls(bytes),
         })
+    }
+
+    /// The calls of a subagent's transcript that the session's file has no
+    /// telemetry event of (`qwen/usage.rs`).
+    fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
+        super::usage::subagent_calls(path, bytes)
     }
 }
 

@@ -1,6 +1,6 @@
 //! What the tests over the fixtures share: finding them, reading their
 //! scenario, comparing a transcript with the one checked in, and short views
-//! of a transcript.
+//! of a transcript and of model calls.
 
 #![allow(dead_code, unreachable_pub)] // Each test crate uses some of these.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-use sess_sources::{Block, Message, Role, ToolStatus, Transcript};
+use sess_sources::{Block, Call, Message, Role, ToolStatus, Transcript};
 
 /// A file or folder under the repository's `fixtures/`.
 pub fn fixture(path: &str) -> PathBuf {
@@ -50,4 +50,18 @@ pub fn calls(messages: &[Message]) -> Vec<(&str, ToolStatus)> {
             _ => None,
         })
         .collect()
+}
+
+/// `(calls, input, cache_read, cache_creation, output, reasoning)`: how many
+/// calls, and the sum of each kind of token.
+pub fn usage_totals(calls: &[Call]) -> (usize, u64, u64, u64, u64, u64) {
+    let sum = |f: fn(&Call) -> u64| calls.iter().map(f).sum();
+    (
+        calls.len(),
+        sum(|c| c.input),
+        sum(|c| c.cache_read),
+        sum(|c| c.cache_creation),
+        sum(|c| c.output),
+        sum(|c| c.reasoning),
+    )
 }

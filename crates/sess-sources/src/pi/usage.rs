@@ -1,0 +1,158 @@
+//! The model calls of a pi-family session.
+//!
+//! Each assistant `message` entry is one model call: its `message.usage`
+//! holds `input` (without the cache), `output`, `cacheRead`, `cacheWrite`,
+//! `totalTokens` and the `cost` pi computed from its model list
+//! (`cost.total`, in US dollars), beside `message.model` and
+//! `message.provider`. pi counts cached input apart from `input` for every
+//! provider (it subtracts `OpenAI`'s cached tokens itself), so the counts are
+//! the call's as they are; pi records no reasoning count. Every entry counts,
+//! on every branch: each call was made. A forked or branched session copies
+//! entries with their ids and timestamps, so a call's key is
+//! `<entry id>@<timestamp>` (ids alone are short, and not unique across
+//! sessions), and a copy counts once.
+
+use serde::Deserialize;
+use serde_json::Value;
+use sess_core::{Entry, EntryKind};
+
+use crate::lenient::string;
+use crate::usage::{Call, Calls, tokens};
+
+/// The fields of an agent message that make a call.
+#[derive(Deserialize)]
+struct Stored {
+    #[serde(default, deserialize_with = "string")]
+    role: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    model: Option<String>,
+    #[serde(default)]
+    usage: Value,
+}
+
+/// The calls of `entries`, in file order.
+pub(super) fn calls(entries: &[Entry]) -> Vec<Call> {
+    let mut calls = Calls::default();
+    for entry in entries {
+        let EntryKind::Message(message) = entry.kind() else { continue };
+        let Some(stored) = message.message.as_ref().and_then(|m| m.decode::<Stored>().ok()) else { continue };
+        if stored.role.as_deref() != Some("assistant") || !stored.usage.is_object() {
+            continue;
+        }
+        let usage = &stored.usage;
+        let timestamp = entry.timestamp().map(str::to_owned);
+        calls.push(Call {
+            key: Some(format!("{}@{}", entry.id().as_str(), timestamp.as_deref().unwrap_or_default())),
+            timestamp,
+            model: stored.model,
+            input: tokens(usage.get("input")),
+            output: tokens(usage.get("output")),
+            cache_creation: tokens(usage.get("cacheWrite")),
+            cache_read: tokens(usage.get("cacheRead")),
+            reasoning: 0,
+            cost: usage.pointer("/cost/total").and_then(Value::as_f64).filter(|c| c.is_finite() && *c >= 0.0),
+        });
+    }
+    calls.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+    use crate::source::Source;
+
+    fn entries(lines: &[Value]) -> Vec<Entry> {
+        lines.iter().map(|line| Entry::parse(&line.to_string()).unwrap()).collect()
+    }
+
+    fn message(id: &str, timestamp: &str, message: impl Into<Value>) -> Value {
+        let message: Value = message.into();
+        json!({"type": "message", "id": id, "parentId": null, "timestamp": timestamp, "message": message})
+    }
+
+    #[test]
+    fn each_assistant_message_is_a_call_with_the_cost_pi_recorded() {
+        let usage = |input: Value, cost: Value| json!({"input": input, "output": 20, "cacheRead": 300, "cacheWrite": 40, "totalTokens": 460, "cost": {"total": cost}});
+        let lines = [
+            message(
+                "u1",
+                "2026-01-01T00:00:00Z",
+                json!({"role": "user", "content": "hi", "usage": usage(json!(1), json!(1))}),
+            ),
+            message(
+                "a1",
+                "2026-01-01T00:00:01Z",
+                json!({"role": "assistant", "model": "claude-sonnet-4-5", "provider": "anthropic", "usage": usage(json!(100), json!(0.0125))}),
+            ),
+            // Odd values: a string count and a negative cost read as nothing.
+            message(
+                "a2",
+                "2026-01-01T00:00:02Z",
+                json!({"role": "assistant", "model": null, "usage": usage(json!("7"), json!(-1))}),
+            ),
+            // The same entry again (a copy in the file): it replaces the first.
+            message(
+                "a1",
+                "2026-01-01T00:00:01Z",
+                json!({"role": "assistant", "model": "claude-sonnet-4-5", "usage": usage(json!(101), json!("x"))}),
+            ),
+            message("a3", "2026-01-01T00:00:03Z", json!({"role": "assistant", "model": "m", "usage": null})),
+            message(
+                "a4",
+                "2026-01-01T00:00:04Z",
+                json!({"role": "assistant", "model": "m", "usage": {"input": 0, "output": 0}}),
+            ),
+            json!({"type": "compaction", "id": "c1", "parentId": "a2", "timestamp": "2026-01-01T00:00:05Z", "summary": "s", "firstKeptEntryId": "a1", "tokensBefore": 5}),
+        ];
+        let calls = calls(&entries(&lines));
+        assert_eq!(calls.len(), 2, "{calls:#?}");
+        assert_eq!(calls[0].key.as_deref(), Some("a1@2026-01-01T00:00:01Z"));
+        assert_eq!(calls[0].model.as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!((calls[0].input, calls[0].output, calls[0].cache_read, calls[0].cache_creation), (101, 20, 300, 40));
+        assert_eq!(calls[0].cost, None);
+        assert_eq!(calls[1].key.as_deref(), Some("a2@2026-01-01T00:00:02Z"));
+        assert_eq!((calls[1].input, calls[1].model.as_deref(), calls[1].cost), (0, None, None));
+        assert_eq!(calls[1].timestamp.as_deref(), Some("2026-01-01T00:00:02Z"));
+    }
+
+    fn fixture(name: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/../../fixtures/pi-family/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    /// The fixtures' totals, counted with
+    /// `python3 -c 'import json,sys; c=[json.loads(l) for l in open(sys.argv[1])]; c=[e for e in c if e.get("type")=="message" and e["message"].get("role")=="assistant"]; print(len(c), sum(e["message"]["usage"]["input"] for e in c), sum(e["message"]["usage"]["output"] for e in c))'`.
+    #[test]
+    fn the_recorded_sessions_count_every_branch() {
+        for (name, expected) in [
+            ("pi-mono-0.73.1-main.jsonl", (5, 500, 100)),
+            ("pi-mono-0.73.1-createBranchedSession.jsonl", (2, 200, 40)),
+            ("oh-my-pi-18.2.3-bun.jsonl", (5, 500, 100)),
+        ] {
+            let bytes = fixture(name);
+            let indexed = super::super::Pi.index(std::path::Path::new(name), &bytes).unwrap();
+            let usage = &indexed.usage;
+            let got = (usage.len(), usage.iter().map(|c| c.input).sum(), usage.iter().map(|c| c.output).sum());
+            assert_eq!(got, expected, "{name}");
+            assert!(usage.iter().all(|c| c.model.as_deref() == Some("claude-sonnet-4-5") && c.cost == Some(0.0)));
+        }
+        // The branched session copies the main one's first calls: same keys.
+        let main = super::super::Pi.index(std::path::Path::new("m"), &fixture("pi-mono-0.73.1-main.jsonl")).unwrap();
+        let branch = super::super::Pi
+            .index(std::path::Path::new("b"), &fixture("pi-mono-0.73.1-createBranchedSession.jsonl"))
+            .unwrap();
+        let keys = |calls: &[Call]| calls.iter().map(|c| c.key.clone().unwrap()).collect::<Vec<_>>();
+        assert_eq!(keys(&branch.usage), keys(&main.usage)[..2]);
+    }
+
+    #[test]
+    fn added_lines_give_their_calls() {
+        let bytes = fixture("pi-mono-0.73.1-main.jsonl");
+        let text = String::from_utf8(bytes).unwrap();
+        let tail: String = text.lines().skip(8).flat_map(|l| [l, "\n"]).collect();
+        let added = super::super::Pi.index_added("s", tail.as_bytes(), 8).unwrap();
+        assert_eq!(added.usage.len(), 3);
+    }
+}
