@@ -58,6 +58,8 @@ pub struct Full {
     pub message_count: usize,
     /// Its searchable text, message by message.
     pub docs: Vec<Doc>,
+    /// The model calls it recorded.
+    pub usage: Vec<sess_sources::Call>,
 }
 
 /// Lines added to a session file.
@@ -67,6 +69,7 @@ pub(crate) struct Tail {
     pub(crate) title: Option<String>,
     pub(crate) message_count: usize,
     pub(crate) docs: Vec<Doc>,
+    pub(crate) usage: Vec<sess_sources::Call>,
 }
 
 /// Reads the complete lines `bytes` of a whole file at `path` (a compressed
@@ -86,6 +89,7 @@ pub fn full_of(indexed: sess_sources::Indexed) -> Full {
         cwd: indexed.cwd,
         created: indexed.created,
         message_count: indexed.message_count,
+        usage: indexed.usage,
     }
 }
 
@@ -99,7 +103,7 @@ pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_bef
     docs.extend(subagent_docs_of(&added.subagent_turns));
     // Results whose call was read before.
     docs.extend(added.late_results.iter().filter_map(|late| result_doc(late.entry_id.clone(), &late.text)));
-    Some(Tail { title: added.title, message_count: added.message_count, docs })
+    Some(Tail { title: added.title, message_count: added.message_count, docs, usage: added.usage })
 }
 
 /// A `tool` document of one result's text, cut at [`MAX_RESULT`].

@@ -19,6 +19,8 @@
 //! - [`Catalog::refresh_store`] does the same for the sessions of a store
 //!   (`--store`), which the caller lists and reads.
 //! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds.
+//! - [`Catalog::usage`] gives the model calls the sessions recorded (their
+//!   tokens and the costs their agents stored), for `sess usage`.
 //!
 //! ```
 //! use sess_catalog::{Catalog, SearchParams, SourceFile};
@@ -52,6 +54,7 @@ mod refresh;
 mod schema;
 mod search;
 mod stores;
+mod usage;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
@@ -60,3 +63,4 @@ pub use query::{to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
 pub use search::{Hit, SearchParams, SnippetPart};
 pub use stores::StoredSession;
+pub use usage::UsageParams;

@@ -23,6 +23,7 @@ use sess_sources::SourceKind;
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
 use crate::extract::{self, Doc, Full, Tail};
+use crate::usage::{self, KnownPart, Parts};
 
 /// How many leading bytes tell a file that grew from one that was rewritten.
 const HEAD_BYTES: usize = 4096;
@@ -130,9 +131,9 @@ struct Indexed {
 
 /// A file's size and modification time.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct Stat {
-    size: i64,
-    mtime_ns: i64,
+pub(crate) struct Stat {
+    pub(crate) size: i64,
+    pub(crate) mtime_ns: i64,
 }
 
 #[derive(Clone, Copy)]
@@ -142,8 +143,8 @@ enum Job<'a> {
 }
 
 enum Outcome {
-    Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64 },
-    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed },
+    Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64, parts: Parts },
+    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, parts: Parts },
     Failed { key: Option<i64>, reason: String },
 }
 
@@ -162,6 +163,7 @@ impl Catalog {
         let mut report = RefreshReport { files: files.len(), ..RefreshReport::default() };
         let known = self.known()?;
         let failures = self.failures()?;
+        let parts = usage::known_parts(&self.conn)?;
         let mut jobs = Vec::new();
         for file in files {
             let key = file.key();
@@ -197,7 +199,7 @@ impl Catalog {
         let total = jobs.len();
         let mut read = 0;
         let mut write_error = None;
-        run_jobs(jobs, |done| {
+        run_jobs(jobs, &parts, |done| {
             if write_error.is_some() {
                 return;
             }
@@ -258,11 +260,11 @@ fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
 }
 
 /// The catalog's key of a path.
-fn path_key(path: &Path) -> String {
+pub(crate) fn path_key(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn stat(path: &Path) -> Option<Stat> {
+pub(crate) fn stat(path: &Path) -> Option<Stat> {
     let metadata = std::fs::metadata(path).ok()?;
     let mtime_ns = metadata
         .modified()
@@ -275,7 +277,7 @@ fn stat(path: &Path) -> Option<Stat> {
 
 /// Runs the jobs on a few threads, handing each result to `done` on the
 /// calling thread as it comes.
-fn run_jobs<'a>(jobs: Vec<Job<'a>>, mut done: impl FnMut(Done<'a>)) {
+fn run_jobs<'a>(jobs: Vec<Job<'a>>, parts: &HashMap<i64, Vec<KnownPart>>, mut done: impl FnMut(Done<'a>)) {
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(jobs.len()).max(1);
     let queue = Mutex::new(jobs.into_iter());
     let (sender, receiver) = mpsc::sync_channel::<Done<'a>>(threads * 4);
@@ -290,7 +292,7 @@ fn run_jobs<'a>(jobs: Vec<Job<'a>>, mut done: impl FnMut(Done<'a>)) {
                         Err(_) => None,
                     };
                     let Some(job) = job else { break };
-                    if sender.send(run(job)).is_err() {
+                    if sender.send(run(job, parts)).is_err() {
                         break;
                     }
                 }
@@ -303,23 +305,32 @@ fn run_jobs<'a>(jobs: Vec<Job<'a>>, mut done: impl FnMut(Done<'a>)) {
     });
 }
 
-fn run(job: Job<'_>) -> Done<'_> {
+fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a> {
+    let parts_of = |file: &SourceFile, key: Option<i64>| {
+        let known = key.and_then(|key| known_parts.get(&key)).map_or(&[][..], Vec::as_slice);
+        usage::read_parts(file, known)
+    };
     match job {
         Job::Full(file, stat, key) => {
             let outcome = match read_full(file) {
-                Ok((full, indexed, head_hash)) => Outcome::Full { key, full, indexed, head_hash },
+                Ok((full, indexed, head_hash)) => {
+                    Outcome::Full { key, full, indexed, head_hash, parts: parts_of(file, key) }
+                }
                 Err(reason) => Outcome::Failed { key, reason },
             };
             Done { file, stat, outcome }
         }
         Job::Tail(file, stat, known) => {
+            let parts = parts_of(file, Some(known.key));
             let outcome = match read_tail(file, known) {
                 Ok(Some((tail, indexed))) => {
-                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed }
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, parts }
                 }
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
-                    Ok((full, indexed, head_hash)) => Outcome::Full { key: Some(known.key), full, indexed, head_hash },
+                    Ok((full, indexed, head_hash)) => {
+                        Outcome::Full { key: Some(known.key), full, indexed, head_hash, parts }
+                    }
                     Err(reason) => Outcome::Failed { key: Some(known.key), reason },
                 },
                 Err(reason) => Outcome::Failed { key: Some(known.key), reason },
@@ -399,7 +410,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     let Done { file, stat, outcome } = done;
     let path = file.key();
     match outcome {
-        Outcome::Full { key, full, indexed, head_hash } => {
+        Outcome::Full { key, full, indexed, head_hash, parts } => {
             let key = row_to_fill(tx, *key, report, || {
                 tx.execute(
                     "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
@@ -430,8 +441,10 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
             let title = full.title.as_deref().filter(|_| full.title_explicit);
             fill_docs(tx, key, title, &full.docs, report)?;
+            usage::replace_main(tx, key, &full.usage, stat.mtime_ns / 1_000_000)?;
+            usage::write_parts(tx, key, parts)?;
         }
-        Outcome::Tail { key, title_explicit, tail, indexed } => {
+        Outcome::Tail { key, title_explicit, tail, indexed, parts } => {
             report.grown += 1;
             tx.execute(
                 "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
@@ -454,6 +467,8 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
             }
             insert_docs(tx, *key, &tail.docs, report)?;
+            usage::add_main(tx, *key, &tail.usage, stat.mtime_ns / 1_000_000)?;
+            usage::write_parts(tx, *key, parts)?;
         }
         Outcome::Failed { key, reason } => {
             if let Some(key) = key {
@@ -529,6 +544,7 @@ pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()
 
 pub(crate) fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
     delete_docs(tx, key, Docs::All)?;
+    usage::delete_session(tx, key)?;
     tx.execute("DELETE FROM sessions WHERE id = ?1", [key])?;
     Ok(())
 }

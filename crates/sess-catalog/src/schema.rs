@@ -15,16 +15,25 @@
 //! - `tool_fts`: the same over the `tool` documents (what tools answered),
 //!   searched after `docs_fts` so that they rank below the conversation.
 //!
+//! - `usage`: the model calls each session recorded (`sess usage`), one row
+//!   per call: when, the model, the tokens of each kind, the cost its agent
+//!   recorded, and the call's `key` where the agent gives one (a later line
+//!   of a response replaces its row); `part` 0 for the session's main file,
+//!   else the `usage_parts` row of the companion file (a subagent's
+//!   transcript) it came from.
+//! - `usage_parts`: those companion files, with the size and modification
+//!   time they had when read, so that an unchanged one is not read again.
+//!
 //! The catalog is a cache: a database of an older version is emptied and
 //! built again (version 2 added `tool_fts`, whose documents the sessions
-//! cataloged by version 1 lack).
+//! cataloged by version 1 lack; version 3 added `usage`).
 //! - `failures`: files that could not be read, so that they are reported and
 //!   not read again until they change.
 
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 2;
+pub(crate) const VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -68,6 +77,30 @@ INSERT INTO docs_fts (docs_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)');
 CREATE VIRTUAL TABLE tool_fts USING fts5 (
     body, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE TABLE usage (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (id),
+    part INTEGER NOT NULL,
+    key TEXT,
+    at_ms INTEGER NOT NULL,
+    model TEXT,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cache_creation INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL,
+    reasoning INTEGER NOT NULL,
+    cost REAL
+);
+-- A response's later line replaces its row (keys are NULL where the agent gives none, and those never clash).
+CREATE UNIQUE INDEX usage_call ON usage (session, part, key);
+CREATE TABLE usage_parts (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (id),
+    path TEXT NOT NULL UNIQUE,
+    file_size INTEGER NOT NULL,
+    file_mtime_ns INTEGER NOT NULL
+);
+CREATE INDEX usage_parts_session ON usage_parts (session);
 CREATE TABLE failures (
     path TEXT PRIMARY KEY,
     source TEXT NOT NULL,
@@ -79,6 +112,8 @@ CREATE TABLE failures (
 
 /// What an older version left, dropped before [`SCHEMA`] is made again.
 const DROP: &str = "
+DROP TABLE IF EXISTS usage;
+DROP TABLE IF EXISTS usage_parts;
 DROP TABLE IF EXISTS docs_fts;
 DROP TABLE IF EXISTS tool_fts;
 DROP TABLE IF EXISTS docs;

@@ -178,11 +178,18 @@ pub trait Source: Sync {
         })
     }
 
-    /// The model calls recorded in a file the catalog reads for its usage
-    /// only, whose complete lines are `bytes`: one of the session's
-    /// [`companions`](Self::companions) that grows by lines (a subagent's
-    /// transcript), whose calls count toward the session. The default is
-    /// none.
+    /// The files besides `path` whose model calls count toward the session
+    /// (its subagents' transcripts, among its
+    /// [`companions`](Self::companions)), read with [`usage`](Self::usage).
+    /// The default is none.
+    fn usage_files(&self, path: &Path) -> Vec<PathBuf> {
+        let _ = path;
+        Vec::new()
+    }
+
+    /// The model calls recorded in one of the session's
+    /// [`usage_files`](Self::usage_files), whose complete lines are `bytes`.
+    /// The default is none.
     fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
         let _ = (path, bytes);
         Vec::new()

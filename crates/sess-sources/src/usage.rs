@@ -7,7 +7,7 @@
 //! `cache_creation` what was written to it, `output` everything generated
 //! (reasoning included), and `reasoning` the part of `output` spent
 //! thinking, where the agent says. An agent whose API counts cached input
-//! inside its input (OpenAI's, Gemini's) is converted by its source.
+//! inside its input (`OpenAI`'s, Gemini's) is converted by its source.
 
 use serde::Serialize;
 

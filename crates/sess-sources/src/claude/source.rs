@@ -120,9 +120,16 @@ impl Source for Claude {
         })
     }
 
-    /// The calls of a subagent's transcript (`subagents/agent-*.jsonl`).
-    fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
-        if path.extension().is_some_and(|e| e == "jsonl") { super::usage::of_bytes(bytes) } else { Vec::new() }
+    /// The subagents' transcripts (`subagents/agent-*.jsonl`).
+    fn usage_files(&self, path: &Path) -> Vec<PathBuf> {
+        let mut files = self.companions(path);
+        files.retain(|file| file.extension().is_some_and(|e| e == "jsonl"));
+        files
+    }
+
+    /// The calls of a subagent's transcript.
+    fn usage(&self, _path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
+        super::usage::of_bytes(bytes)
     }
 }
 

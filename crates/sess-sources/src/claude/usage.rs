@@ -34,15 +34,14 @@ impl Calls {
     }
 
     fn push(&mut self, call: Call) {
-        match call.key.as_ref().and_then(|key| self.at.get(key)) {
-            Some(&i) => self.calls[i] = call,
-            None => {
-                if let Some(key) = &call.key {
-                    self.at.insert(key.clone(), self.calls.len());
-                }
-                self.calls.push(call);
-            }
+        if let Some(&i) = call.key.as_ref().and_then(|key| self.at.get(key)) {
+            self.calls[i] = call;
+            return;
         }
+        if let Some(key) = &call.key {
+            self.at.insert(key.clone(), self.calls.len());
+        }
+        self.calls.push(call);
     }
 
     /// The calls, each response once.

@@ -1,0 +1,201 @@
+//! The model calls the catalog keeps (`sess usage`): written as sessions are
+//! read, and read back as the rows of a report.
+//!
+//! A session's calls come from its main file (part 0) and from the files
+//! its source names in [`Source::usage_files`](sess_sources::Source::usage_files)
+//! (its subagents' transcripts), each a part of its own that is read again
+//! only when its size or modification time changed — and looked at only
+//! when the session's main file changed, as a subagent's transcript is
+//! finished before the main file records its answer.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{Transaction, params};
+use sess_sources::{Call, SourceKind};
+
+use crate::catalog::Catalog;
+use crate::error::Result;
+use crate::refresh::{SourceFile, Stat, path_key, stat};
+
+/// A companion file the catalog read for its calls.
+pub(crate) struct KnownPart {
+    id: i64,
+    path: String,
+    stat: Stat,
+}
+
+/// What changed among a session's companion files.
+#[derive(Default)]
+pub(crate) struct Parts {
+    /// Files new or changed, with their calls.
+    changed: Vec<(String, Stat, Vec<Call>)>,
+    /// Files no longer there.
+    gone: Vec<i64>,
+}
+
+/// The companion files the catalog read, by session.
+pub(crate) fn known_parts(tx: &rusqlite::Connection) -> Result<HashMap<i64, Vec<KnownPart>>> {
+    let mut statement = tx.prepare("SELECT session, id, path, file_size, file_mtime_ns FROM usage_parts")?;
+    let mut parts: HashMap<i64, Vec<KnownPart>> = HashMap::new();
+    let rows = statement.query_map([], |row| {
+        let part =
+            KnownPart { id: row.get(1)?, path: row.get(2)?, stat: Stat { size: row.get(3)?, mtime_ns: row.get(4)? } };
+        Ok((row.get::<_, i64>(0)?, part))
+    })?;
+    for row in rows {
+        let (session, part) = row?;
+        parts.entry(session).or_default().push(part);
+    }
+    Ok(parts)
+}
+
+/// Reads the companion files of the session `file` that are new or changed
+/// since `known`.
+pub(crate) fn read_parts(file: &SourceFile, known: &[KnownPart]) -> Parts {
+    let mut parts = Parts::default();
+    if file.row.is_some() {
+        return parts;
+    }
+    let source = file.source.source();
+    let mut listed = HashSet::new();
+    for path in source.usage_files(&file.path) {
+        let key = path_key(&path);
+        let Some(stat) = stat(&path) else { continue };
+        listed.insert(key.clone());
+        if known.iter().any(|part| part.path == key && part.stat == stat) {
+            continue;
+        }
+        // A file that cannot be read now is read at the next change of its session.
+        let Ok(bytes) = source.read_whole(&path) else { continue };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        parts.changed.push((key, stat, source.usage(&path, &bytes[..complete])));
+    }
+    parts.gone = known.iter().filter(|part| !listed.contains(&part.path)).map(|part| part.id).collect();
+    parts
+}
+
+/// Replaces the calls of session `key`'s main file with `calls`; a call
+/// without a time of its own is at `default_ms` (the file's modification).
+pub(crate) fn replace_main(tx: &Transaction<'_>, key: i64, calls: &[Call], default_ms: i64) -> Result<()> {
+    tx.execute("DELETE FROM usage WHERE session = ?1 AND part = 0", [key])?;
+    insert(tx, key, 0, calls, default_ms)
+}
+
+/// Adds the calls of lines added to session `key`'s main file: a call whose
+/// key is there already replaces it (a later line of the same response).
+pub(crate) fn add_main(tx: &Transaction<'_>, key: i64, calls: &[Call], default_ms: i64) -> Result<()> {
+    insert(tx, key, 0, calls, default_ms)
+}
+
+/// Writes what changed among session `key`'s companion files.
+pub(crate) fn write_parts(tx: &Transaction<'_>, key: i64, parts: &Parts) -> Result<()> {
+    for id in &parts.gone {
+        tx.execute("DELETE FROM usage WHERE part = ?1", [id])?;
+        tx.execute("DELETE FROM usage_parts WHERE id = ?1", [id])?;
+    }
+    for (path, stat, calls) in &parts.changed {
+        tx.execute(
+            "INSERT INTO usage_parts (session, path, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (path) DO UPDATE SET session = ?1, file_size = ?3, file_mtime_ns = ?4",
+            params![key, path, stat.size, stat.mtime_ns],
+        )?;
+        let part: i64 = tx.query_row("SELECT id FROM usage_parts WHERE path = ?1", [path], |row| row.get(0))?;
+        tx.execute("DELETE FROM usage WHERE part = ?1", [part])?;
+        insert(tx, key, part, calls, stat.mtime_ns / 1_000_000)?;
+    }
+    Ok(())
+}
+
+/// Removes every call of session `key`.
+pub(crate) fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
+    tx.execute("DELETE FROM usage WHERE session = ?1", [key])?;
+    tx.execute("DELETE FROM usage_parts WHERE session = ?1", [key])?;
+    Ok(())
+}
+
+fn insert(tx: &Transaction<'_>, session: i64, part: i64, calls: &[Call], default_ms: i64) -> Result<()> {
+    let mut statement = tx.prepare_cached(
+        "INSERT INTO usage (session, part, key, at_ms, model, input, output, cache_creation, cache_read, reasoning, cost)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         ON CONFLICT (session, part, key) DO UPDATE SET at_ms = ?4, model = ?5, input = ?6, output = ?7,
+           cache_creation = ?8, cache_read = ?9, reasoning = ?10, cost = ?11",
+    )?;
+    for call in calls {
+        let at_ms = call.timestamp.as_deref().and_then(sess_core::parse_iso_millis).unwrap_or(default_ms);
+        statement.execute(params![
+            session,
+            part,
+            call.key,
+            at_ms,
+            call.model,
+            to_i64(call.input),
+            to_i64(call.output),
+            to_i64(call.cache_creation),
+            to_i64(call.cache_read),
+            to_i64(call.reasoning),
+            call.cost
+        ])?;
+    }
+    Ok(())
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Which calls [`Catalog::usage`] reads.
+#[derive(Clone, Debug, Default)]
+pub struct UsageParams {
+    /// Only these agents' (all when empty).
+    pub sources: Vec<SourceKind>,
+    /// Only those of sessions whose agent worked in this directory.
+    pub cwd: Option<String>,
+    /// The calls of a store's sessions too (`--store`), not only of the
+    /// agents' files.
+    pub stores: bool,
+}
+
+impl Catalog {
+    /// The calls the catalog holds, as a report's rows: the sessions that
+    /// began first come first (a response copied into a later session
+    /// counts in the first one), each session's calls in order.
+    pub fn usage(&self, params: &UsageParams) -> Result<Vec<sess_usage::Row>> {
+        let sources: Vec<&str> = params.sources.iter().map(|s| s.as_str()).collect();
+        let mut statement = self.conn.prepare(
+            "SELECT s.source, s.session_id, s.path, s.cwd, s.title, u.key, u.at_ms, u.model,
+                    u.input, u.output, u.cache_creation, u.cache_read, u.reasoning, u.cost
+             FROM usage u JOIN sessions s ON s.id = u.session
+             WHERE (?1 IS NULL OR s.cwd = ?1) AND (?2 OR s.store IS NULL)
+             ORDER BY coalesce(s.created, ''), s.id, u.part, u.id",
+        )?;
+        let rows = statement.query_map(params![params.cwd, params.stores], |row| {
+            let count = |i| row.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
+            Ok(sess_usage::Row {
+                source: row.get(0)?,
+                session_id: row.get(1)?,
+                path: row.get(2)?,
+                project: row.get(3)?,
+                title: row.get(4)?,
+                key: row.get(5)?,
+                at_ms: row.get(6)?,
+                model: row.get(7)?,
+                tokens: sess_usage::Tokens {
+                    input: count(8)?,
+                    output: count(9)?,
+                    cache_creation: count(10)?,
+                    cache_read: count(11)?,
+                    reasoning: count(12)?,
+                },
+                cost: row.get(13)?,
+            })
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let row = row?;
+            if sources.is_empty() || sources.contains(&row.source.as_str()) {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+}

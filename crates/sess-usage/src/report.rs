@@ -1,0 +1,374 @@
+//! Reports: the calls summed by day, month, session, project or model, with
+//! each group's models and agents, and the totals.
+//!
+//! A call's cost is the one its agent recorded, else its model's price in
+//! the table; a call of a model the table does not price has no cost, and
+//! every sum it is part of says its cost is incomplete. A response that
+//! reached the report twice (the same key, in a session and in a copy of
+//! it) counts once, in the first session given.
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use serde::Serialize;
+
+use crate::Tokens;
+use crate::prices::Prices;
+
+/// One model call and the session it was made in: what a report is made of.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    /// The agent (`claude`, `codex`, …).
+    pub source: String,
+    /// The session's id.
+    pub session_id: String,
+    /// Where the session is (its file), which tells two sessions with one id apart.
+    pub path: String,
+    /// The directory the agent worked in.
+    pub project: Option<String>,
+    /// The session's title.
+    pub title: Option<String>,
+    /// What identifies the response across sessions (`sess_sources::Call::key`).
+    pub key: Option<String>,
+    /// When the call was made (milliseconds since the Unix epoch).
+    pub at_ms: i64,
+    /// The model that answered.
+    pub model: Option<String>,
+    /// Its tokens.
+    pub tokens: Tokens,
+    /// The cost its agent recorded, in US dollars.
+    pub cost: Option<f64>,
+}
+
+/// What a report sums by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum By {
+    /// The day the call was made, in the report's time zone.
+    #[default]
+    Daily,
+    /// The month.
+    Monthly,
+    /// The session.
+    Session,
+    /// The directory the agent worked in.
+    Project,
+    /// The model.
+    Model,
+}
+
+impl By {
+    /// Its name on the command line and in the JSON (`daily`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Daily => "daily",
+            Self::Monthly => "monthly",
+            Self::Session => "session",
+            Self::Project => "project",
+            Self::Model => "model",
+        }
+    }
+}
+
+/// How a report is made.
+#[derive(Clone, Debug)]
+pub struct Options<'a> {
+    /// What it sums by.
+    pub by: By,
+    /// The zone days and months are counted in.
+    pub zone: TimeZone,
+    /// The first day counted (in `zone`).
+    pub since: Option<Date>,
+    /// The last day counted.
+    pub until: Option<Date>,
+    /// The prices of calls whose agent recorded no cost.
+    pub prices: &'a Prices,
+}
+
+/// Tokens and cost of a set of calls.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sum {
+    /// The tokens.
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// The cost of the calls that have one, in US dollars.
+    pub total_cost: f64,
+    /// Whether every call has a cost.
+    pub cost_complete: bool,
+    /// How many calls.
+    pub calls: u64,
+    /// The models, by name.
+    pub models_used: Vec<String>,
+    /// Each model's part, the most costly first.
+    pub model_breakdowns: Vec<Breakdown>,
+    /// Each agent's part, the most costly first.
+    pub source_breakdowns: Vec<Breakdown>,
+}
+
+/// One model's or one agent's part of a [`Sum`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Breakdown {
+    /// The model's name (in `modelBreakdowns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
+    /// The agent (in `sourceBreakdowns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Its tokens.
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// Its cost; `null` when some of its calls have none.
+    pub cost: Option<f64>,
+    /// How many calls.
+    pub calls: u64,
+}
+
+/// One line of a report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    /// What the line sums: a day (`2026-05-17`), a month (`2026-05`), a
+    /// session's id, a directory, a model.
+    #[serde(skip)]
+    pub label: String,
+    /// For a session: its agent, file and title.
+    #[serde(skip_serializing_if = "Option::is_none", flatten)]
+    pub session: Option<SessionOf>,
+    /// The day of the last call (in the report's zone).
+    pub last_activity: String,
+    /// Its sum.
+    #[serde(flatten)]
+    pub sum: Sum,
+}
+
+/// What a session's line says of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionOf {
+    /// The session's id.
+    #[serde(skip)]
+    pub session_id: String,
+    /// The agent.
+    pub source: String,
+    /// Its file.
+    pub path: String,
+    /// Its title.
+    pub title: Option<String>,
+    /// The directory the agent worked in.
+    pub project: Option<String>,
+}
+
+/// A whole report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// What it sums by.
+    pub by: By,
+    /// Its lines: days and months in order, the rest the most costly first.
+    pub groups: Vec<Group>,
+    /// Everything counted.
+    pub totals: Sum,
+    /// Models no call of which has a cost.
+    pub unpriced_models: Vec<String>,
+    /// The day the price table's prices were taken.
+    pub prices_date: String,
+}
+
+/// A sum being made.
+#[derive(Default)]
+struct Acc {
+    tokens: Tokens,
+    cost: f64,
+    complete: bool,
+    calls: u64,
+    last_ms: i64,
+    models: HashMap<String, Part>,
+    sources: HashMap<String, Part>,
+}
+
+#[derive(Default)]
+struct Part {
+    tokens: Tokens,
+    cost: f64,
+    complete: bool,
+    calls: u64,
+}
+
+impl Part {
+    fn add(&mut self, tokens: &Tokens, cost: Option<f64>) {
+        if self.calls == 0 {
+            self.complete = true;
+        }
+        self.tokens.add(tokens);
+        self.cost += cost.unwrap_or(0.0);
+        self.complete &= cost.is_some();
+        self.calls += 1;
+    }
+}
+
+impl Acc {
+    fn add(&mut self, row: &Row, model: &str, cost: Option<f64>) {
+        if self.calls == 0 {
+            self.complete = true;
+        }
+        self.tokens.add(&row.tokens);
+        self.cost += cost.unwrap_or(0.0);
+        self.complete &= cost.is_some();
+        self.calls += 1;
+        self.last_ms = self.last_ms.max(row.at_ms);
+        self.models.entry(model.to_owned()).or_default().add(&row.tokens, cost);
+        self.sources.entry(row.source.clone()).or_default().add(&row.tokens, cost);
+    }
+
+    fn finish(self) -> Sum {
+        let breakdowns = |parts: HashMap<String, Part>, model: bool| {
+            let mut list: Vec<Breakdown> = parts
+                .into_iter()
+                .map(|(name, part)| Breakdown {
+                    model_name: model.then(|| name.clone()),
+                    source: (!model).then_some(name),
+                    tokens: part.tokens,
+                    cost: part.complete.then_some(part.cost),
+                    calls: part.calls,
+                })
+                .collect();
+            list.sort_by(|a, b| {
+                b.cost.unwrap_or(-1.0).total_cmp(&a.cost.unwrap_or(-1.0)).then(b.tokens.total().cmp(&a.tokens.total()))
+            });
+            list
+        };
+        let mut models_used: Vec<String> = self.models.keys().cloned().collect();
+        models_used.sort();
+        Sum {
+            tokens: self.tokens,
+            total_cost: self.cost,
+            cost_complete: self.complete || self.calls == 0,
+            calls: self.calls,
+            models_used,
+            model_breakdowns: breakdowns(self.models, true),
+            source_breakdowns: breakdowns(self.sources, false),
+        }
+    }
+}
+
+/// The name a call without a model is counted under.
+pub const UNKNOWN_MODEL: &str = "unknown";
+
+impl Report {
+    /// Sums `rows` (a session's rows after those of sessions that began
+    /// earlier, for the count-once rule) as `options` say.
+    pub fn build(rows: impl IntoIterator<Item = Row>, options: &Options<'_>) -> Self {
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut groups: HashMap<String, (Acc, Option<SessionOf>)> = HashMap::new();
+        let mut totals = Acc::default();
+        let mut priced: HashMap<String, bool> = HashMap::new();
+        for row in rows {
+            let date = day_of(row.at_ms, &options.zone);
+            if options.since.is_some_and(|since| date < since) || options.until.is_some_and(|until| date > until) {
+                continue;
+            }
+            if let Some(key) = &row.key
+                && !seen.insert((row.source.clone(), key.clone()))
+            {
+                continue;
+            }
+            let model = row.model.as_deref().unwrap_or(UNKNOWN_MODEL);
+            let cost = row.cost.or_else(|| options.prices.cost(model, &row.tokens));
+            *priced.entry(model.to_owned()).or_default() |= cost.is_some();
+            let label = match options.by {
+                By::Daily => date.to_string(),
+                By::Monthly => format!("{:04}-{:02}", date.year(), date.month()),
+                By::Session => format!("{}\0{}", row.source, row.path),
+                By::Project => row.project.clone().unwrap_or_default(),
+                By::Model => model.to_owned(),
+            };
+            let (acc, session) = groups.entry(label).or_default();
+            if options.by == By::Session && session.is_none() {
+                *session = Some(SessionOf {
+                    session_id: row.session_id.clone(),
+                    source: row.source.clone(),
+                    path: row.path.clone(),
+                    title: row.title.clone(),
+                    project: row.project.clone(),
+                });
+            }
+            acc.add(&row, model, cost);
+            totals.add(&row, model, cost);
+        }
+        let mut groups: Vec<Group> = groups
+            .into_iter()
+            .map(|(label, (acc, session))| {
+                let last_activity = day_of(acc.last_ms, &options.zone).to_string();
+                let label = match &session {
+                    Some(_) => label.split_once('\0').map_or(label.clone(), |(_, path)| path.to_owned()),
+                    None => label,
+                };
+                Group { label, session, last_activity, sum: acc.finish() }
+            })
+            .collect();
+        match options.by {
+            By::Daily | By::Monthly => groups.sort_by(|a, b| a.label.cmp(&b.label)),
+            By::Session | By::Project | By::Model => groups.sort_by(|a, b| {
+                b.sum
+                    .total_cost
+                    .total_cmp(&a.sum.total_cost)
+                    .then(b.sum.tokens.total().cmp(&a.sum.tokens.total()))
+                    .then(a.label.cmp(&b.label))
+            }),
+        }
+        let mut unpriced_models: Vec<String> =
+            priced.into_iter().filter(|(_, priced)| !priced).map(|(model, _)| model).collect();
+        unpriced_models.sort();
+        Self {
+            by: options.by,
+            groups,
+            totals: totals.finish(),
+            unpriced_models,
+            prices_date: options.prices.date.clone(),
+        }
+    }
+
+    /// The report as JSON: `{"daily" | "monthly" | "sessions" | "projects" |
+    /// "models": [...], "totals", "unpricedModels", "pricesDate"}`; each line
+    /// has its key (`date`, `month`, `sessionId`, `project`, `modelName`),
+    /// its tokens, `totalCost`, `costComplete`, `calls`, `modelsUsed`,
+    /// `modelBreakdowns` and `sourceBreakdowns`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let (list, key) = match self.by {
+            By::Daily => ("daily", "date"),
+            By::Monthly => ("monthly", "month"),
+            By::Session => ("sessions", "sessionId"),
+            By::Project => ("projects", "project"),
+            By::Model => ("models", "modelName"),
+        };
+        let lines: Vec<serde_json::Value> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let mut value = serde_json::to_value(group).unwrap_or_default();
+                if let serde_json::Value::Object(map) = &mut value {
+                    let label = group.session.as_ref().map_or(&group.label, |s| &s.session_id).clone();
+                    // The key first, as people read it.
+                    let mut ordered = serde_json::Map::new();
+                    ordered.insert(key.to_owned(), label.into());
+                    ordered.append(map);
+                    *map = ordered;
+                }
+                value
+            })
+            .collect();
+        serde_json::json!({
+            list: lines,
+            "totals": self.totals,
+            "unpricedModels": self.unpriced_models,
+            "pricesDate": self.prices_date,
+        })
+    }
+}
+
+/// The day `at_ms` falls on in `zone`.
+pub fn day_of(at_ms: i64, zone: &TimeZone) -> Date {
+    Timestamp::from_millisecond(at_ms).unwrap_or(Timestamp::UNIX_EPOCH).to_zoned(zone.clone()).date()
+}

@@ -1,0 +1,124 @@
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use super::*;
+
+fn row(session: &str, key: Option<&str>, at: &str, model: &str, input: u64, output: u64) -> Row {
+    Row {
+        source: "claude".into(),
+        session_id: session.into(),
+        path: format!("/p/{session}.jsonl"),
+        project: Some("/work/app".into()),
+        title: None,
+        key: key.map(str::to_owned),
+        at_ms: at.parse::<jiff::Timestamp>().unwrap().as_millisecond(),
+        model: Some(model.into()),
+        tokens: Tokens { input, output, ..Tokens::default() },
+        cost: None,
+    }
+}
+
+fn options(prices: &Prices, by: By) -> Options<'_> {
+    Options { by, zone: zone(Some("UTC")).unwrap(), since: None, until: None, prices }
+}
+
+#[test]
+fn a_response_in_two_sessions_counts_once_in_the_first() {
+    let prices = Prices::bundled();
+    let rows = [
+        row("a", Some("msg_1:req_1"), "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 100, 10),
+        row("b", Some("msg_1:req_1"), "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 100, 10),
+        row("b", None, "2026-05-01T11:00:00Z", "claude-sonnet-4-5", 1, 1),
+        row("b", None, "2026-05-01T11:00:00Z", "claude-sonnet-4-5", 1, 1),
+    ];
+    let report = Report::build(rows, &options(&prices, By::Session));
+    let by_session: Vec<(String, u64)> =
+        report.groups.iter().map(|g| (g.session.as_ref().unwrap().session_id.clone(), g.sum.calls)).collect();
+    assert_eq!(by_session, [("a".to_owned(), 1), ("b".to_owned(), 2)]);
+    assert_eq!(report.totals.tokens.input, 102);
+}
+
+#[test]
+fn days_are_counted_in_the_zone_given_and_bounded() {
+    let prices = Prices::bundled();
+    let rows = || {
+        [
+            row("a", None, "2026-05-01T22:30:00Z", "claude-sonnet-4-5", 1, 0),
+            row("a", None, "2026-05-02T08:00:00Z", "claude-sonnet-4-5", 2, 0),
+            row("a", None, "2026-05-03T08:00:00Z", "claude-sonnet-4-5", 4, 0),
+        ]
+    };
+    let utc = Report::build(rows(), &options(&prices, By::Daily));
+    let days: Vec<(&str, u64)> = utc.groups.iter().map(|g| (g.label.as_str(), g.sum.tokens.input)).collect();
+    assert_eq!(days, [("2026-05-01", 1), ("2026-05-02", 2), ("2026-05-03", 4)]);
+    let mut paris = options(&prices, By::Daily);
+    paris.zone = zone(Some("Europe/Paris")).unwrap();
+    paris.until = Some(parse_date("20260502").unwrap());
+    let report = Report::build(rows(), &paris);
+    let days: Vec<(&str, u64)> = report.groups.iter().map(|g| (g.label.as_str(), g.sum.tokens.input)).collect();
+    assert_eq!(days, [("2026-05-02", 3)]);
+    paris.since = Some(parse_date("2026-05-03").unwrap());
+    paris.until = None;
+    assert_eq!(Report::build(rows(), &paris).totals.tokens.input, 4);
+    let monthly = Report::build(rows(), &options(&prices, By::Monthly));
+    assert_eq!(monthly.groups.iter().map(|g| g.label.as_str()).collect::<Vec<_>>(), ["2026-05"]);
+}
+
+#[test]
+fn a_recorded_cost_wins_and_an_unknown_model_has_no_cost() {
+    let prices = Prices::bundled();
+    let mut recorded = row("a", None, "2026-05-01T10:00:00Z", "gpt-made-up", 1_000, 1_000);
+    recorded.cost = Some(0.25);
+    let rows = [
+        row("a", None, "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 100_000, 0),
+        recorded,
+        row("a", None, "2026-05-01T10:00:00Z", "mystery-model", 5, 5),
+    ];
+    let report = Report::build(rows, &options(&prices, By::Daily));
+    let day = &report.groups[0].sum;
+    assert!((day.total_cost - 0.55).abs() < 1e-9, "{}", day.total_cost);
+    assert!(!day.cost_complete);
+    let costs: Vec<(Option<&str>, Option<f64>)> =
+        day.model_breakdowns.iter().map(|b| (b.model_name.as_deref(), b.cost)).collect();
+    assert_eq!(
+        costs,
+        [(Some("claude-sonnet-4-5"), Some(0.3)), (Some("gpt-made-up"), Some(0.25)), (Some("mystery-model"), None)]
+    );
+    assert_eq!(report.unpriced_models, ["mystery-model"]);
+}
+
+#[test]
+fn the_json_names_what_scripts_read() {
+    let prices = Prices::bundled();
+    let rows = [row("a", None, "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 10, 20)];
+    let json = Report::build(rows.clone(), &options(&prices, By::Daily)).to_json();
+    let day = &json["daily"][0];
+    assert_eq!(day["date"], "2026-05-01");
+    for (field, value) in [
+        ("inputTokens", 10),
+        ("outputTokens", 20),
+        ("cacheCreationTokens", 0),
+        ("cacheReadTokens", 0),
+        ("totalTokens", 30),
+    ] {
+        assert_eq!(day[field], json!(value), "{field}");
+    }
+    assert_eq!(day["modelsUsed"], json!(["claude-sonnet-4-5"]));
+    assert_eq!(day["modelBreakdowns"][0]["modelName"], "claude-sonnet-4-5");
+    assert_eq!(day["sourceBreakdowns"][0]["source"], "claude");
+    assert_eq!(json["totals"]["totalTokens"], 30);
+    assert_eq!(json["pricesDate"], prices.date);
+    let json = Report::build(rows, &options(&prices, By::Session)).to_json();
+    assert_eq!(json["sessions"][0]["sessionId"], "a");
+    assert_eq!(json["sessions"][0]["path"], "/p/a.jsonl");
+    assert_eq!(json["sessions"][0]["project"], "/work/app");
+}
+
+#[test]
+fn dates_and_zones_are_checked() {
+    assert_eq!(parse_date("2026-02-28").unwrap().to_string(), "2026-02-28");
+    for bad in ["2026-02-30", "2026-2-3", "yesterday", "202602281"] {
+        assert!(parse_date(bad).is_err(), "{bad}");
+    }
+    assert!(zone(Some("Mars/Olympus")).unwrap_err().to_string().contains("Mars/Olympus"));
+}
