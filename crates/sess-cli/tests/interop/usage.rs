@@ -17,8 +17,13 @@
 //! compared with ccusage run on a copy in which every line of a response
 //! carries the usage and time of its last line, and a `requestId`.
 //!
-//! Codex: sess's input excludes the cached input (its `cacheReadTokens`),
-//! ccusage-codex's includes it (`cachedInputTokens`).
+//! Codex: the rollouts of `fixtures/codex/real-0.171.0/` and of a live run of
+//! the Codex driver. sess's input excludes the cached input (its
+//! `cacheReadTokens`), ccusage-codex's includes it (`cachedInputTokens`).
+//! Codex writes a `token_count` event again, with the same running total,
+//! when a turn starts or fails without a response: ccusage-codex counts it
+//! again, sess does not; checked as such on the rollouts as written, then
+//! compared on a copy without the repeats.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
@@ -539,7 +544,7 @@ fn codex_date(text: &str) -> String {
     format!("{year}-{month:02}-{day:0>2}")
 }
 
-/// Codex tokens in ccusage-codex's terms: input with the cached part, the
+/// Codex tokens in ccusage-codex's terms: input with its cached part, the
 /// cached part, output, reasoning.
 type CodexCounts = [u64; 4];
 
@@ -547,20 +552,25 @@ type CodexCounts = [u64; 4];
 /// (`None` where sess could not price every model).
 type CodexDaily = BTreeMap<String, (BTreeMap<String, CodexCounts>, Option<f64>)>;
 
+fn count(value: &Value, key: &str) -> u64 {
+    value[key].as_u64().unwrap_or_else(|| panic!("no {key} in {value}"))
+}
+
+/// sess's report in ccusage-codex's terms: its input excludes what was read
+/// from the cache (`cacheReadTokens`) and written to it (`cacheCreationTokens`,
+/// Codex's `cache_write_input_tokens`), which ccusage-codex's input includes.
 fn sess_codex_daily(report: &Value) -> CodexDaily {
-    let n = |v: &Value, key: &str| v[key].as_u64().unwrap_or_else(|| panic!("no {key} in {v}"));
-    report["daily"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no daily in {report}"))
-        .iter()
+    let days = report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}"));
+    days.iter()
         .map(|day| {
             let models = day["modelBreakdowns"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|m| {
-                    let (input, cached) = (n(m, "inputTokens"), n(m, "cacheReadTokens"));
-                    let counts = [input + cached, cached, n(m, "outputTokens"), n(m, "reasoningTokens")];
+                    let cached = count(m, "cacheReadTokens");
+                    let input = count(m, "inputTokens") + cached + count(m, "cacheCreationTokens");
+                    let counts = [input, cached, count(m, "outputTokens"), count(m, "reasoningTokens")];
                     (m["modelName"].as_str().unwrap().to_owned(), counts)
                 })
                 .collect();
@@ -571,24 +581,16 @@ fn sess_codex_daily(report: &Value) -> CodexDaily {
 }
 
 fn ccusage_codex_daily(report: &Value) -> CodexDaily {
-    let n = |v: &Value, key: &str| v[key].as_u64().unwrap_or_else(|| panic!("no {key} in {v}"));
-    report["daily"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no daily in {report}"))
-        .iter()
+    let days = report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}"));
+    days.iter()
         .map(|day| {
             let models = day["models"]
                 .as_object()
                 .unwrap()
                 .iter()
                 .map(|(name, m)| {
-                    let counts = [
-                        n(m, "inputTokens"),
-                        n(m, "cachedInputTokens"),
-                        n(m, "outputTokens"),
-                        n(m, "reasoningOutputTokens"),
-                    ];
-                    (name.clone(), counts)
+                    let kinds = ["inputTokens", "cachedInputTokens", "outputTokens", "reasoningOutputTokens"];
+                    (name.clone(), kinds.map(|kind| count(m, kind)))
                 })
                 .collect();
             (codex_date(day["date"].as_str().unwrap()), (models, day["costUSD"].as_f64()))
@@ -596,16 +598,26 @@ fn ccusage_codex_daily(report: &Value) -> CodexDaily {
         .collect()
 }
 
-/// sess and ccusage-codex on the Codex home `codex_home`; returns what was compared.
-fn compare_codex_home(peers: &Ccusage, set: &str, codex_home: &Path, checks: &mut Mismatches) -> Tally {
-    let ours = sess_codex_daily(&sess_usage("codex", "CODEX_HOME", codex_home));
-    let args = ["daily", "--offline", "--json", "--timezone", "UTC", "--locale", "en-US"];
-    let theirs = ccusage_codex_daily(&run_peer(&peers.codex, "CODEX_HOME", codex_home, &args));
-    let mut tally = Tally::default();
+/// Each model's counts over every day.
+fn codex_per_model(daily: &CodexDaily) -> BTreeMap<&str, CodexCounts> {
+    let mut models: BTreeMap<&str, CodexCounts> = BTreeMap::new();
+    for (by_model, _) in daily.values() {
+        for (name, counts) in by_model {
+            let sum = models.entry(name.as_str()).or_default();
+            for (s, c) in sum.iter_mut().zip(counts) {
+                *s += c;
+            }
+        }
+    }
+    models
+}
+
+/// sess's report against ccusage-codex's, day by day and model by model.
+fn compare_codex(set: &str, ours: &CodexDaily, theirs: &CodexDaily, checks: &mut Mismatches, tally: &mut Tally) {
     let (our_days, their_days): (BTreeSet<&String>, BTreeSet<&String>) =
         (ours.keys().collect(), theirs.keys().collect());
     checks.check(our_days == their_days, || format!("codex {set}: days {our_days:?}, ccusage-codex {their_days:?}"));
-    for (date, (models, cost)) in &ours {
+    for (date, (models, cost)) in ours {
         let Some((their_models, their_cost)) = theirs.get(date) else { continue };
         tally.days += 1;
         let names: BTreeSet<&String> = models.keys().collect();
@@ -620,12 +632,12 @@ fn compare_codex_home(peers: &Ccusage, set: &str, codex_home: &Path, checks: &mu
             tally.tokens += counts[0] + counts[2];
             checks.check(counts == their, || {
                 format!(
-                    "codex {set} {date} {model}: sess [input+cached, cached, output, reasoning] {counts:?}, \
+                    "codex {set} {date} {model}: sess [input with cached, cached, output, reasoning] {counts:?}, \
                      ccusage-codex {their:?}"
                 )
             });
         }
-        // A day's cost, where sess prices every model and ccusage-codex some.
+        // The day's cost, where sess prices every model and ccusage-codex some.
         match (cost, their_cost) {
             (Some(cost), Some(their_cost)) if *their_cost > 0.0 => {
                 let (ok, off) = close(*cost, *their_cost);
@@ -639,8 +651,72 @@ fn compare_codex_home(peers: &Ccusage, set: &str, codex_home: &Path, checks: &mu
             _ => {}
         }
     }
+}
+
+/// The copy ccusage-codex is run on: in every rollout under `dir`, a
+/// `token_count` event whose running total is the one of the event before
+/// it (Codex writes one again when a turn starts or fails without a
+/// response) is left out, so ccusage-codex counts each response once, as
+/// sess does. Returns how many were left out.
+fn without_repeats(dir: &Path) -> usize {
+    let mut dropped = 0;
+    for file in jsonl_files(dir) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut before: Option<Value> = None;
+        let mut out = String::new();
+        for line in text.lines() {
+            let value: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+            let total = &value["payload"]["info"]["total_token_usage"];
+            if value["type"] == "event_msg" && value["payload"]["type"] == "token_count" && total.is_object() {
+                if before.as_ref() == Some(total) {
+                    dropped += 1;
+                    continue;
+                }
+                before = Some(total.clone());
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        std::fs::write(&file, out).unwrap();
+    }
+    dropped
+}
+
+/// sess and ccusage-codex on the Codex home `codex_home`: on the rollouts as
+/// written, ccusage-codex counts a repeated event again, so each of its
+/// counts is at least sess's; on a copy without the repeats, they are equal.
+/// Returns a summary.
+fn compare_codex_home(peers: &Ccusage, set: &str, codex_home: &Path, checks: &mut Mismatches) -> String {
+    let args = ["daily", "--offline", "--json", "--timezone", "UTC", "--locale", "en-US"];
+    let ours = sess_codex_daily(&sess_usage("codex", "CODEX_HOME", codex_home));
+    let as_written = ccusage_codex_daily(&run_peer(&peers.codex, "CODEX_HOME", codex_home, &args));
+    let (our_models, their_models) = (codex_per_model(&ours), codex_per_model(&as_written));
+    checks.check(our_models.keys().eq(their_models.keys()), || {
+        format!("codex {set} as written: models {our_models:?}, ccusage-codex {their_models:?}")
+    });
+    for (model, counts) in &our_models {
+        let their = their_models.get(model).copied().unwrap_or_default();
+        checks.check(their.iter().zip(counts).all(|(t, o)| t >= o), || {
+            format!("codex {set} as written, {model} (repeats counted): sess {counts:?}, ccusage-codex {their:?}")
+        });
+    }
+
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(codex_home, copy.path());
+    let dropped = without_repeats(copy.path());
+    let theirs = ccusage_codex_daily(&run_peer(&peers.codex, "CODEX_HOME", copy.path(), &args));
+    let mut tally = Tally::default();
+    compare_codex(set, &ours, &theirs, checks, &mut tally);
+    let ours_on_copy = sess_codex_daily(&sess_usage("codex", "CODEX_HOME", copy.path()));
+    checks.check(ours_on_copy == ours, || format!("codex {set}: sess reads the copy differently"));
     checks.check(tally.model_days > 0 && tally.tokens > 0, || format!("codex {set}: nothing to compare"));
-    tally
+    let total = |models: &BTreeMap<&str, CodexCounts>| models.values().map(|c| c[0] + c[2]).sum::<u64>();
+    format!(
+        "{set}: {}; {dropped} repeated events left out; input and output as written: ccusage-codex {} / sess {}",
+        tally.line(),
+        total(&their_models),
+        total(&our_models)
+    )
 }
 
 /// The recorded Codex rollouts, and those a live run of the Codex driver
@@ -652,12 +728,12 @@ fn sess_usage_matches_ccusage_codex() {
     let home = tempfile::tempdir().unwrap();
     let codex_home = home.path().join(".codex");
     copy_dir(&repo().join("fixtures/codex/real-0.171.0/codex-home"), &codex_home);
-    let mut line = format!("fixtures: {}", compare_codex_home(&peers, "fixtures", &codex_home, &mut checks).line());
+    let mut line = compare_codex_home(&peers, "fixtures", &codex_home, &mut checks);
     if let Some(driver) = peer_in(&repo().join("interop/codex"), "codex", "node", "driver.mjs", "@openai/codex") {
         let dir = tempfile::tempdir().unwrap();
         let scenario = driver.run(dir.path(), &[dir.path().to_str().unwrap()]);
         let codex_home = PathBuf::from(scenario["codexHome"].as_str().unwrap());
-        let _ = write!(line, "; live: {}", compare_codex_home(&peers, "live", &codex_home, &mut checks).line());
+        let _ = write!(line, "; {}", compare_codex_home(&peers, "live", &codex_home, &mut checks));
     }
     eprintln!("interop ccusage-codex {VERSION}: {line}");
     checks.finish("ccusage codex");
