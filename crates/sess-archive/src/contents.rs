@@ -5,7 +5,7 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use sess_sources::{RowDump, SourceKind, Transcript};
+use sess_sources::{Call, RowDump, SourceKind, Transcript};
 
 use crate::error::{Error, Result};
 use crate::vault::{ArchivedSession, Kind, StoredFile};
@@ -52,6 +52,57 @@ fn row_id(path: &str) -> &str {
 /// looks beside the main file finds what was there; a directory the files
 /// do not say is the one the archive noted.
 pub fn load(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> Result<Transcript> {
+    let (source, main) = write_scratch(session, files, scratch)?;
+    let mut transcript = match main {
+        Main::Rows(database, id) => return Ok(source.source().load_row(&database, &id)?),
+        Main::File(path) => source.source().load(&path)?,
+    };
+    // What a file all the agent's sessions share said (Gemini's
+    // `projects.json`), as it was when the session was archived.
+    if transcript.cwd.is_none() {
+        transcript.cwd.clone_from(&session.meta.cwd);
+    }
+    Ok(transcript)
+}
+
+/// The model calls the archived session `session` recorded, read as the
+/// catalog reads them (its main file, then the files its source counts
+/// with it), from a private copy of its files under `scratch`.
+pub fn usage(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> Result<Vec<Call>> {
+    let (source, main) = write_scratch(session, files, scratch)?;
+    let source = source.source();
+    let invalid = |path: &Path, message: String| Error::Invalid { path: path.to_owned(), message };
+    let path = match main {
+        Main::Rows(database, id) => {
+            return source.index_row(&database, &id).map(|indexed| indexed.usage).map_err(|m| invalid(&database, m));
+        }
+        Main::File(path) => path,
+    };
+    let bytes = source.read_whole(&path)?;
+    let mut calls = source.index(&path, complete_lines(&bytes)).map_err(|m| invalid(&path, m))?.usage;
+    for extra in source.usage_files(&path) {
+        let bytes = source.read_whole(&extra)?;
+        calls.extend(source.usage(&extra, complete_lines(&bytes)));
+    }
+    Ok(calls)
+}
+
+/// The bytes up to the end of the last line.
+fn complete_lines(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)]
+}
+
+/// Where an archived session's main file was written for its reader.
+enum Main {
+    /// A session file.
+    File(PathBuf),
+    /// A database of its rows, and the session's id.
+    Rows(PathBuf, String),
+}
+
+/// Writes the files of `session` under `scratch` at their original paths
+/// (the rows of a database session as a database of their own).
+fn write_scratch(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> Result<(SourceKind, Main)> {
     let source = SourceKind::from_name(&session.source).ok_or_else(|| Error::UnknownSource {
         id: session.meta.session_id.clone(),
         source_name: session.source.clone(),
@@ -63,19 +114,13 @@ pub fn load(session: &ArchivedSession, files: &[StoredFile], scratch: &Path) -> 
     if main.kind == Kind::Rows {
         let database = scratch.join(ROWS_DATABASE);
         rows_of(main)?.write_database(&database)?;
-        return Ok(source.source().load_row(&database, row_id(&main.path))?);
+        return Ok((source, Main::Rows(database, row_id(&main.path).to_owned())));
     }
     for file in files {
         let target = under(scratch, &file.path);
         write_new(&target, &file.bytes)?;
     }
-    let mut transcript = source.source().load(&under(scratch, &main.path))?;
-    // What a file all the agent's sessions share said (Gemini's
-    // `projects.json`), as it was when the session was archived.
-    if transcript.cwd.is_none() {
-        transcript.cwd.clone_from(&session.meta.cwd);
-    }
-    Ok(transcript)
+    Ok((source, Main::File(under(scratch, &main.path))))
 }
 
 fn rows_of(file: &StoredFile) -> Result<RowDump> {

@@ -24,7 +24,7 @@ mod tsvector;
 mod vault;
 
 pub use archiver::{Report, archive};
-pub use contents::{Restored, load, restore};
+pub use contents::{Restored, load, restore, usage};
 pub use error::{Error, Result};
 pub use machine::{MACHINE_FILE, Machine, host_name};
 pub use postgres::PostgresVault;

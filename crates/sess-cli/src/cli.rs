@@ -30,6 +30,10 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
+    /// Tokens and cost of every agent's model calls, by day, month, session,
+    /// project or model: each agent's own records, priced with the cost the
+    /// agent stored or a dated price table (never guessed).
+    Usage(UsageArgs),
     /// Browse, search and fork every agent's sessions in a web page served on
     /// this machine (127.0.0.1 only).
     Serve(ServeArgs),
@@ -343,6 +347,90 @@ pub(crate) struct SearchArgs {
     pub(crate) machine: Option<String>,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
+}
+
+#[derive(Debug, Args)]
+#[allow(clippy::struct_excessive_bools)] // Its flags, as the command line has them.
+pub(crate) struct UsageArgs {
+    /// What to sum by.
+    #[arg(value_enum, default_value = "daily")]
+    pub(crate) by: UsageBy,
+    /// Which agents' calls.
+    #[arg(long, value_parser = source_parser(), default_value = "all")]
+    pub(crate) source: Source,
+    /// Only the sessions of this project directory (default: every project).
+    #[arg(long, value_name = "DIR", conflicts_with = "all_projects")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Every project (the default).
+    #[arg(long)]
+    pub(crate) all_projects: bool,
+    /// The first day counted: YYYY-MM-DD or YYYYMMDD (in `--timezone`).
+    #[arg(long, value_name = "DATE", value_parser = day)]
+    pub(crate) since: Option<sess_usage::Date>,
+    /// The last day counted: YYYY-MM-DD or YYYYMMDD.
+    #[arg(long, value_name = "DATE", value_parser = day)]
+    pub(crate) until: Option<sess_usage::Date>,
+    /// The time zone days and months are counted in: an IANA name such as
+    /// `Europe/Paris`, or `UTC` (default: the system's).
+    #[arg(long, value_name = "TZ")]
+    pub(crate) timezone: Option<String>,
+    /// A price table in place of the bundled one: JSON `{"date",
+    /// "models": {NAME: {"input", "output", "cacheWrite", "cacheRead"}}}`, US
+    /// dollars per million tokens (`sess usage --show-prices` prints the
+    /// bundled one in that shape).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) prices: Option<PathBuf>,
+    /// Print the price table in use as JSON and exit.
+    #[arg(long)]
+    pub(crate) show_prices: bool,
+    /// Print JSON: `{"daily"|"monthly"|"sessions"|"projects"|"models": [...],
+    /// "totals", "unpricedModels", "pricesDate"}`; each line has its key
+    /// (`date`, `month`, `sessionId`, `project`, `modelName`),
+    /// `inputTokens`, `outputTokens`, `cacheCreationTokens`,
+    /// `cacheReadTokens`, `reasoningTokens`, `totalTokens`, `totalCost`,
+    /// `costComplete`, `calls`, `modelsUsed`, `modelBreakdowns` and
+    /// `sourceBreakdowns` (each with `cost`, `null` when unknown).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Read the catalog as it is, without looking for new or changed
+    /// sessions first.
+    #[arg(long)]
+    pub(crate) no_refresh: bool,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
+}
+
+/// What `sess usage` sums by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum UsageBy {
+    /// Each day.
+    Daily,
+    /// Each month.
+    Monthly,
+    /// Each session.
+    Session,
+    /// Each project directory.
+    Project,
+    /// Each model.
+    Model,
+}
+
+impl UsageBy {
+    /// The report's key.
+    pub(crate) fn by(self) -> sess_usage::By {
+        match self {
+            Self::Daily => sess_usage::By::Daily,
+            Self::Monthly => sess_usage::By::Monthly,
+            Self::Session => sess_usage::By::Session,
+            Self::Project => sess_usage::By::Project,
+            Self::Model => sess_usage::By::Model,
+        }
+    }
+}
+
+/// A day: `YYYY-MM-DD` or `YYYYMMDD`.
+fn day(text: &str) -> Result<sess_usage::Date, String> {
+    sess_usage::parse_date(text.trim()).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]

@@ -18,5 +18,6 @@ pub(crate) mod segments;
 pub(crate) mod serve;
 pub(crate) mod show;
 pub(crate) mod tree;
+pub(crate) mod usage;
 pub(crate) mod verify;
 pub(crate) mod watch;

@@ -13,6 +13,7 @@ mod session;
 mod sources;
 mod store;
 mod summary;
+mod usage;
 
 use std::io;
 use std::process::ExitCode;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Command::Copy(args) => commands::copy::run(&args),
         Command::Index(args) => commands::index::run(&args, store),
         Command::Search(args) => commands::search::run(&args, store),
+        Command::Usage(args) => commands::usage::run(&args, store),
         Command::Serve(args) => commands::serve::run(&args, store),
         Command::Archive(args) => commands::archive::run(&args, store),
         Command::Restore(args) => commands::restore::run(&args, store),

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Tokens;
 use crate::error::{Error, Result};
@@ -22,7 +22,7 @@ const BUNDLED: &str = include_str!("prices.json");
 const TIER: u64 = 200_000;
 
 /// The prices of one model, in US dollars per million tokens.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Price {
     /// Input at the full price.
@@ -38,15 +38,15 @@ pub struct Price {
     #[serde(default)]
     pub cache_read: f64,
     /// The prices of a kind whose tokens in one call pass 200,000.
-    #[serde(default, rename = "above200k")]
+    #[serde(default, rename = "above200k", skip_serializing_if = "Option::is_none")]
     pub above_200k: Option<Tier>,
     /// The multiplier of a response served in fast mode.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fast: Option<f64>,
 }
 
 /// The prices past [`TIER`]; a kind without one keeps its base price.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Tier {
     /// Input at the full price.
@@ -80,13 +80,13 @@ impl Price {
 }
 
 /// A price table: the day its prices were taken, and a price per model.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Prices {
     /// The day the prices were taken (`YYYY-MM-DD`).
     pub date: String,
     /// What the numbers mean (free text, kept with the table).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub about: Option<String>,
     /// Each model's prices, by the name the agents record.
     pub models: BTreeMap<String, Price>,

@@ -1,0 +1,97 @@
+//! The model calls a usage report sums: the catalog's, and those of the
+//! archive's sessions (the sessions the agents deleted, or every session of
+//! an archive given with `--store`).
+
+use anyhow::Context as _;
+use sess_archive::{Filter, Vault};
+use sess_catalog::{Catalog, UsageParams};
+use sess_sources::SourceKind;
+use sess_usage::Row;
+
+use crate::output::{Progress, warn};
+
+/// Archived sessions read for their calls with fewer than this show no bar.
+const PROGRESS_FROM: usize = 20;
+
+/// Whose calls.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scope {
+    /// These agents' (every agent's when empty).
+    pub(crate) sources: Vec<SourceKind>,
+    /// Of sessions in this directory.
+    pub(crate) cwd: Option<String>,
+}
+
+/// The calls of the catalog's sessions (with those of the store `store`,
+/// when it is a store of sessions), then those of the default archive's
+/// sessions whose original is gone: each session once.
+pub(crate) fn rows(catalog: &Catalog, store: Option<&str>, scope: &Scope) -> anyhow::Result<Vec<Row>> {
+    let params = UsageParams { sources: scope.sources.clone(), cwd: scope.cwd.clone(), stores: store.is_some() };
+    let mut rows = catalog.usage(&params).context("cannot read the catalog's usage")?;
+    if store.is_none()
+        && let Some(url) = crate::archive::default_present()
+    {
+        let mut vault = crate::archive::open(&url)?;
+        rows.extend(archived(vault.as_mut(), scope, true)?);
+    }
+    Ok(rows)
+}
+
+/// The calls of the sessions of the archive `vault`: only those whose
+/// original is gone with `gone`. A session that cannot be read is named in
+/// a warning and left out.
+pub(crate) fn archived(vault: &mut dyn Vault, scope: &Scope, gone: bool) -> anyhow::Result<Vec<Row>> {
+    let source = match scope.sources.as_slice() {
+        [one] => Some(one.as_str().to_owned()),
+        _ => None,
+    };
+    let mut sessions = vault.sessions(&Filter { source, gone, ..Filter::default() })?;
+    sessions.retain(|s| {
+        let agent = scope.sources.is_empty() || scope.sources.iter().any(|k| k.as_str() == s.source);
+        agent && scope.cwd.as_ref().is_none_or(|cwd| s.meta.cwd.as_ref() == Some(cwd))
+    });
+    // The sessions that began first count a response they share.
+    sessions.sort_by(|a, b| a.meta.created.cmp(&b.meta.created).then(a.key.cmp(&b.key)));
+    let bar = (sessions.len() >= PROGRESS_FROM).then(|| Progress::new(sessions.len() as u64, "archived sessions"));
+    let mut rows = Vec::new();
+    for session in &sessions {
+        let scratch =
+            tempfile::Builder::new().prefix("sess-usage-").tempdir().context("cannot make a scratch folder")?;
+        let calls = vault
+            .files(session.key)
+            .map_err(anyhow::Error::from)
+            .and_then(|files| sess_archive::usage(session, &files, scratch.path()).map_err(anyhow::Error::from));
+        match calls {
+            Ok(calls) => rows.extend(calls.into_iter().map(|call| Row {
+                source: session.source.clone(),
+                session_id: session.meta.session_id.clone(),
+                path: session.path.clone(),
+                project: session.meta.cwd.clone(),
+                title: session.meta.title.clone(),
+                key: call.key,
+                at_ms:
+                    call.timestamp.as_deref().and_then(sess_core::parse_iso_millis).unwrap_or(session.meta.modified_ms),
+                model: call.model,
+                tokens: sess_usage::Tokens {
+                    input: call.input,
+                    output: call.output,
+                    cache_creation: call.cache_creation,
+                    cache_read: call.cache_read,
+                    reasoning: call.reasoning,
+                },
+                cost: call.cost,
+            })),
+            Err(err) => warn(format_args!(
+                "the archived session `{}` ({}) could not be read for its usage: {err:#}",
+                session.meta.session_id, session.path
+            )),
+        }
+        if let Some(bar) = &bar {
+            bar.add(1);
+        }
+    }
+    if let Some(bar) = &bar {
+        bar.finish();
+    }
+    Ok(rows)
+}
