@@ -211,7 +211,7 @@ struct Tally {
 impl Tally {
     fn line(&self) -> String {
         let mut line = format!(
-            "{} days, {} models ({} model-days), {} tokens of 4 kinds equal, {} costs within {:.4}%",
+            "{} days, {} models ({} model-days), {} tokens of 4 kinds compared, {} costs within {:.4}% of ccusage's",
             self.days,
             self.models.len(),
             self.model_days,
