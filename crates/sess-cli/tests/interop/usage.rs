@@ -320,8 +320,9 @@ fn check_as_written(
 
 /// Compares sess and ccusage on the Claude Code files under `config` (a
 /// `CLAUDE_CONFIG_DIR`), and prints what was compared. `priced`: the files
-/// hold a model both price, so some cost must be compared.
-fn compare_claude_files(peers: &Ccusage, set: &str, config: &Path, with_request_ids: bool, priced: bool) {
+/// hold a model both price, so some cost must be compared. Returns the
+/// output tokens on the files as written, ccusage's and sess's.
+fn compare_claude_files(peers: &Ccusage, set: &str, config: &Path, with_request_ids: bool, priced: bool) -> (u64, u64) {
     let args = ["daily", "--offline", "--json", "--timezone", "UTC"];
     let ours = claude_daily(&sess_usage("claude", "CLAUDE_CONFIG_DIR", config));
     let as_written = claude_daily(&run_peer(&peers.claude, "CLAUDE_CONFIG_DIR", config, &args));
@@ -348,6 +349,7 @@ fn compare_claude_files(peers: &Ccusage, set: &str, config: &Path, with_request_
         rewritten.straddling
     );
     checks.finish(&format!("ccusage claude, {set}"));
+    (their_output, our_output)
 }
 
 /// The Claude Code files the live driver run writes.
@@ -396,7 +398,8 @@ fn sess_usage_matches_ccusage_on_generated_claude_code_transcripts() {
             growing_output(lines);
         });
     }
-    compare_claude_files(&peers, "generated", config.path(), true, true);
+    let (theirs, ours) = compare_claude_files(&peers, "generated", config.path(), true, true);
+    assert!(theirs < ours, "ccusage counted {theirs} output tokens from first lines, sess {ours} from last lines");
 }
 
 /// Every `*.jsonl` file under `dir`, in order.
