@@ -8,7 +8,8 @@
 // `tmp/` is $TMPDIR and the projects are in `x/`. The CLI runs with
 // `-p PROMPT --output-format json --allowedTools Bash Read Agent` (so a Write
 // is refused), no network but the fake API, and no variables from the caller
-// but PATH.
+// but PATH. Some runs ask for `--model claude-sonnet-4-5` (a model the usage
+// tools price), the others take the CLI's default.
 //
 // The JSON tells what the CLI did, as seen from outside its files: for each
 // session its id (from the CLI's own output), cwd, file and project folder,
@@ -149,14 +150,16 @@ const sessions = new Map();
 /**
  * One run: a new session (named with `-n` when `name` is given), or `resume`
  * an existing one (a new session copying its history with `fork`). `failing`:
- * the CLI reports an error (the fake API fails the request).
+ * the CLI reports an error (the fake API fails the request). `model`: the
+ * model to ask for (`--model`), else the CLI's default.
  */
-async function run({ scenario, cwd, prompt, name, resume, fork, failing }) {
+async function run({ scenario, cwd, prompt, name, resume, fork, failing, model }) {
   const first = api.requests.length;
   const args = ["-p", prompt];
   if (resume) args.push("--resume", sessions.get(resume).id);
   if (fork) args.push("--fork-session");
   if (name) args.push("-n", name);
+  if (model) args.push("--model", model);
   const result = await runClaude(cwd, args, failing);
   const id = result.session_id;
   const requests = api.requests
@@ -180,17 +183,23 @@ async function run({ scenario, cwd, prompt, name, resume, fork, failing }) {
   sessions.set(key, session);
 }
 
+// A model the usage tools price (`sess usage`, ccusage), for the runs that
+// make no tool call: with it the CLI appends a `<system-reminder>` of the
+// tokens left to each tool result it sends, which its transcript does not
+// hold. The others use the CLI's default model.
+const PRICED = "claude-sonnet-4-5";
+
 try {
-  await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "Say hello." });
+  await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "Say hello.", model: PRICED });
   await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "Now run the checks.", resume: "ascii" });
-  await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "/compact", resume: "ascii" });
+  await run({ scenario: "ascii", cwd: cwds.ascii, prompt: "/compact", resume: "ascii", model: PRICED });
   await run({ scenario: "ascii-api-error", cwd: cwds.ascii, prompt: "Trigger an API error.", failing: true });
   await run({ scenario: "cjk", cwd: cwds.cjk, prompt: "メモを読んで要約して。" });
-  await run({ scenario: "cjk-fork", cwd: cwds.cjk, prompt: "続けてください。", resume: "cjk", fork: true });
+  await run({ scenario: "cjk-fork", cwd: cwds.cjk, prompt: "続けてください。", resume: "cjk", fork: true, model: PRICED });
   await run({ scenario: "emoji-subagent", cwd: cwds.emoji, prompt: "Delegate the file count 🚀", name: "Rocket 🚀 launch" });
   await run({ scenario: "emoji-background", cwd: cwds.emoji, prompt: "Start the slow build in the background." });
   await run({ scenario: "long-one", cwd: cwds.longOne, prompt: "Try to write a file." });
-  await run({ scenario: "long-two", cwd: cwds.longTwo, prompt: "Hello from the second long path." });
+  await run({ scenario: "long-two", cwd: cwds.longTwo, prompt: "Hello from the second long path.", model: PRICED });
 } catch (error) {
   await api.close();
   fail(error.message);

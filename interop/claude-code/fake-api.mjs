@@ -22,10 +22,18 @@
 // `count_tokens` gets a small count; any other path a 404 in the API's error
 // shape.
 //
+// As the real API does, every answer to `/v1/messages` carries a `request-id`
+// header (`req_fake0001`, …, numbered like the message ids), which the CLI
+// writes into its transcript as `requestId`. Each answer has a usage of its
+// own (`usageOf`): input, cache writes, cache reads and output differ from
+// one answer to the next. A streamed answer's `message_start` carries a small
+// output count and its `message_delta` the full one, as the real API's do.
+//
 // Every request is recorded in `requests` with the session the CLI named in
-// its `x-claude-code-session-id` header, what it was answered, and the tool
-// results it carried back (so the caller learns each call's outcome from the
-// CLI itself, not from the session file).
+// its `x-claude-code-session-id` header, the model it asked for, what it was
+// answered (with the request id and usage), and the tool results it carried
+// back (so the caller learns each call's outcome from the CLI itself, not from
+// the session file).
 //
 //   node fake-api.mjs SCRIPT.json     serves on 127.0.0.1 and prints the port
 //                                     (and the requests, on SIGTERM)
@@ -96,9 +104,29 @@ function toolResults(messages) {
     .map((b) => ({ id: b.tool_use_id, isError: b.is_error === true, content: b.content ?? "" }));
 }
 
+/**
+ * The usage of the `n`-th answer, different for every answer: a few fresh
+ * input tokens, cache writes on three answers in four, cache reads that grow
+ * with `n` (none on the first of every five), and output that grows with the
+ * answer's length. Every count stays below 200,000, where some prices change.
+ */
+export function usageOf(n, content) {
+  return {
+    input_tokens: 3 + ((n * 7) % 23),
+    cache_creation_input_tokens: n % 4 === 0 ? 0 : 400 + 97 * n,
+    cache_read_input_tokens: n % 5 === 1 ? 0 : 2_000 + 1_013 * n,
+    output_tokens: 12 + 9 * n + Math.ceil(JSON.stringify(content).length / 4),
+    service_tier: "standard",
+  };
+}
+
+/** The first output count of a streamed answer, as the real API's `message_start` gives it. */
+const STARTING_OUTPUT = 2;
+
 function sendStream(res, message) {
   const { event, end } = eventStream(res);
-  event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } });
+  const starting = { ...message.usage, output_tokens: Math.min(STARTING_OUTPUT, message.usage.output_tokens) };
+  event("message_start", { message: { ...message, content: [], stop_reason: null, usage: starting } });
   message.content.forEach((block, index) => {
     switch (block.type) {
       case "thinking":
@@ -146,24 +174,33 @@ export function startFakeApi(script, { onAnswer } = {}) {
     const located = locate(script, body.messages);
     const picked = pick(script, located);
     const failure = picked?.blocks.find((b) => b.type === "error");
+    // Numbered like the message ids (count_tokens requests take a number too).
+    const n = requests.length + 1;
+    const requestId = `req_fake${String(n).padStart(4, "0")}`;
+    res.setHeader("request-id", requestId);
+    const session = req.headers["x-claude-code-session-id"] ?? null;
     if (failure) {
-      requests.push({ path: url.pathname, session: req.headers["x-claude-code-session-id"] ?? null, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
+      requests.push({ path: url.pathname, session, model: body.model, requestId, stream: body.stream === true, ...located, answer: [failure], toolResults: toolResults(body.messages) });
       return json(failure.status, { type: "error", error: { type: failure.errorType, message: failure.message } });
     }
     const content = answer(script, picked);
     const message = {
-      id: `msg_fake${String(requests.length + 1).padStart(4, "0")}`,
+      id: `msg_fake${String(n).padStart(4, "0")}`,
       type: "message",
       role: "assistant",
       model: body.model,
       content,
       stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
       stop_sequence: null,
-      usage: { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: usageOf(n, content),
     };
     const record = {
       path: url.pathname,
-      session: req.headers["x-claude-code-session-id"] ?? null,
+      session,
+      model: body.model,
+      requestId,
+      messageId: message.id,
+      usage: message.usage,
       stream: body.stream === true,
       ...located,
       answer: content,

@@ -3,7 +3,9 @@
 // `POST /v1/responses` answers with a server-sent event stream, as the real API
 // does: response.created, then for each output item output_item.added, its
 // deltas (output_text.delta, reasoning_summary_text.delta) and
-// output_item.done, then response.completed with token usage.
+// output_item.done, then response.completed with its token usage (`usageOf`:
+// input, cached input, output and reasoning differ from one response to the
+// next).
 //
 // What it answers is scripted, and the server keeps no state: the request's
 // `input` says where the conversation is. The last user message that is not
@@ -51,6 +53,26 @@ export function position(input, script) {
 
 let seq = 0;
 
+/**
+ * The token usage of the `n`-th response, different for every response: the
+ * input grows with `n`, part of it read from the cache (none on every third
+ * response), and the output grows with `n`; a response with reasoning spends
+ * part of its output on it.
+ */
+export function usageOf(n, items) {
+  const input = 900 + 137 * n;
+  const cached = n % 3 === 0 ? 0 : Math.min(input - 100, 256 * n);
+  const output = 20 + 11 * n;
+  const reasoning = items.some((item) => item.type === 'reasoning') ? 5 + 3 * n : 0;
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: output,
+    output_tokens_details: { reasoning_tokens: reasoning },
+    total_tokens: input + output,
+  };
+}
+
 /** The SSE stream for one response made of `items`. */
 function stream(res, items) {
   const id = `resp_fake_${++seq}`;
@@ -80,8 +102,7 @@ function stream(res, items) {
     }
     event('response.output_item.done', { output_index, item });
   });
-  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
-  event('response.completed', { response: { id, status: 'completed', usage } });
+  event('response.completed', { response: { id, status: 'completed', usage: usageOf(seq, items) } });
   end();
 }
 

@@ -13,7 +13,9 @@
 //! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
 //! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
-//! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`).
+//! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
+//! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
+//! and ccusage-codex's daily reports on the same files (`interop/ccusage/`).
 //!
 //! The peers are installed by `interop/setup`. Without them the tests print that
 //! they skipped, unless `SESS_INTEROP_REQUIRED=1` (CI), where they fail.
@@ -43,3 +45,5 @@ mod opencode;
 mod pi_mono;
 #[path = "interop/qwen_code.rs"]
 mod qwen_code;
+#[path = "interop/usage.rs"]
+mod usage;

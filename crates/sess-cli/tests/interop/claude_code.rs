@@ -24,7 +24,9 @@ use crate::harness::{Mismatches, Peer, parse, peer_in, repo, sess_at, show, skip
 /// The pinned version (`interop/claude-code/package.json`).
 const VERSION: &str = "2.1.332";
 
-fn claude_code(home: &Path) -> Option<Peer> {
+/// The pinned CLI's driver, or `None` after saying why it is skipped (the
+/// usage comparison runs it too).
+pub(crate) fn claude_code(home: &Path) -> Option<Peer> {
     let peer =
         peer_in(&repo().join("interop/claude-code"), "claude-code", "node", "driver.mjs", "@anthropic-ai/claude-code")?;
     match peer.try_run(home, &["version"]) {
