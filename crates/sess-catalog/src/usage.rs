@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension as _, Transaction, params};
 use sess_sources::{Call, SourceKind};
 
 use crate::catalog::Catalog;
@@ -82,9 +82,29 @@ pub(crate) fn replace_main(tx: &Transaction<'_>, key: i64, calls: &[Call], defau
 }
 
 /// Adds the calls of lines added to session `key`'s main file: a call whose
-/// key is there already replaces it (a later line of the same response).
+/// key is there already replaces it (a later line of the same response). A
+/// call whose lines do not name its model (the model was set in earlier
+/// lines: a Codex turn's context) has the model of the call before it.
 pub(crate) fn add_main(tx: &Transaction<'_>, key: i64, calls: &[Call], default_ms: i64) -> Result<()> {
-    insert(tx, key, 0, calls, default_ms)
+    let mut model: Option<String> = tx
+        .query_row(
+            "SELECT model FROM usage WHERE session = ?1 AND part = 0 AND model IS NOT NULL ORDER BY id DESC LIMIT 1",
+            [key],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let calls: Vec<Call> = calls
+        .iter()
+        .map(|call| {
+            if call.model.is_some() {
+                model.clone_from(&call.model);
+                call.clone()
+            } else {
+                Call { model: model.clone(), ..call.clone() }
+            }
+        })
+        .collect();
+    insert(tx, key, 0, &calls, default_ms)
 }
 
 /// Writes what changed among session `key`'s companion files.

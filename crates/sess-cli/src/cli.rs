@@ -30,13 +30,13 @@ pub(crate) enum Command {
     Show(ShowArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
+    /// Browse, search and fork every agent's sessions in a web page served on
+    /// this machine (127.0.0.1 only).
+    Serve(ServeArgs),
     /// Tokens and cost of every agent's model calls, by day, month, session,
     /// project or model: each agent's own records, priced with the cost the
     /// agent stored or a dated price table (never guessed).
     Usage(UsageArgs),
-    /// Browse, search and fork every agent's sessions in a web page served on
-    /// this machine (127.0.0.1 only).
-    Serve(ServeArgs),
     /// Print the model context at a leaf as JSON (`buildSessionContext`).
     Context(ContextArgs),
     /// Show the entry tree: branches, labels, the leaf and segment starts.

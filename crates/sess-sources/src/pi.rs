@@ -55,6 +55,12 @@ pub fn transcript(file: &SessionFile, leaf: Leaf<'_>) -> Transcript {
     out
 }
 
+/// The model calls the assistant messages of `entries` recorded, every
+/// branch, in file order (what the catalog keeps of a store's session).
+pub fn entry_calls(entries: &[Entry]) -> Vec<crate::Call> {
+    usage::calls(entries)
+}
+
 /// Every entry of `entries` that holds a message, on any branch, in file
 /// order, each as its own message with the entry's id (an assistant turn is
 /// not joined, a tool result is not matched to its call): what a search index

@@ -275,7 +275,11 @@ impl Report {
                 continue;
             }
             let model = row.model.as_deref().unwrap_or(UNKNOWN_MODEL);
-            let cost = row.cost.or_else(|| options.prices.cost(model, &row.tokens));
+            // A cost of 0 recorded for a call that counted tokens is the
+            // agent's own "no price" (pi and OpenCode write 0 for a model
+            // they cannot price): the table is asked instead.
+            let recorded = row.cost.filter(|cost| *cost > 0.0 || row.tokens.total() == 0);
+            let cost = recorded.or_else(|| options.prices.cost(model, &row.tokens));
             *priced.entry(model.to_owned()).or_default() |= cost.is_some();
             let label = match options.by {
                 By::Daily => date.to_string(),

@@ -69,10 +69,13 @@ fn a_recorded_cost_wins_and_an_unknown_model_has_no_cost() {
     let prices = Prices::bundled();
     let mut recorded = row("a", None, "2026-05-01T10:00:00Z", "gpt-made-up", 1_000, 1_000);
     recorded.cost = Some(0.25);
+    let mut zero = row("a", None, "2026-05-01T10:00:00Z", "mystery-model", 5, 5);
+    zero.cost = Some(0.0);
     let rows = [
         row("a", None, "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 100_000, 0),
         recorded,
-        row("a", None, "2026-05-01T10:00:00Z", "mystery-model", 5, 5),
+        // A recorded 0 for tokens is no price: not a free call.
+        zero,
     ];
     let report = Report::build(rows, &options(&prices, By::Daily));
     let day = &report.groups[0].sum;
