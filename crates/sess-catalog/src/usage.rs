@@ -176,6 +176,15 @@ pub struct UsageParams {
 }
 
 impl Catalog {
+    /// The paths of the agents' sessions the catalog holds (a session of
+    /// rows as `DATABASE#id`), to tell what else a caller has from what the
+    /// catalog counts.
+    pub fn session_paths(&self) -> Result<HashSet<String>> {
+        let mut statement = self.conn.prepare("SELECT path FROM sessions WHERE store IS NULL")?;
+        let paths = statement.query_map([], |row| row.get(0))?;
+        Ok(paths.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The calls the catalog holds, as a report's rows: the sessions that
     /// began first come first (a response copied into a later session
     /// counts in the first one), each session's calls in order.

@@ -3,7 +3,7 @@
 //! an archive given with `--store`).
 
 use anyhow::Context as _;
-use sess_archive::{Filter, Vault};
+use sess_archive::{ArchivedSession, Filter, Vault};
 use sess_catalog::{Catalog, UsageParams};
 use sess_sources::SourceKind;
 use sess_usage::Row;
@@ -23,8 +23,10 @@ pub(crate) struct Scope {
 }
 
 /// The calls of the catalog's sessions (with those of the store `store`,
-/// when it is a store of sessions), then those of the default archive's
-/// sessions whose original is gone: each session once.
+/// when it is a store of sessions), then those of this machine's sessions
+/// in the default archive that the catalog no longer has (their agent
+/// deleted them, whether or not an archive run has noticed yet): each
+/// session once.
 pub(crate) fn rows(catalog: &Catalog, store: Option<&str>, scope: &Scope) -> anyhow::Result<Vec<Row>> {
     let params = UsageParams { sources: scope.sources.clone(), cwd: scope.cwd.clone(), stores: store.is_some() };
     let mut rows = catalog.usage(&params).context("cannot read the catalog's usage")?;
@@ -32,23 +34,29 @@ pub(crate) fn rows(catalog: &Catalog, store: Option<&str>, scope: &Scope) -> any
         && let Some(url) = crate::archive::default_present()
     {
         let mut vault = crate::archive::open(&url)?;
-        rows.extend(archived(vault.as_mut(), scope, true)?);
+        let present = catalog.session_paths().context("cannot read the catalog")?;
+        let machine = crate::archive::machine()?.id;
+        let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
+        rows.extend(archived(vault.as_mut(), scope, &gone)?);
     }
     Ok(rows)
 }
 
-/// The calls of the sessions of the archive `vault`: only those whose
-/// original is gone with `gone`. A session that cannot be read is named in
-/// a warning and left out.
-pub(crate) fn archived(vault: &mut dyn Vault, scope: &Scope, gone: bool) -> anyhow::Result<Vec<Row>> {
+/// The calls of the sessions of the archive `vault` that `keep` keeps. A
+/// session that cannot be read is named in a warning and left out.
+pub(crate) fn archived(
+    vault: &mut dyn Vault,
+    scope: &Scope,
+    keep: &dyn Fn(&ArchivedSession) -> bool,
+) -> anyhow::Result<Vec<Row>> {
     let source = match scope.sources.as_slice() {
         [one] => Some(one.as_str().to_owned()),
         _ => None,
     };
-    let mut sessions = vault.sessions(&Filter { source, gone, ..Filter::default() })?;
+    let mut sessions = vault.sessions(&Filter { source, ..Filter::default() })?;
     sessions.retain(|s| {
         let agent = scope.sources.is_empty() || scope.sources.iter().any(|k| k.as_str() == s.source);
-        agent && scope.cwd.as_ref().is_none_or(|cwd| s.meta.cwd.as_ref() == Some(cwd))
+        agent && scope.cwd.as_ref().is_none_or(|cwd| s.meta.cwd.as_ref() == Some(cwd)) && keep(s)
     });
     // The sessions that began first count a response they share.
     sessions.sort_by(|a, b| a.meta.created.cmp(&b.meta.created).then(a.key.cmp(&b.key)));

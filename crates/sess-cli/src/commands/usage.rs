@@ -31,7 +31,7 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
     };
     let rows = if let Some(mut vault) = store.map(crate::archive::existing).transpose()?.flatten() {
         // An archive: every session it keeps, of every machine.
-        archived(vault.as_mut(), &scope, false)?
+        archived(vault.as_mut(), &scope, &|_| true)?
     } else {
         let path = catalog::path(args.catalog.path.as_deref())?;
         let mut catalog = catalog::open(&path)?;

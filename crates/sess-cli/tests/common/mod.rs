@@ -343,3 +343,27 @@ pub fn claude_codex_pi_home() -> tempfile::TempDir {
     fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
     home
 }
+
+/// Where every agent keeps sessions in a home, and the fixture folder the
+/// real agent wrote that is copied there.
+pub const AGENTS: [(&str, &str); 6] = [
+    (".claude", "claude-code/real-2.1.332/claude-config"),
+    (".codex", "codex/real-0.171.0/codex-home"),
+    (".qwen", "qwen-code/real-0.24.4/qwen-home"),
+    (".gemini", "gemini/real-0.61.0/home/.gemini"),
+    (".copilot", "copilot/real-1.0.102/copilot-home"),
+    (".local/share/opencode", "opencode/real-1.18.33"),
+];
+
+/// A home where every agent `sess` reads keeps the sessions it wrote (and
+/// the pi-mono session).
+pub fn agents_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    for (folder, from) in AGENTS {
+        copy_dir(&fixture(from), &home.path().join(folder));
+    }
+    let pi = home.path().join(".pi/agent/sessions/--home-dev-demo-project--");
+    fs::create_dir_all(&pi).unwrap();
+    fs::copy(fixture("pi-family/pi-mono-0.73.1-main.jsonl"), pi.join("main.jsonl")).unwrap();
+    home
+}
