@@ -484,15 +484,15 @@ async fn one_session() {
                 "modelBreakdowns": [
                     {"modelName": "claude-sonnet-4-5", "inputTokens": 100_000, "outputTokens": 0,
                      "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
-                     "totalTokens": 100_000, "cost": 0.3, "calls": 1},
+                     "totalTokens": 100_000, "cost": 0.3, "knownCost": 0.3, "calls": 1},
                     {"modelName": "claude-made-up-9", "inputTokens": 10, "outputTokens": 20,
                      "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
-                     "totalTokens": 30, "cost": null, "calls": 1}
+                     "totalTokens": 30, "cost": null, "knownCost": 0.0, "calls": 1}
                 ],
                 "sourceBreakdowns": [
                     {"source": "claude", "inputTokens": 100_010, "outputTokens": 20,
                      "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
-                     "totalTokens": 100_030, "cost": null, "calls": 2}
+                     "totalTokens": 100_030, "cost": null, "knownCost": 0.3, "calls": 2}
                 ]
             }
         })
