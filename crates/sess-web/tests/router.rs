@@ -249,7 +249,8 @@ async fn the_page_is_served_with_the_token() {
     assert_eq!(response.headers()[header::CONTENT_TYPE], "text/html; charset=utf-8");
     let page = text(response).await;
     assert!(page.contains(r#"<meta name="sess-token" content="test-token">"#), "{page}");
-    assert!(page.contains(r#"src="/assets/app.js""#));
+    assert!(page.contains(r#"<script src="/assets/app.js" type="module">"#));
+    assert!(page.contains(r##"href="#/usage""##));
     assert!(page.contains(r#"href="/assets/app.css""#));
 }
 
@@ -264,13 +265,15 @@ fn a_fresh_config_has_a_random_token() {
 #[tokio::test]
 async fn assets_have_their_content_types() {
     let app = app();
-    let script = app.get("/assets/app.js").await;
-    assert_eq!(script.status(), StatusCode::OK);
-    assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8");
-    let script = text(script).await;
-    assert!(script.contains("data-testid"));
-    for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval("] {
-        assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink}");
+    for (path, marker) in [("/assets/app.js", "data-testid"), ("/assets/usage.js", "createElementNS")] {
+        let script = app.get(path).await;
+        assert_eq!(script.status(), StatusCode::OK, "{path}");
+        assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8", "{path}");
+        let script = text(script).await;
+        assert!(script.contains(marker), "{path}");
+        for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+            assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink} in {path}");
+        }
     }
     let style = app.get("/assets/app.css").await;
     assert_eq!(style.status(), StatusCode::OK);
