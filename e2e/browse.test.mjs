@@ -514,3 +514,353 @@ describe('an archive of two machines in a browser', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// Tokens and cost: Claude Code sessions that recorded their calls (the basic
+// fixture, the real Claude Code 2.1.332 ones, and one written here whose calls
+// are dated from today back, with a model the price table does not know) and
+// pi sessions, on the usage view and on each session's page.
+describe('usage in a browser', () => {
+  const RECENT = 'c0ffee00-7b1d-4e8a-9c2f-5d6e7a8b9c02';
+  const RECENT_CWD = '/home/dev/usage-demo';
+  const UNPRICED = 'claude-made-up-9';
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const requests = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  /// `YYYY-MM-DD` of the local day `offset` days before today.
+  const localDay = (offset) => {
+    const d = new Date();
+    d.setDate(d.getDate() - offset);
+    return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  };
+
+  /// Noon of a local day, as the agent writes times.
+  const localNoon = (year, month, day) => new Date(year, month - 1, day, 12).toISOString();
+
+  // The calls of the session written here: days before today (local noon), or a fixed time. On
+  // 2025-06-15 only a model without a price; on 2025-07-20 one with and one without.
+  const recentCalls = [
+    { offset: 0, model: 'claude-sonnet-4-5', input: 1200, output: 800, write: 5000, read: 40000 },
+    { offset: 2, model: 'claude-haiku-4-5', input: 300, output: 200, write: 0, read: 10000 },
+    { offset: 2, model: 'claude-sonnet-4-5', input: 2000, output: 3000, write: 20000, read: 150000 },
+    { offset: 12, model: 'claude-opus-4-6', input: 500, output: 900, write: 3000, read: 20000 },
+    { offset: 45, model: 'claude-sonnet-4-5', input: 100, output: 50, write: 0, read: 3000 },
+    { at: localNoon(2025, 6, 15), model: UNPRICED, input: 7000, output: 3000, write: 0, read: 0 },
+    { at: localNoon(2025, 7, 20), model: 'claude-sonnet-4-5', input: 1000, output: 2000, write: 0, read: 0 },
+    { at: localNoon(2025, 7, 20), model: UNPRICED, input: 10, output: 10, write: 0, read: 0 },
+  ];
+
+  /// A Claude Code session whose assistant lines carry `recentCalls`' usage.
+  function writeRecentSession() {
+    const lines = [];
+    let parent = null;
+    const push = (line) => {
+      const uuid = `d0d0d0d0-0000-4000-8000-${String(lines.length + 1).padStart(12, '0')}`;
+      lines.push({ parentUuid: parent, isSidechain: false, cwd: RECENT_CWD, sessionId: RECENT, version: '2.1.230', uuid, ...line });
+      parent = uuid;
+    };
+    recentCalls.forEach((call, i) => {
+      let at = call.at;
+      if (!at) {
+        const d = new Date();
+        d.setHours(12, 0, i, 0);
+        d.setDate(d.getDate() - call.offset);
+        at = d.toISOString();
+      }
+      push({ type: 'user', timestamp: at, message: { role: 'user', content: `Question ${i + 1}` } });
+      push({
+        type: 'assistant', timestamp: at, requestId: `req_recent_${i}`,
+        message: {
+          id: `msg_recent_${i}`, type: 'message', role: 'assistant', model: call.model,
+          content: [{ type: 'text', text: `Answer ${i + 1}` }],
+          usage: {
+            input_tokens: call.input, output_tokens: call.output,
+            cache_creation_input_tokens: call.write, cache_read_input_tokens: call.read,
+          },
+        },
+      });
+    });
+    // The oldest call first in the file, as the agent would have written them.
+    lines.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+    const file = path.join(home, `.claude/projects/-home-dev-usage-demo/${RECENT}.jsonl`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  }
+
+  before(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
+    place(path.join(fixtures, 'claude-code/claude-basic-toolcall.jsonl'),
+      path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`), 40);
+    fs.cpSync(path.join(fixtures, 'claude-code/real-2.1.332/claude-config/projects'), path.join(home, '.claude/projects'),
+      { recursive: true });
+    place(path.join(fixtures, 'pi-family/pi-mono-0.73.1-main.jsonl'),
+      path.join(home, '.pi/agent/sessions/--home-dev-demo-project--/main.jsonl'), 50);
+    place(path.join(fixtures, 'pi-family/oh-my-pi-18.2.3-bun.jsonl'),
+      path.join(home, '.pi/agent/sessions/--home-dev-demo-project--/bun.jsonl'), 45);
+    writeRecentSession();
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => requests.push(request.url()));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  const isUsage = (response) => new URL(response.url()).pathname === '/api/usage';
+
+  /// Does `action` and waits for the report the page asks for then, and for the view drawn from it.
+  async function report(action) {
+    const [response] = await Promise.all([page.waitForResponse(isUsage), action()]);
+    assert.equal(response.status(), 200, await response.text());
+    const json = await response.json();
+    const url = new URL(response.url());
+    const lines = json[url.searchParams.get('by') === 'monthly' ? 'monthly' : 'daily'];
+    await until('the view drawn', async () => {
+      const drawn = await page.locator(tid('usage-view')).count() === 1;
+      const bars = await page.locator(`${tid('usage-chart')}[data-metric="tokens"] ${tid('usage-bar')}`).count();
+      const empty = await page.locator(tid('usage-empty')).count();
+      return drawn && (lines.length ? bars === lines.length : empty === 1);
+    });
+    return { json, url, lines, keyOf: (line) => line.date ?? line.month };
+  }
+
+  /// The bars of a chart: their key, value, drawn height and the series of their segments.
+  function bars(metric) {
+    return page.locator(`${tid('usage-chart')}[data-metric="${metric}"] ${tid('usage-bar')}`).evaluateAll((nodes) =>
+      nodes.map((g) => {
+        const segments = [...g.querySelectorAll('[data-testid="usage-segment"]')];
+        return {
+          key: g.dataset.key,
+          height: segments.reduce((sum, r) => sum + Number(r.getAttribute('height')), 0),
+          series: segments.map((r) => r.dataset.series),
+        };
+      }));
+  }
+
+  /// A line's parts as the split stacks them.
+  const partsOf = (line, split) => (split === 'model'
+    ? line.modelBreakdowns.map((b) => ({ ...b, name: b.modelName }))
+    : line.sourceBreakdowns.map((b) => ({ ...b, name: b.source })));
+
+  /// The bars follow the JSON: one per line, in order, each as tall as its value next to the tallest's.
+  async function checkBars({ lines, keyOf }, split) {
+    for (const metric of ['tokens', 'cost']) {
+      const value = (line) => partsOf(line, split)
+        .map((p) => (metric === 'tokens' ? p.totalTokens : p.knownCost))
+        .reduce((a, b) => a + b, 0);
+      const drawn = await bars(metric);
+      assert.deepEqual(drawn.map((b) => b.key), lines.map(keyOf), metric);
+      const most = lines.reduce((a, b) => (value(b) > value(a) ? b : a));
+      const tallest = drawn.reduce((a, b) => (b.height > a.height ? b : a));
+      assert.equal(tallest.key, keyOf(most), `${metric}: the tallest bar is the line with the most`);
+      lines.forEach((line, i) => {
+        const expected = tallest.height * (value(line) / value(most));
+        assert.ok(Math.abs(drawn[i].height - expected) < 0.1, `${metric} ${keyOf(line)}: ${drawn[i].height} ≈ ${expected}`);
+        const known = partsOf(line, split).filter((p) => (metric === 'tokens' ? p.totalTokens : p.knownCost) > 0);
+        assert.deepEqual(drawn[i].series.slice().sort(), known.map((p) => p.name).sort(), `${metric} ${keyOf(line)}`);
+      });
+    }
+  }
+
+  /// The table's rows and totals are the JSON's.
+  async function checkTable({ json, lines, keyOf }) {
+    const rows = page.locator(tid('usage-row'));
+    assert.deepEqual(await rows.evaluateAll((nodes) => nodes.map((n) => n.dataset.key)), lines.map(keyOf));
+    const cells = await page.locator(`${tid('usage-total')} td[data-col]`).evaluateAll((nodes) =>
+      Object.fromEntries(nodes.map((n) => [n.dataset.col, { value: Number(n.dataset.value), text: n.textContent }])));
+    const t = json.totals;
+    const number = new Intl.NumberFormat('en-US');
+    for (const [col, value] of [['input', t.inputTokens], ['output', t.outputTokens], ['cacheWrite', t.cacheCreationTokens],
+      ['cacheRead', t.cacheReadTokens], ['total', t.totalTokens]]) {
+      assert.equal(cells[col].value, value, col);
+      assert.equal(cells[col].text, number.format(value), col);
+    }
+    assert.equal(cells.cost.value, t.totalCost);
+    const cost = t.costComplete ? `$${t.totalCost.toFixed(2)}` : t.totalCost > 0 ? `≥ $${t.totalCost.toFixed(2)}` : 'unknown';
+    assert.equal(cells.cost.text, cost);
+  }
+
+  test('the usage view draws a bar per day, as tall as its cost and its tokens, with the table of them', async () => {
+    await page.goto(server.url);
+    const got = await report(() => page.locator(tid('usage-link')).click());
+    assert.equal(await page.locator(tid('usage-link')).getAttribute('aria-current'), 'page');
+    assert.equal(got.url.searchParams.get('by'), 'daily');
+    // The default period: the last 30 days, today included.
+    assert.equal(got.url.searchParams.get('since'), localDay(29));
+    assert.equal(got.url.searchParams.get('until'), localDay(0));
+
+    const all = await report(() => page.locator(tid('usage-period')).selectOption('all'));
+    assert.match(page.url(), /period=all/);
+    assert.equal(all.url.searchParams.get('since'), null);
+    const dates = all.lines.map(all.keyOf);
+    for (const day of ['2025-06-15', '2025-07-20', '2026-08-20', localDay(0), localDay(2), localDay(12), localDay(45)]) {
+      assert.ok(dates.includes(day), `${day} in ${dates.join(' ')}`);
+    }
+    await checkBars(all, 'agent');
+    await checkTable(all);
+    // The axis runs from the first day to the last, every day a slot.
+    const slots = Number(await page.locator(`${tid('usage-chart')}[data-metric="tokens"]`).getAttribute('data-slots'));
+    const span = (Date.parse(dates[dates.length - 1]) - Date.parse(dates[0])) / 86_400_000 + 1;
+    assert.equal(slots, span);
+    assert.ok(await page.locator(`${tid('axis-label')}[data-axis="x"]`).count() > 1);
+    assert.ok(await page.locator(`${tid('axis-label')}[data-axis="y"]`).count() > 1);
+    const legend = await page.locator(tid('legend-item')).evaluateAll((nodes) => nodes.map((n) => n.dataset.series));
+    const sources = new Set(all.lines.flatMap((line) => line.sourceBreakdowns.map((b) => b.source)));
+    assert.deepEqual(legend.slice().sort(), [...sources].sort());
+    // A segment's hover title gives its exact numbers.
+    const day = all.lines.find((line) => line.date === '2026-08-20');
+    const title = await page.locator(`${tid('usage-chart')}[data-metric="tokens"] ${tid('usage-bar')}[data-key="2026-08-20"] title`)
+      .first().textContent();
+    assert.ok(title.includes(`${new Intl.NumberFormat('en-US').format(day.totalTokens)} tokens`), title);
+    assert.ok(title.includes(`$${day.totalCost.toFixed(4)}`), title);
+
+    // A model without a price: its tokens counted, its cost unknown (never $0.00), and said so.
+    assert.ok(all.json.unpricedModels.includes(UNPRICED), all.json.unpricedModels.join(', '));
+    assert.match(await page.locator(tid('unpriced-note')).textContent(), new RegExp(`No price for .*${UNPRICED}`));
+    const unpricedRow = page.locator(`${tid('usage-row')}[data-key="2025-06-15"]`);
+    assert.equal(await unpricedRow.locator('td[data-col="cost"]').textContent(), 'unknown');
+    assert.equal(await unpricedRow.locator('td[data-col="total"]').textContent(), '10,000');
+    const costBar = (key) => page.locator(`${tid('usage-chart')}[data-metric="cost"] ${tid('usage-bar')}[data-key="${key}"]`);
+    assert.equal(await costBar('2025-06-15').locator(tid('usage-unknown')).count(), 1);
+    assert.equal(await costBar('2025-06-15').locator(tid('usage-segment')).count(), 0);
+    // Partly priced: the priced part is drawn, the rest marked, and the cost is a floor.
+    const partly = all.lines.find((line) => line.date === '2025-07-20');
+    assert.ok(!partly.costComplete && partly.totalCost > 0, JSON.stringify(partly));
+    assert.equal(await costBar('2025-07-20').locator(tid('usage-unknown')).count(), 1);
+    assert.equal(await costBar('2025-07-20').locator(tid('usage-segment')).count(), 1);
+    assert.equal(await page.locator(`${tid('usage-row')}[data-key="2025-07-20"] td[data-col="cost"]`).textContent(),
+      `≥ $${partly.totalCost.toFixed(2)}`);
+    assert.match(await page.locator(tid('prices-note')).textContent(), /bundled price table of \d{4}-\d{2}-\d{2}/);
+    await page.screenshot({ path: path.join(screenshots, 'usage.png'), fullPage: true });
+  });
+
+  test('the toggle stacks the bars by model, and the legend names the models', async () => {
+    await report(() => page.goto(new URL('#/usage?period=all', server.url).href));
+    const byModel = await report(() => page.locator(tid('usage-split-model')).click());
+    assert.match(page.url(), /split=model/);
+    assert.equal(await page.locator(tid('usage-split-model')).getAttribute('aria-pressed'), 'true');
+    const legend = await page.locator(tid('legend-item')).evaluateAll((nodes) => nodes.map((n) => n.dataset.series));
+    const models = new Set(byModel.lines.flatMap((line) => line.modelBreakdowns.map((b) => b.modelName)));
+    assert.deepEqual(legend.slice().sort(), [...models].sort());
+    for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-6', UNPRICED, 'claude-sonnet-4-5-20250929']) {
+      assert.ok(legend.includes(model), `${model} in ${legend.join(', ')}`);
+    }
+    await checkBars(byModel, 'model');
+    // The day with two models has a segment of each.
+    const twoModels = (await bars('tokens')).find((b) => b.key === localDay(2));
+    assert.deepEqual(twoModels.series.slice().sort(), ['claude-haiku-4-5', 'claude-sonnet-4-5']);
+    await page.screenshot({ path: path.join(screenshots, 'usage-models.png'), fullPage: true });
+    await report(() => page.locator(tid('usage-split-agent')).click());
+    const back = await page.locator(tid('legend-item')).evaluateAll((nodes) => nodes.map((n) => n.dataset.series));
+    assert.ok(back.every((name) => !models.has(name)), back.join(', '));
+  });
+
+  test('the period selector changes the bars', async () => {
+    await report(() => page.goto(new URL('#/usage?period=all', server.url).href));
+    const allKeys = (await bars('tokens')).map((b) => b.key);
+
+    const week = await report(() => page.locator(tid('usage-period')).selectOption('7'));
+    assert.equal(week.url.searchParams.get('since'), localDay(6));
+    assert.equal(week.url.searchParams.get('until'), localDay(0));
+    assert.equal(await page.locator(`${tid('usage-chart')}[data-metric="tokens"]`).getAttribute('data-slots'), '7');
+    const weekKeys = (await bars('tokens')).map((b) => b.key);
+    assert.ok(weekKeys.includes(localDay(0)) && weekKeys.includes(localDay(2)), weekKeys.join(' '));
+    assert.ok(!weekKeys.includes(localDay(12)) && !weekKeys.includes('2025-06-15'), weekKeys.join(' '));
+    assert.ok(weekKeys.length < allKeys.length);
+    await checkBars(week, 'agent');
+    await checkTable(week);
+
+    const quarter = await report(() => page.locator(tid('usage-period')).selectOption('90'));
+    assert.equal(quarter.url.searchParams.get('since'), localDay(89));
+    assert.equal(await page.locator(`${tid('usage-chart')}[data-metric="tokens"]`).getAttribute('data-slots'), '90');
+    const quarterKeys = (await bars('tokens')).map((b) => b.key);
+    assert.ok(quarterKeys.includes(localDay(45)) && !quarterKeys.includes('2025-06-15'), quarterKeys.join(' '));
+    await checkBars(quarter, 'agent');
+
+    const monthly = await report(() => page.locator(tid('usage-period')).selectOption('month'));
+    assert.equal(monthly.url.searchParams.get('by'), 'monthly');
+    assert.equal(await page.locator(tid('usage-view')).getAttribute('data-by'), 'monthly');
+    const monthKeys = (await bars('tokens')).map((b) => b.key);
+    assert.ok(monthKeys.every((key) => /^\d{4}-\d{2}$/.test(key)), monthKeys.join(' '));
+    assert.ok(monthKeys.includes('2025-06') && monthKeys.includes('2026-08'), monthKeys.join(' '));
+    await checkBars(monthly, 'agent');
+    await checkTable(monthly);
+  });
+
+  test('the project and agent filters narrow the report', async () => {
+    await report(() => page.goto(new URL('#/usage?period=all', server.url).href));
+    const project = await report(() => page.locator(tid('usage-project')).selectOption(RECENT_CWD));
+    assert.equal(project.url.searchParams.get('project'), RECENT_CWD);
+    const expected = recentCalls.reduce((sum, c) => sum + c.input + c.output + c.write + c.read, 0);
+    assert.equal(project.json.totals.totalTokens, expected);
+    assert.equal(Number(await page.locator(tid('usage-summary')).getAttribute('data-total-tokens')), expected);
+    await checkBars(project, 'agent');
+    await checkTable(project);
+
+    const pi = await report(() => page.locator(tid('source-filter')).selectOption('pi'));
+    assert.equal(pi.url.searchParams.get('source'), 'pi');
+    assert.equal(pi.url.searchParams.get('project'), RECENT_CWD);
+    // No pi session ran there.
+    assert.equal(pi.json.totals.calls, 0);
+    assert.equal(await page.locator(tid('usage-empty')).count(), 1);
+    assert.equal(await page.locator(tid('usage-bar')).count(), 0);
+  });
+
+  /// The session page of the agent's session `sessionId`, and what the API says of it.
+  async function sessionPage(sessionId) {
+    const cards = await (await page.request.get(new URL('/api/sessions', server.url).href)).json();
+    const card = cards.find((c) => c.sessionId === sessionId);
+    assert.ok(card, `${sessionId} listed`);
+    const json = await (await page.request.get(new URL(`/api/sessions/${card.id}`, server.url).href)).json();
+    await page.goto(new URL(`#/s/${card.id}`, server.url).href);
+    await page.locator(tid('session-view')).waitFor();
+    return json;
+  }
+
+  test("a session's page shows its tokens and cost", async () => {
+    const basic = await sessionPage(CLAUDE_BASIC);
+    const line = page.locator(tid('session-usage'));
+    assert.equal(Number(await line.getAttribute('data-total-tokens')), basic.usage.totalTokens);
+    const text = await line.textContent();
+    assert.match(text, /92,344 tokens \(8 input, 1,196 output, 4,010 cache write, 87,130 cache read\)/);
+    assert.match(text, /\$0\.06/);
+    assert.match(text, /claude-sonnet-4-5-20250929/);
+    await page.screenshot({ path: path.join(screenshots, 'session-usage.png'), fullPage: false });
+
+    const recent = await sessionPage(RECENT);
+    const expected = recentCalls.reduce((sum, c) => sum + c.input + c.output + c.write + c.read, 0);
+    assert.equal(recent.usage.totalTokens, expected);
+    assert.equal(Number(await line.getAttribute('data-total-tokens')), expected);
+    assert.equal(await line.getAttribute('data-cost-complete'), 'false');
+    assert.match(await line.textContent(), new RegExp(`≥ \\$[0-9.]+ · ${recentCalls.length} calls`));
+
+    // A pi session: its line is there when the API gives its usage.
+    const pi = await sessionPage(PI_MAIN);
+    assert.equal(await line.count(), pi.usage ? 1 : 0);
+    if (pi.usage) assert.equal(Number(await line.getAttribute('data-total-tokens')), pi.usage.totalTokens);
+  });
+
+  test('no script error, and no request left the server', () => {
+    assert.deepEqual(pageErrors, []);
+    const origin = new URL(server.url).origin;
+    const away = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
+    assert.deepEqual(away, []);
+    assert.ok(requests.some((url) => url.startsWith(`${origin}/assets/usage.js`)), 'the usage module came from the server');
+  });
+});

@@ -173,6 +173,13 @@ pub struct UsageParams {
     /// The calls of a store's sessions too (`--store`), not only of the
     /// agents' files.
     pub stores: bool,
+    /// Only the calls of the session with this key
+    /// ([`SessionRow::key`](crate::SessionRow::key)), with those of the other
+    /// sessions that hold one of its responses (a copy a resumed or forked
+    /// session made, or the original it copied): a report of them counts
+    /// each response once, in the session that began first, as a report of
+    /// every session does.
+    pub session: Option<i64>,
 }
 
 impl Catalog {
@@ -195,9 +202,12 @@ impl Catalog {
                     u.input, u.output, u.cache_creation, u.cache_read, u.reasoning, u.cost
              FROM usage u JOIN sessions s ON s.id = u.session
              WHERE (?1 IS NULL OR s.cwd = ?1) AND (?2 OR s.store IS NULL)
+               AND (?3 IS NULL OR u.session = ?3
+                    OR (u.key IN (SELECT key FROM usage WHERE session = ?3 AND key IS NOT NULL)
+                        AND s.source = (SELECT source FROM sessions WHERE id = ?3)))
              ORDER BY coalesce(s.created, ''), s.id, u.part, u.id",
         )?;
-        let rows = statement.query_map(params![params.cwd, params.stores], |row| {
+        let rows = statement.query_map(params![params.cwd, params.stores, params.session], |row| {
             let count = |i| row.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
             Ok(sess_usage::Row {
                 source: row.get(0)?,

@@ -87,3 +87,40 @@ fn calls_are_filtered_by_agent_and_directory() {
     assert_eq!(only(UsageParams { sources: vec![sess_sources::codex::SOURCE], ..UsageParams::default() }), 0);
     assert_eq!(only(UsageParams { sources: vec![sess_sources::claude::SOURCE], ..UsageParams::default() }), 1);
 }
+
+/// An assistant line of session `session`, begun at `at`.
+fn answer(session: &str, id: &str, at: &str, output: u64) -> String {
+    assistant(id, &format!("req-{id}"), at, output).replace(SESSION, session)
+}
+
+#[test]
+fn a_sessions_calls_come_with_those_of_the_sessions_sharing_a_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let (original, fork, other) =
+        (SESSION, "5f0c1a2b-0000-4000-8000-000000000002", "5f0c1a2b-0000-4000-8000-000000000003");
+    // The fork copied the original's first response, then made one of its own.
+    append(&dir.path().join(format!("{original}.jsonl")), &answer(original, "msg_a", "2026-05-01T10:00:00Z", 1));
+    append(&dir.path().join(format!("{original}.jsonl")), &answer(original, "msg_b", "2026-05-01T10:01:00Z", 2));
+    append(&dir.path().join(format!("{fork}.jsonl")), &answer(fork, "msg_a", "2026-05-02T10:00:00Z", 1));
+    append(&dir.path().join(format!("{fork}.jsonl")), &answer(fork, "msg_c", "2026-05-02T10:01:00Z", 3));
+    append(&dir.path().join(format!("{other}.jsonl")), &answer(other, "msg_d", "2026-05-03T10:00:00Z", 4));
+    let mut catalog = Catalog::open(dir.path().join("catalog.sqlite")).unwrap();
+    let files: Vec<SourceFile> = [original, fork, other]
+        .iter()
+        .map(|id| SourceFile::new(sess_sources::claude::SOURCE, dir.path().join(format!("{id}.jsonl"))))
+        .collect();
+    catalog.refresh(&files, &mut |_| {}).unwrap();
+    let key = |id: &str| {
+        let list = catalog.sessions(&sess_catalog::ListParams::default()).unwrap();
+        list.into_iter().find(|s| s.id == id).unwrap().key
+    };
+    let of = |session: i64| -> Vec<(String, u64)> {
+        let params = UsageParams { session: Some(session), ..UsageParams::default() };
+        catalog.usage(&params).unwrap().into_iter().map(|row| (row.session_id, row.tokens.output)).collect()
+    };
+    // Earliest session first: the copy of msg_a counts in the original.
+    assert_eq!(of(key(fork)), [(original.to_owned(), 1), (fork.to_owned(), 1), (fork.to_owned(), 3)]);
+    assert_eq!(of(key(original)), [(original.to_owned(), 1), (original.to_owned(), 2), (fork.to_owned(), 1)]);
+    assert_eq!(of(key(other)), [(other.to_owned(), 4)]);
+    assert_eq!(of(-1), []);
+}

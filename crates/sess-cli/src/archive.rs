@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use sess_archive::{ArchivedSession, Filter, Machine, PostgresVault, SqliteVault, Vault};
+use sess_archive::{ArchivedSession, Filter, Machine, PostgresVault, SqliteVault, StoredFile, Vault};
 use sess_sources::Transcript;
 
 use crate::env::environment;
@@ -133,9 +133,15 @@ pub(crate) fn find(
 /// own reader from a private copy of its files.
 pub(crate) fn load(vault: &mut dyn Vault, session: &ArchivedSession) -> anyhow::Result<Transcript> {
     let files = vault.files(session.key)?;
+    read(session, &files)
+}
+
+/// The archived session `session` whose files are `files`, as a transcript
+/// (see [`load`]).
+pub(crate) fn read(session: &ArchivedSession, files: &[StoredFile]) -> anyhow::Result<Transcript> {
     let scratch =
         tempfile::Builder::new().prefix("sess-archived-").tempdir().context("cannot make a scratch folder")?;
-    let transcript = sess_archive::load(session, &files, scratch.path())
+    let transcript = sess_archive::load(session, files, scratch.path())
         .with_context(|| format!("cannot read the archived session `{}`", session.meta.session_id))?;
     Ok(transcript)
 }

@@ -389,7 +389,8 @@ pub(crate) struct UsageArgs {
     /// `inputTokens`, `outputTokens`, `cacheCreationTokens`,
     /// `cacheReadTokens`, `reasoningTokens`, `totalTokens`, `totalCost`,
     /// `costComplete`, `calls`, `modelsUsed`, `modelBreakdowns` and
-    /// `sourceBreakdowns` (each with `cost`, `null` when unknown).
+    /// `sourceBreakdowns` (each with `cost`, `null` when some of its calls
+    /// have no price, and `knownCost`, the cost of those that have one).
     #[arg(long)]
     pub(crate) json: bool,
     /// Read the catalog as it is, without looking for new or changed

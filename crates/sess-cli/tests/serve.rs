@@ -357,3 +357,116 @@ fn a_session_its_agent_deleted_is_served_from_the_archive() {
     assert_eq!(status, 422, "{refused}");
     assert!(refused.contains(&format!("restore {CLAUDE_BASIC} --machine")), "{refused}");
 }
+
+/// `sess usage ARGS --json` over the server's catalog, without refreshing it.
+fn usage_json(home: &Home, args: &[&str]) -> Value {
+    let catalog = home.path().join("catalog.sqlite");
+    let mut all = vec!["usage", "--json", "--no-refresh", "--catalog", catalog.to_str().unwrap()];
+    all.extend(args);
+    home.json(&all)
+}
+
+/// The page's reports are `sess usage --json`'s, filters and all; a bad day
+/// or time zone is refused naming the parameter; a session's page has the
+/// tokens and cost `sess usage session` gives it.
+#[test]
+fn usage_is_reported_as_sess_usage_reports_it() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let daily = server.json("/api/usage?tz=UTC");
+    assert!(!daily["daily"].as_array().unwrap().is_empty(), "{daily:#}");
+    assert_eq!(daily, usage_json(&home, &["--timezone", "UTC"]));
+    for (query, args) in [
+        ("by=monthly&tz=UTC", vec!["monthly", "--timezone", "UTC"]),
+        ("by=model&source=claude", vec!["model", "--source", "claude"]),
+        ("by=project&since=2026-08-21&tz=UTC", vec!["project", "--since", "2026-08-21", "--timezone", "UTC"]),
+        (
+            "by=session&until=20260820&tz=Asia%2FTokyo",
+            vec!["session", "--until", "2026-08-20", "--timezone", "Asia/Tokyo"],
+        ),
+        (
+            "project=%2Fhome%2Falice%2Fsrc%2Ftodo-api&tz=UTC",
+            vec!["--cwd", "/home/alice/src/todo-api", "--timezone", "UTC"],
+        ),
+        ("source=codex&tz=UTC", vec!["--source", "codex", "--timezone", "UTC"]),
+    ] {
+        assert_eq!(server.json(&format!("/api/usage?{query}")), usage_json(&home, &args), "{query}");
+    }
+    // The catalog's sessions are of no archived machine.
+    assert_eq!(server.json("/api/usage?machine=laptop")["totals"]["calls"], 0);
+    for (query, said) in [
+        ("since=2026-02-30", "`since`: not a date: `2026-02-30`"),
+        ("tz=Nowhere%2FLand", "`tz`: unknown time zone `Nowhere/Land`"),
+        ("by=weekly", "unknown report `by=weekly`"),
+    ] {
+        let (status, body) = server.get(&format!("/api/usage?{query}"));
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(body.contains(said), "{query}: {body}");
+    }
+
+    let sessions = usage_json(&home, &["session"]);
+    let line = sessions["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == CLAUDE_BASIC).unwrap();
+    let page = server.json(&format!("/api/sessions/{}", server.card(CLAUDE_BASIC)["id"].as_str().unwrap()));
+    let usage = &page["usage"];
+    assert!(usage["totalTokens"].as_u64().unwrap() > 0, "{usage:#}");
+    for key in [
+        "inputTokens",
+        "outputTokens",
+        "cacheCreationTokens",
+        "cacheReadTokens",
+        "totalTokens",
+        "totalCost",
+        "costComplete",
+        "calls",
+        "modelsUsed",
+        "modelBreakdowns",
+    ] {
+        assert_eq!(usage[key], line[key], "{key}");
+    }
+    // A session whose agent recorded no call has none.
+    let codex = server.json(&format!("/api/sessions/{}", server.card(common::CODEX_BASIC)["id"].as_str().unwrap()));
+    assert!(codex.get("usage").is_none(), "{:#}", codex["usage"]);
+}
+
+/// The calls of a session its agent deleted come from the archive: in the
+/// reports (and alone with its machine's filter), on its page, and with
+/// `--store ARCHIVE` among every archived session's.
+#[test]
+fn usage_of_a_deleted_session_comes_from_the_archive() {
+    let home = Home::new();
+    let store = format!("sqlite:{}", home.path().join(".local/share/sess/archive.sqlite").display());
+    ok(&home.run(&["archive"]));
+    let before = Server::start(&home, &[], &[]);
+    let everything = before.json("/api/usage?tz=UTC&by=session");
+    let own =
+        before.json(&format!("/api/sessions/{}", before.card(CLAUDE_BASIC)["id"].as_str().unwrap()))["usage"].clone();
+    assert!(own["calls"].as_u64().unwrap() > 0, "{own:#}");
+    drop(before);
+
+    std::fs::remove_file(home.path().join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")))
+        .unwrap();
+    ok(&home.run(&["archive"]));
+    let server = Server::start(&home, &[], &[]);
+    let after = server.json("/api/usage?tz=UTC&by=session");
+    assert_eq!(after["totals"], everything["totals"]);
+    let card = server.card(CLAUDE_BASIC);
+    let machine = card["machine"].as_str().unwrap().to_owned();
+    let only = server.json(&format!("/api/usage?tz=UTC&by=session&machine={machine}"));
+    let lines = only["sessions"].as_array().unwrap();
+    assert_eq!(lines.len(), 1, "{only:#}");
+    assert_eq!(lines[0]["sessionId"], CLAUDE_BASIC);
+    assert_eq!(only["totals"]["totalTokens"], own["totalTokens"]);
+    let page = server.json(&format!("/api/sessions/{}", card["id"].as_str().unwrap()));
+    assert_eq!(page["usage"], own);
+    drop(server);
+
+    let server = Server::start(&home, &["--store", &store], &[]);
+    assert_eq!(server.json("/api/usage?tz=UTC&by=session")["totals"], everything["totals"]);
+    assert_eq!(
+        server.json(&format!("/api/usage?machine={machine}&source=claude"))["totals"]["calls"],
+        everything["totals"]["calls"]
+    );
+    assert_eq!(server.json("/api/usage?machine=elsewhere")["totals"]["calls"], 0);
+    let page = server.json(&format!("/api/sessions/{}", server.card(CLAUDE_BASIC)["id"].as_str().unwrap()));
+    assert_eq!(page["usage"], own);
+}

@@ -122,6 +122,9 @@ pub struct Breakdown {
     pub tokens: Tokens,
     /// Its cost; `null` when some of its calls have none.
     pub cost: Option<f64>,
+    /// The cost of its calls that have one: all of [`cost`](Self::cost)
+    /// when that is known, the part that is when it is not.
+    pub known_cost: f64,
     /// How many calls.
     pub calls: u64,
 }
@@ -231,6 +234,7 @@ impl Acc {
                     source: (!model).then_some(name),
                     tokens: part.tokens,
                     cost: part.complete.then_some(part.cost),
+                    known_cost: part.cost,
                     calls: part.calls,
                 })
                 .collect();

@@ -88,6 +88,13 @@ fn a_recorded_cost_wins_and_an_unknown_model_has_no_cost() {
         [(Some("claude-sonnet-4-5"), Some(0.3)), (Some("gpt-made-up"), Some(0.25)), (Some("mystery-model"), None)]
     );
     assert_eq!(report.unpriced_models, ["mystery-model"]);
+    // The agent's part has no cost, but the part of it that is priced is known.
+    let agent = &day.source_breakdowns[0];
+    assert_eq!(agent.cost, None);
+    assert!((agent.known_cost - 0.55).abs() < 1e-9, "{}", agent.known_cost);
+    let json = report.to_json();
+    assert_eq!(json["daily"][0]["sourceBreakdowns"][0]["cost"], serde_json::Value::Null);
+    assert_eq!(json["daily"][0]["sourceBreakdowns"][0]["knownCost"], json["daily"][0]["totalCost"]);
 }
 
 #[test]

@@ -1,21 +1,25 @@
 // sess: the local history browser. Hand-written, no framework, nothing loaded
 // from the network. Every piece of session text reaches the DOM through
 // textContent or createTextNode (the `el` helper below), never innerHTML.
+// A module: the usage view is in usage.js.
 //
 // Routes (location.hash):
 //   #/?source=&project=&q=&machine=   home: projects and sessions
 //   #/s/{id}?leaf=&entry=&q=          one session (at a leaf; scrolled to an entry)
 //   #/search?q=&source=&machine=      search hits
+//   #/usage?period=&split=&source=&project=&machine=   tokens and cost (usage.js)
 //
 // data-testid attributes, for end-to-end tests:
 //   app, home-link, search-form, search-input   the frame (index.html)
+//   sessions-link, usage-link (aria-current="page" on the one whose view is shown: usage-link on #/usage)
 //   error                                        an error banner
 //   project-list, project-row (data-cwd; data-selected), project-all
 //   source-filter (select: "" and every agent of the registry), text-filter (input)
 //   machine-filter (select: "" and every machine of the archive; only when it holds several)
 //   session-list, session-row (data-id, data-source; data-original, data-machine when archived), session-count
 //   session-machine (the machine an archived session came from), deleted-mark (its agent deleted it)
-//   session-view (data-render-ms: build and layout time), session-title, session-meta, truncated-note,
+//   session-view (data-render-ms: build and layout time), session-title, session-meta, session-usage (usage.js),
+//   truncated-note,
 //   deleted-note (its agent deleted it), archived-note (it is read from the archive)
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
 //   message-role, message-time, text-block, thinking (details)
@@ -26,7 +30,9 @@
 //   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
 //   tree-panel, tree-node (data-id, data-on-branch, data-leaf), tree-label
 //   search-view, search-hit (a link; data-id, data-entry-id), search-snippet, search-count
-'use strict';
+//   usage-view and what is in it: see usage.js
+
+import { sessionUsage, showUsage } from './usage.js';
 
 (() => {
   const TOKEN = document.querySelector('meta[name="sess-token"]')?.content ?? '';
@@ -207,15 +213,29 @@
 
   let generation = 0; // a newer route makes older responses stale
 
+  /// Marks the header's link to the view shown.
+  function markTab(path) {
+    const shown = path === '/usage' ? 'usage-link' : 'sessions-link';
+    for (const link of document.querySelectorAll('.tabs a')) {
+      if (link.dataset.testid === shown) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+  }
+
   async function route() {
     const current = ++generation;
     const { path, params } = parseHash();
     const stale = () => current !== generation;
+    markTab(path);
     try {
       if (path.startsWith('/s/')) {
         await showSession(decodeURIComponent(path.slice(3)), params, stale);
       } else if (path === '/search') {
         await showSearch(params, stale);
+      } else if (path === '/usage') {
+        await showUsage(params, stale, {
+          app, el, api, query, clear, errorBanner, agentSelect, machineSelect, machineList, agentName,
+        });
       } else {
         await showHome(params, stale);
       }
@@ -257,6 +277,11 @@
       names.map((name) => el('option', { value: name }, name)));
     select.value = value;
     return select;
+  }
+
+  /// The agent's name (`Claude Code`) of a source's (`claude`).
+  function agentName(source) {
+    return AGENTS.find((a) => a.name === source)?.agent ?? String(source);
   }
 
   /** The agent filter of the home and search views. */
@@ -408,6 +433,8 @@
       el('span', null, ` · ${session.sessionId}`),
       session.machine ? el('span', { testid: 'session-machine' }, ` · archived from ${session.machine}`) : null);
     view.append(el('h1', { testid: 'session-title' }, sessionTitle(session)), meta);
+    const usage = sessionUsage(page.usage, el);
+    if (usage) view.append(usage);
     if (session.original === 'deleted') {
       view.append(el('p', { class: 'banner note deleted', testid: 'deleted-note' },
         el('span', { class: 'badge deleted' }, 'deleted'), ` ${DELETED[0].toUpperCase()}${DELETED.slice(1)}.`));

@@ -16,12 +16,59 @@ use serde_json::json;
 use sess_sources::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript};
 use sess_web::{
     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode,
+    SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)> </script><script>alert(2)</script> & \"quotes\"";
 /// A 1×1 PNG.
 const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// The price table of the demo's reports.
+static PRICES: std::sync::LazyLock<sess_usage::Prices> = std::sync::LazyLock::new(sess_usage::Prices::bundled);
+
+fn demo_options(by: Option<sess_usage::By>) -> sess_usage::Options<'static> {
+    sess_usage::Options {
+        by: by.unwrap_or(sess_usage::By::Session),
+        zone: sess_usage::TimeZone::UTC,
+        since: None,
+        until: None,
+        prices: &PRICES,
+    }
+}
+
+/// Made-up model calls of the session `id`: one or two a day over the 120
+/// days before 2026-03-05, of two priced models and one the table does not know.
+fn demo_calls(id: &str) -> Vec<sess_usage::Row> {
+    const DAY_MS: i64 = 86_400_000;
+    const END_MS: i64 = 1_772_668_800_000;
+    let seed = id.bytes().map(u64::from).sum::<u64>();
+    let models = ["claude-sonnet-4-5", "claude-opus-4-6", "local-model-7b"];
+    (0..120_u64)
+        .filter(|day| (day + seed) % 3 != 0)
+        .map(|day| {
+            let model = models[usize::try_from((day + seed) % 5).unwrap_or(0) % 3];
+            let size = (day * 37 + seed) % 90 + 10;
+            sess_usage::Row {
+                source: if seed % 2 == 0 { "claude" } else { "pi" }.into(),
+                session_id: id.into(),
+                path: format!("/demo/{id}"),
+                project: Some("/home/dev/shop".into()),
+                title: None,
+                key: Some(format!("{id}:{day}")),
+                at_ms: END_MS - i64::try_from(day).unwrap_or(0) * DAY_MS,
+                model: Some(model.into()),
+                tokens: sess_usage::Tokens {
+                    input: size * 100,
+                    output: size * 40,
+                    cache_creation: size * 300,
+                    cache_read: size * 2_000,
+                    reasoning: 0,
+                },
+                cost: None,
+            }
+        })
+        .collect()
+}
 
 struct Demo {
     sessions: Vec<(SessionCard, Transcript, Vec<TreeNode>)>,
@@ -238,6 +285,7 @@ impl Library for Demo {
                 transcript: transcript.clone(),
                 tree: Vec::new(),
                 leaf: None,
+                usage: Some(sess_usage::Report::build(demo_calls(&card.id), &demo_options(None)).totals),
             });
         }
         let leaf = leaf.unwrap_or("f");
@@ -245,7 +293,7 @@ impl Library for Demo {
             return Err(Error::NotFound { what: format!("entry `{leaf}`") });
         }
         let (transcript, tree) = branched_session(leaf);
-        Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()) })
+        Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()), usage: None })
     }
 
     fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>> {
@@ -278,6 +326,21 @@ impl Library for Demo {
         }
         hits.truncate(params.limit);
         Ok(hits)
+    }
+
+    fn usage(&self, params: &UsageParams) -> Result<sess_usage::Report> {
+        let rows = self
+            .sessions
+            .iter()
+            .filter(|(card, _, _)| params.machine.is_none() && matches(card, params.source, params.project.as_deref()))
+            .flat_map(|(card, _, _)| demo_calls(&card.id));
+        let options = sess_usage::Options {
+            since: params.since,
+            until: params.until,
+            zone: params.zone.clone(),
+            ..demo_options(Some(params.by))
+        };
+        Ok(sess_usage::Report::build(rows, &options))
     }
 
     fn fork(&self, id: &str, entry_id: &str) -> Result<Forked> {

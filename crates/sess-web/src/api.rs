@@ -10,13 +10,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use sess_sources::SourceKind;
+use sess_usage::{By, Date, TimeZone};
 
 use crate::error::error_response;
 use crate::guard::token_matches;
 use crate::server::AppState;
 use crate::{
     Error, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams,
+    SessionsParams, UsageParams,
 };
 
 /// The most a `limit` parameter can ask for.
@@ -148,6 +149,65 @@ pub(crate) async fn search(
     blocking(&state.library, move |l| l.search(&params)).await.map(Json)
 }
 
+/// The query of `GET /api/usage`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UsageQuery {
+    by: Option<String>,
+    source: Option<String>,
+    project: Option<String>,
+    machine: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    tz: Option<String>,
+}
+
+/// What a report sums by, by name; empty or absent means by day.
+fn by(name: Option<&str>) -> Result<By> {
+    const ALL: [By; 5] = [By::Daily, By::Monthly, By::Session, By::Project, By::Model];
+    match name.filter(|n| !n.is_empty()) {
+        None => Ok(By::Daily),
+        Some(name) => ALL.into_iter().find(|b| b.as_str() == name).ok_or_else(|| {
+            let names: Vec<&str> = ALL.iter().map(|b| b.as_str()).collect();
+            Error::invalid(format!("unknown report `by={name}`: expected one of {}", names.join(", ")))
+        }),
+    }
+}
+
+/// The day in parameter `name`, if given.
+fn day(name: &str, value: Option<String>) -> Result<Option<Date>> {
+    non_empty(value)
+        .map(|text| sess_usage::parse_date(&text).map_err(|e| Error::invalid(format!("`{name}`: {e}"))))
+        .transpose()
+}
+
+/// `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=`.
+pub(crate) async fn usage(
+    State(state): State<AppState>,
+    raw: Result<Query<UsageQuery>, QueryRejection>,
+) -> Result<Json<serde_json::Value>> {
+    let raw = query(raw)?;
+    let zone = match non_empty(raw.tz) {
+        None => TimeZone::system(),
+        Some(name) => sess_usage::zone(Some(&name)).map_err(|e| Error::invalid(format!("`tz`: {e}")))?,
+    };
+    let params = UsageParams {
+        by: by(raw.by.as_deref())?,
+        source: source(raw.source.as_deref())?,
+        project: non_empty(raw.project),
+        machine: non_empty(raw.machine),
+        since: day("since", raw.since)?,
+        until: day("until", raw.until)?,
+        zone,
+    };
+    if let (Some(since), Some(until)) = (params.since, params.until)
+        && since > until
+    {
+        return Err(Error::invalid(format!("`since` {since} is after `until` {until}: no day is counted")));
+    }
+    let report = blocking(&state.library, move |l| l.usage(&params)).await?;
+    Ok(Json(report.to_json()))
+}
+
 /// The body of `POST /api/sessions/{id}/fork`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -196,6 +256,16 @@ mod tests {
         assert_eq!(source(Some("")).unwrap(), None);
         assert_eq!(source(Some("claude")).unwrap(), Some(sess_sources::claude::SOURCE));
         assert!(matches!(source(Some("Claude")), Err(Error::Invalid { .. })));
+    }
+
+    #[test]
+    fn reports_by_name() {
+        assert_eq!(by(None).unwrap(), By::Daily);
+        assert_eq!(by(Some("")).unwrap(), By::Daily);
+        assert_eq!(by(Some("monthly")).unwrap(), By::Monthly);
+        assert_eq!(by(Some("model")).unwrap(), By::Model);
+        let err = by(Some("weekly")).unwrap_err().to_string();
+        assert!(err.contains("daily, monthly, session, project, model"), "{err}");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The page and its script and style, built into the binary: nothing is
+//! The page and its scripts and style, built into the binary: nothing is
 //! fetched from the network at run time.
 
 use axum::body::Bytes;
@@ -7,6 +7,8 @@ use axum::response::IntoResponse;
 
 const INDEX: &str = include_str!("../assets/index.html");
 const SCRIPT: &str = include_str!("../assets/app.js");
+/// The usage view, a module `app.js` imports.
+const USAGE_SCRIPT: &str = include_str!("../assets/usage.js");
 const STYLE: &str = include_str!("../assets/app.css");
 
 /// Where the token goes in `index.html`.
@@ -29,6 +31,11 @@ pub(crate) fn page(token: &str) -> Bytes {
 /// `GET /assets/app.js`.
 pub(crate) async fn script() -> impl IntoResponse {
     ([(CONTENT_TYPE, "text/javascript; charset=utf-8")], SCRIPT)
+}
+
+/// `GET /assets/usage.js`.
+pub(crate) async fn usage_script() -> impl IntoResponse {
+    ([(CONTENT_TYPE, "text/javascript; charset=utf-8")], USAGE_SCRIPT)
 }
 
 /// `GET /assets/app.css`.

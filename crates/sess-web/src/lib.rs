@@ -5,7 +5,9 @@
 //! agent, one session's [`Transcript`](sess_sources::Transcript) with its
 //! branch tree, ranked search hits, and forking a session at one of its
 //! entries; with an archive, each session's machine and whether its agent
-//! deleted it ([`Original`]), and a machine filter. [`serve`] runs it on a
+//! deleted it ([`Original`]), and a machine filter; and the tokens and cost
+//! of the model calls, as `sess usage` reports them ([`Library::usage`]),
+//! drawn as bars by day or month, and each session's own. [`serve`] runs it on a
 //! listener the caller bound on a loopback address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
 //! its port, refuses writes from other origins and wants the page's token
 //! ([`ServeConfig::token`]) on every write; see [`router`] for the routes.
@@ -72,6 +74,6 @@ pub use body::MAX_BODY_BYTES;
 pub use error::{Error, Result};
 pub use library::{
     Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode,
+    SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 pub use server::{ServeConfig, router, serve};

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use sess_sources::{SourceKind, Transcript};
+use sess_usage::{By, Date, Report, Sum, TimeZone};
 
 use crate::Result;
 
@@ -34,6 +35,17 @@ pub trait Library: Send + Sync + 'static {
     /// library over one machine's sessions has nothing to filter.
     fn machines(&self) -> Result<Vec<MachineCard>> {
         Ok(Vec::new())
+    }
+
+    /// Tokens and cost of the model calls `params` selects, summed as it
+    /// says (`sess usage`'s report).
+    ///
+    /// A library that keeps no model calls returns
+    /// [`Error::Unsupported`](crate::Error::Unsupported), which it does by
+    /// default: an empty report would say that nothing was spent.
+    fn usage(&self, params: &UsageParams) -> Result<Report> {
+        let _ = params;
+        Err(crate::Error::Unsupported { operation: "reporting tokens and cost".to_owned() })
     }
 
     /// Writes a new session branched at `entry_id` of session `id`.
@@ -94,6 +106,41 @@ pub struct SearchParams {
 impl Default for SearchParams {
     fn default() -> Self {
         Self { query: String::new(), source: None, project: None, machine: None, limit: 50 }
+    }
+}
+
+/// Which model calls a usage report sums, and how.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UsageParams {
+    /// What it sums by: days, months, sessions, projects or models.
+    pub by: By,
+    /// Only this agent's calls.
+    pub source: Option<SourceKind>,
+    /// Only the calls of sessions in this working directory.
+    pub project: Option<String>,
+    /// Only the calls of sessions an archive holds from the machine of this
+    /// name ([`MachineCard::name`]).
+    pub machine: Option<String>,
+    /// The first day counted (in `zone`).
+    pub since: Option<Date>,
+    /// The last day counted.
+    pub until: Option<Date>,
+    /// The zone days and months are counted in: the one the request names,
+    /// else the server's.
+    pub zone: TimeZone,
+}
+
+impl Default for UsageParams {
+    fn default() -> Self {
+        Self {
+            by: By::Daily,
+            source: None,
+            project: None,
+            machine: None,
+            since: None,
+            until: None,
+            zone: TimeZone::system(),
+        }
     }
 }
 
@@ -182,6 +229,12 @@ pub struct SessionPage {
     pub tree: Vec<TreeNode>,
     /// The leaf the transcript was read at, when the source has a tree.
     pub leaf: Option<String>,
+    /// The tokens and cost of the model calls the session made (each
+    /// response once, and not those a report counts in the session they
+    /// were copied from), with its models; absent when it recorded none or
+    /// the library does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Sum>,
 }
 
 /// An entry of a session's tree.

@@ -86,16 +86,21 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | route | answer |
 /// |---|---|
 /// | `GET /` | the page |
-/// | `GET /assets/app.js`, `GET /assets/app.css` | its script and style |
+/// | `GET /assets/app.js`, `GET /assets/usage.js`, `GET /assets/app.css` | its scripts and style |
 /// | `GET /api/projects` | `[ProjectCard]` |
 /// | `GET /api/machines` | `[MachineCard]` ([`Library::machines`]) |
 /// | `GET /api/sessions?source=&project=&q=&machine=&limit=` | `[SessionCard]` |
 /// | `GET /api/sessions/{id}?leaf=` | `SessionPage` |
 /// | `GET /api/search?q=&source=&project=&machine=&limit=` | `[SearchHit]` |
+/// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
 ///
+/// `by` is `daily` (the default), `monthly`, `session`, `project` or
+/// `model`; `since` and `until` are days (`YYYY-MM-DD` or `YYYYMMDD`) in the
+/// time zone `tz` (an IANA name; the server's when absent).
+///
 /// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
-/// source), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
+/// source, report, day or time zone), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
 /// ([`Error::NotFound`]), 408 (a body that stopped arriving,
 /// [`ServeConfig::idle_timeout`]), 413 (a body over
 /// [`MAX_BODY_BYTES`](crate::MAX_BODY_BYTES)), 422 ([`Error::Unsupported`])
@@ -107,6 +112,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
     Router::new()
         .route("/", get(index))
         .route("/assets/app.js", get(assets::script))
+        .route("/assets/usage.js", get(assets::usage_script))
         .route("/assets/app.css", get(assets::style))
         .route("/api/projects", get(api::projects))
         .route("/api/machines", get(api::machines))
@@ -114,6 +120,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/api/sessions/{id}", get(api::session))
         .route("/api/sessions/{id}/fork", post(api::fork))
         .route("/api/search", get(api::search))
+        .route("/api/usage", get(api::usage))
         .fallback(api::not_found)
         .with_state(state)
         .layer(from_fn_with_state(limits, body::read))

@@ -11,9 +11,10 @@ use http_body_util::BodyExt;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use sess_sources::{Block, Message, Role, Transcript};
+use sess_usage::{By, Options, Prices, Report, Row, Tokens};
 use sess_web::{
     Error, Forked, Library, MachineCard, Original, ProjectCard, Result, SearchHit, SearchParams, ServeConfig,
-    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, router,
+    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams, router,
 };
 use tower::ServiceExt;
 
@@ -28,6 +29,7 @@ enum Call {
     Session(String, Option<String>),
     Search(SearchParams),
     Fork(String, String),
+    Usage(UsageParams),
     Report(String),
 }
 
@@ -115,11 +117,13 @@ impl Library for Fake {
             timestamp: None,
             on_branch: true,
         };
+        let usage = Report::build(calls(), &options(By::Session, &Prices::bundled())).totals;
         Ok(SessionPage {
             session: card("s1", true),
             transcript,
             tree: vec![node("e1", None), node("e2", Some("e1"))],
             leaf: Some(leaf.unwrap_or("e2").into()),
+            usage: Some(usage),
         })
     }
 
@@ -151,9 +155,43 @@ impl Library for Fake {
         })
     }
 
+    fn usage(&self, params: &UsageParams) -> Result<Report> {
+        self.calls.lock().unwrap().push(Call::Usage(params.clone()));
+        let prices = Prices::bundled();
+        let options = Options { since: params.since, until: params.until, ..options(params.by, &prices) };
+        Ok(Report::build(calls(), &options))
+    }
+
     fn report(&self, error: &Error) {
         self.calls.lock().unwrap().push(Call::Report(error.to_string()));
     }
+}
+
+/// Two calls of session s1 on two days (UTC): one priced from the table, one
+/// of a model it does not know.
+fn calls() -> Vec<Row> {
+    let row = |at_ms: i64, model: &str, input: u64, output: u64| Row {
+        source: "claude".into(),
+        session_id: "s1-session".into(),
+        path: "/home/u/.claude/projects/p/s1.jsonl".into(),
+        project: Some("/home/u/proj".into()),
+        title: None,
+        key: Some(format!("{model}:{at_ms}")),
+        at_ms,
+        model: Some(model.into()),
+        tokens: Tokens { input, output, ..Tokens::default() },
+        cost: None,
+    };
+    vec![
+        // 2026-01-01T12:00:00Z
+        row(1_767_268_800_000, "claude-sonnet-4-5", 100_000, 0),
+        // 2026-01-02T12:00:00Z
+        row(1_767_355_200_000, "claude-made-up-9", 10, 20),
+    ]
+}
+
+fn options(by: By, prices: &Prices) -> Options<'_> {
+    Options { by, zone: sess_usage::TimeZone::UTC, since: None, until: None, prices }
 }
 
 struct App {
@@ -211,7 +249,8 @@ async fn the_page_is_served_with_the_token() {
     assert_eq!(response.headers()[header::CONTENT_TYPE], "text/html; charset=utf-8");
     let page = text(response).await;
     assert!(page.contains(r#"<meta name="sess-token" content="test-token">"#), "{page}");
-    assert!(page.contains(r#"src="/assets/app.js""#));
+    assert!(page.contains(r#"<script src="/assets/app.js" type="module">"#));
+    assert!(page.contains(r##"href="#/usage""##));
     assert!(page.contains(r#"href="/assets/app.css""#));
 }
 
@@ -226,13 +265,15 @@ fn a_fresh_config_has_a_random_token() {
 #[tokio::test]
 async fn assets_have_their_content_types() {
     let app = app();
-    let script = app.get("/assets/app.js").await;
-    assert_eq!(script.status(), StatusCode::OK);
-    assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8");
-    let script = text(script).await;
-    assert!(script.contains("data-testid"));
-    for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval("] {
-        assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink}");
+    for (path, marker) in [("/assets/app.js", "data-testid"), ("/assets/usage.js", "createElementNS")] {
+        let script = app.get(path).await;
+        assert_eq!(script.status(), StatusCode::OK, "{path}");
+        assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8", "{path}");
+        let script = text(script).await;
+        assert!(script.contains(marker), "{path}");
+        for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+            assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink} in {path}");
+        }
     }
     let style = app.get("/assets/app.css").await;
     assert_eq!(style.status(), StatusCode::OK);
@@ -438,7 +479,25 @@ async fn one_session() {
                               "blocks": [{"type": "text", "text": "hello"}]}]
             },
             "tree": [node("e1", Value::Null), node("e2", json!("e1"))],
-            "leaf": "e2"
+            "leaf": "e2",
+            "usage": {
+                "inputTokens": 100_010, "outputTokens": 20, "cacheCreationTokens": 0, "cacheReadTokens": 0,
+                "reasoningTokens": 0, "totalTokens": 100_030, "totalCost": 0.3, "costComplete": false, "calls": 2,
+                "modelsUsed": ["claude-made-up-9", "claude-sonnet-4-5"],
+                "modelBreakdowns": [
+                    {"modelName": "claude-sonnet-4-5", "inputTokens": 100_000, "outputTokens": 0,
+                     "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
+                     "totalTokens": 100_000, "cost": 0.3, "knownCost": 0.3, "calls": 1},
+                    {"modelName": "claude-made-up-9", "inputTokens": 10, "outputTokens": 20,
+                     "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
+                     "totalTokens": 30, "cost": null, "knownCost": 0.0, "calls": 1}
+                ],
+                "sourceBreakdowns": [
+                    {"source": "claude", "inputTokens": 100_010, "outputTokens": 20,
+                     "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
+                     "totalTokens": 100_030, "cost": null, "knownCost": 0.3, "calls": 2}
+                ]
+            }
         })
     );
     let at_leaf = app.get("/api/sessions/s1?leaf=e1").await;
@@ -501,6 +560,85 @@ async fn search() {
             Call::Search(SearchParams { query: "x".into(), ..SearchParams::default() }),
         ]
     );
+}
+
+#[tokio::test]
+async fn usage_reports_as_sess_usage_json_prints_them() {
+    let app = app();
+    let response = app.get("/api/usage").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let prices = Prices::bundled();
+    let expected = Report::build(calls(), &options(By::Daily, &prices)).to_json();
+    let body = json_body(response).await;
+    assert_eq!(body, expected);
+    assert_eq!(body["daily"].as_array().unwrap().len(), 2);
+    assert_eq!(body["daily"][0]["date"], "2026-01-01");
+    assert_eq!(body["daily"][0]["totalCost"], 0.3);
+    assert_eq!(body["unpricedModels"], json!(["claude-made-up-9"]));
+
+    let response = app
+        .get("/api/usage?by=model&source=claude&project=%2Fhome%2Fu%2Fproj&machine=laptop&since=2026-01-02&until=20260131&tz=Europe%2FParis")
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = json_body(response).await;
+    assert_eq!(body["models"].as_array().unwrap().len(), 1, "{body:#}");
+    assert_eq!(body["models"][0]["modelName"], "claude-made-up-9");
+    app.get("/api/usage?by=&source=&project=&machine=&since=&until=&tz=").await;
+    app.get("/api/usage?by=monthly&tz=UTC").await;
+    let day = |text: &str| sess_usage::parse_date(text).unwrap();
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Usage(UsageParams::default()),
+            Call::Usage(UsageParams {
+                by: By::Model,
+                source: Some(sess_sources::claude::SOURCE),
+                project: Some("/home/u/proj".into()),
+                machine: Some("laptop".into()),
+                since: Some(day("2026-01-02")),
+                until: Some(day("2026-01-31")),
+                zone: sess_usage::zone(Some("Europe/Paris")).unwrap(),
+            }),
+            Call::Usage(UsageParams::default()),
+            Call::Usage(UsageParams {
+                by: By::Monthly,
+                zone: sess_usage::zone(Some("UTC")).unwrap(),
+                ..UsageParams::default()
+            }),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn bad_usage_parameters_are_400_naming_the_parameter() {
+    let app = app();
+    for (uri, said) in [
+        ("/api/usage?by=weekly", "unknown report `by=weekly`: expected one of daily, monthly, session, project, model"),
+        ("/api/usage?since=yesterday", "`since`: not a date: `yesterday` (expected YYYY-MM-DD or YYYYMMDD)"),
+        ("/api/usage?until=2026-13-01", "`until`: not a date: `2026-13-01` (expected YYYY-MM-DD or YYYYMMDD)"),
+        (
+            "/api/usage?since=2026-02-01&until=2026-01-01",
+            "`since` 2026-02-01 is after `until` 2026-01-01: no day is counted",
+        ),
+        ("/api/usage?source=nonesuch", "unknown source `nonesuch`"),
+        ("/api/usage?tz=Mars%2FOlympus", "`tz`: unknown time zone `Mars/Olympus`"),
+    ] {
+        let response = app.get(uri).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+        let error = json_body(response).await["error"].as_str().unwrap().to_owned();
+        assert!(error.starts_with(said), "{uri}: {error}");
+    }
+    assert_eq!(app.calls(), []);
+}
+
+#[tokio::test]
+async fn a_library_that_keeps_no_calls_says_so() {
+    let config = ServeConfig { token: TOKEN.into(), ..ServeConfig::new(PORT) };
+    let router = router(Arc::new(OneMachine), &config);
+    let request = Request::get("/api/usage").header(header::HOST, HOST).body(Body::empty()).unwrap();
+    let response = router.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(json_body(response).await, json!({"error": "reporting tokens and cost is not supported"}));
 }
 
 #[tokio::test]

@@ -14,9 +14,10 @@ use sess_catalog::{Catalog, ListParams, SessionRow};
 use sess_core::{EntryIndex, EntryKind};
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
+use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 use sess_web::{
     Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode,
+    SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
@@ -28,6 +29,7 @@ use crate::env::environment;
 use crate::output::{shell_word, stdout, warn};
 use crate::resolve::Located;
 use crate::summary::describe;
+use crate::usage::Scope;
 
 /// How long a refreshed catalog counts as fresh: pages that load several API
 /// routes at once refresh once.
@@ -268,7 +270,10 @@ impl Library for CatalogLibrary {
         };
         let mut transcript = transcript;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
-        Ok(SessionPage { session: card(&row), transcript, tree, leaf })
+        let calls = sess_catalog::UsageParams { session: Some(row.key), stores: true, ..Default::default() };
+        let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
+        let usage = session_sum(rows, &row.path.to_string_lossy());
+        Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage })
     }
 
     fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
@@ -307,6 +312,20 @@ impl Library for CatalogLibrary {
         Ok(hits)
     }
 
+    /// The catalog's calls, then those of the default archive's sessions
+    /// whose originals are gone (each of their files read for it).
+    fn usage(&self, params: &UsageParams) -> sess_web::Result<Report> {
+        let scope = scope(params);
+        let catalog = self.catalog()?;
+        let mut rows = crate::usage::catalog_rows(&catalog, self.store.as_deref(), &scope).map_err(anyhow_boxed)?;
+        if let Some(gone) = &self.gone {
+            let present = catalog.session_paths().map_err(|e| anyhow_boxed(e.into()))?;
+            drop(catalog);
+            rows.extend(gone.usage(&scope, &present)?);
+        }
+        Ok(usage_report(rows, params))
+    }
+
     fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
@@ -342,6 +361,31 @@ impl Library for CatalogLibrary {
     fn report(&self, error: &sess_web::Error) {
         report(error);
     }
+}
+
+/// Whose calls the page's report sums.
+fn scope(params: &UsageParams) -> Scope {
+    Scope { sources: params.source.into_iter().collect(), cwd: params.project.clone(), machine: params.machine.clone() }
+}
+
+/// `rows` summed as `params` say, priced with the bundled table where their
+/// agents recorded no cost.
+fn usage_report(rows: Vec<Row>, params: &UsageParams) -> Report {
+    let prices = Prices::bundled();
+    let options =
+        Options { by: params.by, zone: params.zone.clone(), since: params.since, until: params.until, prices: &prices };
+    Report::build(rows, &options)
+}
+
+/// What the calls of the session whose file is `path` come to, among `rows`
+/// (its own, and those of the sessions that share a response with it: a
+/// response counts in the session that began first); `None` when it has
+/// no call of its own.
+fn session_sum(rows: Vec<Row>, path: &str) -> Option<Sum> {
+    let prices = Prices::bundled();
+    let options = Options { by: By::Session, zone: TimeZone::UTC, since: None, until: None, prices: &prices };
+    let report = Report::build(rows, &options);
+    report.groups.into_iter().find(|g| g.session.as_ref().is_some_and(|s| s.path == path)).map(|g| g.sum)
 }
 
 /// Says on the terminal why a request failed, with every cause.

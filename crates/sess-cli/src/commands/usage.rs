@@ -28,10 +28,11 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
     let scope = Scope {
         sources: args.source.single().into_iter().collect(),
         cwd: args.cwd.as_ref().map(std::path::absolute).transpose()?.map(|d| d.display().to_string()),
+        machine: None,
     };
     let rows = if let Some(mut vault) = store.map(crate::archive::existing).transpose()?.flatten() {
         // An archive: every session it keeps, of every machine.
-        archived(vault.as_mut(), &scope, &|_| true)?
+        archived(vault.as_mut(), &scope, &|_| true, catalog::Bar::Shown)?
     } else {
         let path = catalog::path(args.catalog.path.as_deref())?;
         let mut catalog = catalog::open(&path)?;

@@ -2,17 +2,20 @@
 //! sessions, without it the default archive's sessions whose originals are
 //! gone. They are read from the archive, never forked.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use sess_archive::{ArchivedSession, Filter, Vault};
 use sess_sources::SourceKind;
+use sess_usage::{Report, Row};
 use sess_web::{
     Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams, SnippetPart,
+    SessionsParams, SnippetPart, UsageParams,
 };
 
-use crate::output::shell_word;
+use crate::catalog::Bar;
+use crate::output::{shell_word, warn};
+use crate::usage::Scope;
 
 /// The prefix of an archived session's id on the page, which keeps it apart
 /// from the catalog's ids (plain numbers).
@@ -166,9 +169,36 @@ impl Archive {
             return Err(sess_web::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
         }
         let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
-        let mut transcript = crate::archive::load(self.vault()?.as_mut(), &session).map_err(super::anyhow_boxed)?;
+        let files = self.vault()?.files(session.key).map_err(boxed)?;
+        let mut transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
-        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None })
+        // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
+        let usage = match crate::usage::session_rows(&session, &files) {
+            Ok(rows) => super::session_sum(rows, &session.path),
+            Err(err) => {
+                warn(format_args!(
+                    "the archived session `{}` could not be read for its usage: {err:#}",
+                    session.meta.session_id
+                ));
+                None
+            }
+        };
+        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage })
+    }
+
+    /// The model calls of the sessions shown that `scope` selects: each
+    /// one's files are read (the archive keeps no calls of its own). Beside
+    /// the catalog, the sessions shown are this machine's that the catalog
+    /// does not have (`present`: its paths), as `sess usage` counts them.
+    pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>) -> sess_web::Result<Vec<Row>> {
+        let rows = if self.shown == Shown::Gone {
+            let machine = crate::archive::machine().map_err(super::anyhow_boxed)?.id;
+            let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
+            crate::usage::archived(self.vault()?.as_mut(), scope, &gone, Bar::Hidden)
+        } else {
+            crate::usage::archived(self.vault()?.as_mut(), scope, &|_| true, Bar::Hidden)
+        };
+        rows.map_err(super::anyhow_boxed)
     }
 
     /// Forking reads a session where its agent keeps it: an archived one is
@@ -273,6 +303,11 @@ impl Library for ArchiveLibrary {
 
     fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
         self.0.machines()
+    }
+
+    /// Every archived session's calls: each one's files are read.
+    fn usage(&self, params: &UsageParams) -> sess_web::Result<Report> {
+        Ok(super::usage_report(self.0.usage(&super::scope(params), &HashSet::new())?, params))
     }
 
     fn fork(&self, id: &str, _entry_id: &str) -> sess_web::Result<Forked> {
