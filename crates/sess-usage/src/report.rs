@@ -233,8 +233,8 @@ impl Acc {
                     model_name: model.then(|| name.clone()),
                     source: (!model).then_some(name),
                     tokens: part.tokens,
-                    cost: part.complete.then_some(part.cost),
-                    known_cost: part.cost,
+                    cost: part.complete.then_some(dollars(part.cost)),
+                    known_cost: dollars(part.cost),
                     calls: part.calls,
                 })
                 .collect();
@@ -247,7 +247,7 @@ impl Acc {
         models_used.sort();
         Sum {
             tokens: self.tokens,
-            total_cost: self.cost,
+            total_cost: dollars(self.cost),
             cost_complete: self.complete || self.calls == 0,
             calls: self.calls,
             models_used,
@@ -374,6 +374,12 @@ impl Report {
             "pricesDate": self.prices_date,
         })
     }
+}
+
+/// A sum of costs to a ten-billionth of a dollar: sums of the same calls
+/// added in another order print the same.
+fn dollars(sum: f64) -> f64 {
+    (sum * 1e10).round() / 1e10
 }
 
 /// The day `at_ms` falls on in `zone`.
