@@ -49,6 +49,21 @@ pub(crate) fn open(path: &Path) -> anyhow::Result<Catalog> {
     Catalog::open(path).with_context(|| format!("cannot open the catalog `{}`", path.display()))
 }
 
+/// The catalog (`--catalog`, else the default), brought up to date first
+/// unless `refresh` is false (`--no-refresh`); sessions that could not be
+/// read are counted in a warning.
+pub(crate) fn open_fresh(arg: Option<&Path>, store: Option<&str>, refresh: bool) -> anyhow::Result<Catalog> {
+    let mut catalog = open(&path(arg)?)?;
+    if refresh {
+        let refreshed = self::refresh(&mut catalog, store, Bar::Shown)?;
+        let problems = refreshed.problems().count();
+        if problems > 0 {
+            warn(format_args!("{problems} sessions could not be read (`sess index` lists them)"));
+        }
+    }
+    Ok(catalog)
+}
+
 /// A refresh and how long it took.
 pub(crate) struct Refreshed {
     /// The agents' session files.

@@ -13,7 +13,7 @@ use crate::Outcome;
 use crate::catalog;
 use crate::cli::SearchArgs;
 use crate::commands::archived;
-use crate::output::{print_json, shell_word, stdout, warn};
+use crate::output::{print_json, shell_word, stdout};
 use crate::summary::one_line;
 
 #[derive(Serialize)]
@@ -54,15 +54,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
-    let path = catalog::path(args.catalog.path.as_deref())?;
-    let mut catalog = catalog::open(&path)?;
-    if !args.no_refresh {
-        let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
-        let problems = refreshed.problems().count();
-        if problems > 0 {
-            warn(format_args!("{problems} sessions could not be read (`sess index` lists them)"));
-        }
-    }
+    let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
         (_, true) => None,

@@ -10,7 +10,7 @@ use sess_usage::{By, Options, Prices, Report, Sum};
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::UsageArgs;
-use crate::output::{print_json, stdout, warn};
+use crate::output::{print_json, stdout};
 use crate::usage::{Scope, archived, rows};
 
 pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -34,15 +34,7 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
         // An archive: every session it keeps, of every machine.
         archived(vault.as_mut(), &scope, &|_| true, catalog::Bar::Shown)?
     } else {
-        let path = catalog::path(args.catalog.path.as_deref())?;
-        let mut catalog = catalog::open(&path)?;
-        if !args.no_refresh {
-            let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
-            let problems = refreshed.problems().count();
-            if problems > 0 {
-                warn(format_args!("{problems} sessions could not be read (`sess index` lists them)"));
-            }
-        }
+        let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
         rows(&catalog, store, &scope)?
     };
     let options = Options { by: args.by.by(), zone, since: args.since, until: args.until, prices: &prices };
