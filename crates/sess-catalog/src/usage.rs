@@ -170,9 +170,10 @@ pub struct UsageParams {
     pub sources: Vec<SourceKind>,
     /// Only those of sessions whose agent worked in this directory.
     pub cwd: Option<String>,
-    /// The calls of a store's sessions too (`--store`), not only of the
-    /// agents' files.
-    pub stores: bool,
+    /// The calls of this store's sessions too (`--store URL`), not only of
+    /// the agents' files (with a session named, every store's: the session
+    /// says which).
+    pub store: Option<String>,
     /// Only the calls of the session with this key
     /// ([`SessionRow::key`](crate::SessionRow::key)), with those of the other
     /// sessions that hold one of its responses (a copy a resumed or forked
@@ -201,13 +202,13 @@ impl Catalog {
             "SELECT s.source, s.session_id, s.path, s.cwd, s.title, u.key, u.at_ms, u.model,
                     u.input, u.output, u.cache_creation, u.cache_read, u.reasoning, u.cost
              FROM usage u JOIN sessions s ON s.id = u.session
-             WHERE (?1 IS NULL OR s.cwd = ?1) AND (?2 OR s.store IS NULL)
+             WHERE (?1 IS NULL OR s.cwd = ?1) AND (s.store IS NULL OR s.store = ?2 OR ?3 IS NOT NULL)
                AND (?3 IS NULL OR u.session = ?3
                     OR (u.key IN (SELECT key FROM usage WHERE session = ?3 AND key IS NOT NULL)
                         AND s.source = (SELECT source FROM sessions WHERE id = ?3)))
              ORDER BY coalesce(s.created, ''), s.id, u.part, u.id",
         )?;
-        let rows = statement.query_map(params![params.cwd, params.stores, params.session], |row| {
+        let rows = statement.query_map(params![params.cwd, params.store, params.session], |row| {
             let count = |i| row.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
             Ok(sess_usage::Row {
                 source: row.get(0)?,

@@ -51,8 +51,12 @@ pub(crate) fn catalog_rows(catalog: &Catalog, store: Option<&str>, scope: &Scope
     if scope.machine.is_some() {
         return Ok(Vec::new());
     }
-    let params =
-        UsageParams { sources: scope.sources.clone(), cwd: scope.cwd.clone(), stores: store.is_some(), session: None };
+    let params = UsageParams {
+        sources: scope.sources.clone(),
+        cwd: scope.cwd.clone(),
+        store: store.map(str::to_owned),
+        session: None,
+    };
     catalog.usage(&params).context("cannot read the catalog's usage")
 }
 

@@ -172,3 +172,31 @@ fn no_calls_says_so() {
     assert!(output.status.success());
     assert_eq!(stdout(&output).trim(), "no model calls");
 }
+
+#[test]
+fn a_stores_sessions_count_once_beside_the_files_they_were_copied_from() {
+    let home = agents_home();
+    let pi_file = home.path().join(".pi/agent/sessions/--home-dev-demo-project--/main.jsonl");
+    let store = format!("sqlite:{}", home.path().join("store.sqlite").display());
+    let copied = sess_at(home.path(), &["copy", pi_file.to_str().unwrap(), &store], "");
+    assert!(copied.status.success(), "{}", stderr(&copied));
+    let files = usage(home.path(), &["--source", "pi", "--json"]);
+    assert!(files["totals"]["calls"].as_u64().unwrap() > 0, "{files}");
+    // The store's copy has the same entries: each call once.
+    let with_store = json_out(&sess_at(
+        home.path(),
+        &["--store", &store, "usage", "--timezone", "UTC", "--source", "pi", "--json"],
+        "",
+    ));
+    assert_eq!(with_store["totals"], files["totals"]);
+    // The file gone, the store's copy still counts.
+    fs::remove_file(&pi_file).unwrap();
+    let store_only = json_out(&sess_at(
+        home.path(),
+        &["--store", &store, "usage", "--timezone", "UTC", "--source", "pi", "--json"],
+        "",
+    ));
+    assert_eq!(store_only["totals"], files["totals"]);
+    // Without --store, neither.
+    assert_eq!(usage(home.path(), &["--source", "pi", "--json"])["totals"]["calls"], 0);
+}
