@@ -4,5 +4,14 @@
 //! the secrets in it found and masked before anything leaves.
 
 mod error;
+mod escape;
+mod highlight;
+mod html;
+mod markdown;
+mod md;
+mod text;
 
 pub use error::{Error, Result};
+pub use html::{CONTENT_SECURITY_POLICY, to_html_document};
+pub use markdown::to_html;
+pub use md::{MarkdownOptions, to_markdown};
