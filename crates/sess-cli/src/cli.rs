@@ -28,6 +28,11 @@ pub(crate) enum Command {
     List(ListArgs),
     /// Show a session as a chat transcript (any agent's).
     Show(ShowArgs),
+    /// Write a session (any agent's) to share it: Markdown to paste in an
+    /// issue or hand to another agent, one self-contained HTML file that
+    /// looks like the page's session view, or the JSON of `sess show --json
+    /// --all`. Every message.
+    Export(ExportArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
     /// Browse, search and fork every agent's sessions in a web page served on
@@ -303,6 +308,39 @@ pub(crate) struct ShowArgs {
     /// For a pi-family session: show the path to this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// The session: a file path of any agent, or an id or id prefix searched
+    /// across agents.
+    pub(crate) session: String,
+    /// What to write: `md` (Markdown: roles as headings, tool calls on one
+    /// line with the first lines of their output), `html` (one file, styles
+    /// inline, no script, nothing loaded from the network) or `json` (what
+    /// `sess show --json --all` prints). Default: the extension of `-o`
+    /// (`.md`, `.html`, `.json`), else `md`.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub(crate) format: Option<ExportFormat>,
+    /// For a pi-family session: the path to this entry instead of the last one.
+    #[arg(long, value_name = "ID")]
+    pub(crate) leaf: Option<String>,
+    /// Write to this file (replaced atomically) instead of stdout. A FIFO, a
+    /// device or a session file of any agent is refused.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+}
+
+/// What `sess export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// Markdown.
+    #[value(alias = "markdown")]
+    Md,
+    /// One self-contained HTML file.
+    Html,
+    /// The transcript's JSON, as `sess show --json --all` prints it.
+    Json,
 }
 
 #[derive(Debug, Args)]

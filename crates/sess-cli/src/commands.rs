@@ -5,6 +5,7 @@ pub(crate) mod archive;
 pub(crate) mod archived;
 pub(crate) mod context;
 pub(crate) mod copy;
+pub(crate) mod export;
 pub(crate) mod fork;
 pub(crate) mod index;
 pub(crate) mod label;

@@ -165,7 +165,7 @@ fn name_matches(path: &Path, needle: &str) -> bool {
 /// The agent that wrote the file at `path` (`None` when none of its first
 /// lines says), which must be a regular file: a FIFO or a device is refused
 /// without being opened. A missing file is `None`.
-fn detect(path: &Path) -> anyhow::Result<Option<SourceKind>> {
+pub(crate) fn detect(path: &Path) -> anyhow::Result<Option<SourceKind>> {
     let head = match FileStorage.read_range(path, 0, DETECT_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         read => read

@@ -1,0 +1,137 @@
+//! `sess export SESSION [--format md|html|json] [--leaf ID] [-o FILE]`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use sess_sources::Transcript;
+use sess_store::{FileStorage, SessionStorage as _};
+
+use crate::Outcome;
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::env::sources_env;
+use crate::output::{Hint, stdout};
+
+pub(crate) fn run(args: &ExportArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    let format = args.format.or_else(|| args.output.as_deref().and_then(format_of)).unwrap_or(ExportFormat::Md);
+    // A target that cannot be written is refused before the session is read.
+    if let Some(target) = &args.output {
+        check_target(target, None)?;
+    }
+    let read = crate::sources::read(&args.session, args.leaf.as_deref(), store)?;
+    if let Some(target) = &args.output {
+        check_target(target, read.file.as_deref())?;
+    }
+    let transcript = read.transcript;
+    let bytes = file(&transcript, format)?;
+    if let Some(target) = &args.output {
+        sess_store::durable::write_atomic(target, &bytes)
+            .with_context(|| format!("cannot write `{}`", target.display()))?;
+    } else {
+        let mut out = stdout();
+        out.write_all(&bytes)?;
+        out.flush()?;
+    }
+    Ok(Outcome::Clean)
+}
+
+/// The format a file name's extension names: `.md`/`.markdown`, `.html`/`.htm`, `.json`.
+fn format_of(path: &Path) -> Option<ExportFormat> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    match extension.as_str() {
+        "md" | "markdown" => Some(ExportFormat::Md),
+        "html" | "htm" => Some(ExportFormat::Html),
+        "json" => Some(ExportFormat::Json),
+        _ => None,
+    }
+}
+
+/// The bytes of `transcript` written as `format`. JSON is what `sess show
+/// --json --all` prints.
+pub(crate) fn file(transcript: &Transcript, format: ExportFormat) -> anyhow::Result<Vec<u8>> {
+    Ok(match format {
+        ExportFormat::Md => sess_export::to_markdown(transcript, &sess_export::MarkdownOptions::default()).into_bytes(),
+        ExportFormat::Html => sess_export::to_html_document(transcript).into_bytes(),
+        ExportFormat::Json => {
+            let mut bytes = serde_json::to_vec_pretty(transcript)?;
+            bytes.push(b'\n');
+            bytes
+        }
+    })
+}
+
+/// Refuses a target that is not a regular file (a FIFO, a device, a
+/// folder), a session file of any agent (the one exported, `session`, above
+/// all), or a path inside an agent's sessions folder: an export never
+/// lands where an agent would read it as a session.
+fn check_target(target: &Path, session: Option<&Path>) -> anyhow::Result<()> {
+    let shown = target.display();
+    match sess_store::storage::regular_file(&FileStorage, target) {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let dir = sess_store::storage::parent_dir(target);
+            if !dir.is_dir() {
+                bail!("cannot write `{shown}`: the folder `{}` does not exist", dir.display());
+            }
+        }
+        Err(e) => {
+            return Err(anyhow::Error::new(sess_store::Error::from_io("writing", target, e)))
+                .with_context(|| format!("cannot write `{shown}`: sess export writes regular files"));
+        }
+    }
+    let at = real_path(target);
+    if let Some(session) = session
+        && at == real_path(session)
+    {
+        bail!("`{shown}` is the session being exported: sess export does not replace it");
+    }
+    if FileStorage.exists(target)
+        && let Some(kind) = crate::resolve::detect(target)?
+    {
+        return Err(anyhow::Error::new(Hint("write the export to a file of its own".to_owned())).context(format!(
+            "`{shown}` is a {} session: sess export does not replace session files",
+            kind.agent_name()
+        )));
+    }
+    for kind in sess_sources::registry() {
+        for root in kind.source().roots(sources_env()) {
+            if at.starts_with(real_path(&root)) {
+                return Err(anyhow::Error::new(Hint("write the export outside the agents' folders".to_owned()))
+                    .context(format!(
+                        "`{shown}` is in `{}`, where {} keeps its sessions",
+                        root.display(),
+                        kind.agent_name()
+                    )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its links and `..` resolved as far as it exists: the file
+/// itself when it does, else its folder's real path and its name.
+fn real_path(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    match (absolute.parent().and_then(|dir| std::fs::canonicalize(dir).ok()), absolute.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => absolute,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_from_extensions() {
+        assert_eq!(format_of(Path::new("a/b.md")), Some(ExportFormat::Md));
+        assert_eq!(format_of(Path::new("b.HTML")), Some(ExportFormat::Html));
+        assert_eq!(format_of(Path::new("b.htm")), Some(ExportFormat::Html));
+        assert_eq!(format_of(Path::new("b.json")), Some(ExportFormat::Json));
+        assert_eq!(format_of(Path::new("b.txt")), None);
+        assert_eq!(format_of(Path::new("b")), None);
+    }
+}
