@@ -31,7 +31,7 @@ pub(crate) enum Command {
     /// Write a session (any agent's) to share it: Markdown to paste in an
     /// issue or hand to another agent, one self-contained HTML file that
     /// looks like the page's session view, or the JSON of `sess show --json
-    /// --all`. Every message.
+    /// --all`. Every message; `--redact` masks secrets first.
     Export(ExportArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
@@ -325,6 +325,10 @@ pub(crate) struct ExportArgs {
     /// For a pi-family session: the path to this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
+    /// Mask the secrets (API keys, tokens, passwords, private keys) of every
+    /// message first, and say on stderr how many were masked.
+    #[arg(long)]
+    pub(crate) redact: bool,
     /// Write to this file (replaced atomically) instead of stdout. A FIFO, a
     /// device or a session file of any agent is refused.
     #[arg(short, long, value_name = "FILE")]

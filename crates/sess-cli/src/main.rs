@@ -7,6 +7,7 @@ mod commands;
 mod env;
 mod load;
 mod output;
+mod redact;
 mod render;
 mod resolve;
 mod session;

@@ -358,6 +358,72 @@ fn a_session_its_agent_deleted_is_served_from_the_archive() {
     assert!(refused.contains(&format!("restore {CLAUDE_BASIC} --machine")), "{refused}");
 }
 
+/// `GET path` as raw text: the status line and headers, and the body.
+fn raw_get(server: &Server, path: &str) -> (String, String) {
+    let mut stream = server.connect();
+    stream
+        .write_all(format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.host()).as_bytes())
+        .unwrap();
+    let response = read_to_close(&mut stream);
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head.to_lowercase(), body.to_owned())
+}
+
+/// The page's Export writes what `sess export` writes, for a session of the
+/// catalog and one the default archive keeps after its agent deleted it; the
+/// session API renders the Markdown of user and assistant texts.
+#[test]
+fn the_pages_export_is_what_sess_export_writes() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let id = server.card(CLAUDE_BASIC)["id"].as_str().unwrap().to_owned();
+    let (head, md) = raw_get(&server, &format!("/api/sessions/{id}/export?format=md&redact=0"));
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-type: text/markdown; charset=utf-8"), "{head}");
+    assert!(head.contains(&format!("content-disposition: attachment; filename=\"sess-{CLAUDE_BASIC}.md\"")), "{head}");
+    assert!(!head.contains("x-sess-masked"), "{head}");
+    assert_eq!(md, ok(&home.run(&["export", CLAUDE_BASIC])));
+    let (head, html) = raw_get(&server, &format!("/api/sessions/{id}/export?format=html"));
+    assert!(head.contains("content-type: text/html; charset=utf-8"), "{head}");
+    assert!(head.contains("x-sess-masked: 0"), "{head}");
+    assert_eq!(html, ok(&home.run(&["export", "--format", "html", "--redact", CLAUDE_BASIC])));
+
+    // A pi session at a leaf, as `sess export --leaf`.
+    let pi = server.card(common::PI_MAIN)["id"].as_str().unwrap().to_owned();
+    let (_, at_leaf) = raw_get(&server, &format!("/api/sessions/{pi}/export?format=md&redact=0&leaf=19238abe"));
+    assert_eq!(at_leaf, ok(&home.run(&["export", "--leaf", "19238abe", common::PI_MAIN])));
+    let (status, body) = server.get(&format!("/api/sessions/{id}/export?format=md&leaf=x"));
+    assert_eq!(status, 422, "{body}");
+
+    // The session's text blocks carry their Markdown as HTML.
+    let page = server.json(&format!("/api/sessions/{id}"));
+    let messages = page["transcript"]["messages"].as_array().unwrap();
+    let texts: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["role"] == "user" || m["role"] == "assistant")
+        .flat_map(|m| m["blocks"].as_array().unwrap())
+        .filter(|b| b["type"] == "text")
+        .collect();
+    assert!(!texts.is_empty());
+    for block in texts {
+        assert_eq!(block["html"].as_str().unwrap(), sess_export::to_html(block["text"].as_str().unwrap()));
+    }
+    drop(server);
+
+    // Once its agent deleted it, the default archive's copy exports the same.
+    ok(&home.run(&["archive"]));
+    std::fs::remove_file(home.path().join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")))
+        .unwrap();
+    ok(&home.run(&["archive"]));
+    let server = Server::start(&home, &[], &[]);
+    let card = server.card(CLAUDE_BASIC);
+    assert_eq!(card["original"], "deleted");
+    let (head, archived) =
+        raw_get(&server, &format!("/api/sessions/{}/export?format=md&redact=0", card["id"].as_str().unwrap()));
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(archived, md);
+}
+
 /// `sess usage ARGS --json` over the server's catalog, without refreshing it.
 fn usage_json(home: &Home, args: &[&str]) -> Value {
     let catalog = home.path().join("catalog.sqlite");

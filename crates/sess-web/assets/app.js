@@ -1,6 +1,8 @@
 // sess: the local history browser. Hand-written, no framework, nothing loaded
 // from the network. Every piece of session text reaches the DOM through
-// textContent or createTextNode (the `el` helper below), never innerHTML.
+// textContent or createTextNode (the `el` helper below), never innerHTML —
+// but for one place: the Markdown of a message's text, which the server
+// renders with sess_export::to_html (see `markdownBlock`).
 // A module: the usage view is in usage.js.
 //
 // Routes (location.hash):
@@ -19,10 +21,11 @@
 //   session-list, session-row (data-id, data-source; data-original, data-machine when archived), session-count
 //   session-machine (the machine an archived session came from), deleted-mark (its agent deleted it)
 //   session-view (data-render-ms: build and layout time), session-title, session-meta, session-usage (usage.js),
+//   export-bar: export-html, export-md (buttons), export-redact (checkbox, ticked), export-note (what was saved),
 //   truncated-note,
 //   deleted-note (its agent deleted it), archived-note (it is read from the archive)
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
-//   message-role, message-time, text-block, thinking (details)
+//   message-role, message-time, text-block (a user's or assistant's: rendered Markdown, class markdown), thinking (details)
 //   tool-call (details; data-status), tool-name, tool-status, tool-duration,
 //   tool-input-preview, tool-input, tool-result
 //   error-block, context-block (details), summary-block, image, image-link,
@@ -432,7 +435,7 @@ import { sessionUsage, showUsage } from './usage.js';
       session.created ? el('span', null, ` · started ${formatTime(session.created)}`) : null,
       el('span', null, ` · ${session.sessionId}`),
       session.machine ? el('span', { testid: 'session-machine' }, ` · archived from ${session.machine}`) : null);
-    view.append(el('h1', { testid: 'session-title' }, sessionTitle(session)), meta);
+    view.append(el('h1', { testid: 'session-title' }, sessionTitle(session)), meta, exportBar(session, page.leaf));
     const usage = sessionUsage(page.usage, el);
     if (usage) view.append(usage);
     if (session.original === 'deleted') {
@@ -469,6 +472,56 @@ import { sessionUsage, showUsage } from './usage.js';
     view.dataset.renderMs = (performance.now() - started).toFixed(1);
   }
 
+  // ---- Export ------------------------------------------------------------
+
+  /// The Export control: the session (at the leaf shown) as an HTML or Markdown file, secrets masked unless the
+  /// box is unticked.
+  function exportBar(session, leaf) {
+    const redact = el('input', { type: 'checkbox', testid: 'export-redact', checked: true });
+    const note = el('span', { class: 'muted export-note', testid: 'export-note', role: 'status' });
+    const button = (format, label) => el('button', {
+      type: 'button', testid: `export-${format}`, title: `Download the session as ${label}`,
+      on: { click: (event) => download(session, leaf, format, redact.checked, event.currentTarget, note) },
+    }, label);
+    return el('div', { class: 'export-bar', testid: 'export-bar' },
+      el('span', { class: 'muted' }, 'Export'), button('html', 'HTML'), button('md', 'Markdown'),
+      el('label', null, redact, ' redact secrets'), note);
+  }
+
+  async function download(session, leaf, format, redact, button, note) {
+    button.disabled = true;
+    note.textContent = '';
+    try {
+      const url = `/api/sessions/${encodeURIComponent(session.id)}/export${query({ format, redact: redact ? 1 : 0, leaf })}`;
+      const response = await fetch(url);
+      if (!response.ok) {
+        let message = `HTTP ${response.status}`;
+        try {
+          const body = await response.json();
+          if (typeof body.error === 'string') message = body.error;
+        } catch {
+          // not JSON: the status says it
+        }
+        throw new Error(message);
+      }
+      const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') || '')?.[1]
+        || `sess-${session.sessionId}.${format}`;
+      const blob = await response.blob();
+      const link = el('a', { href: URL.createObjectURL(blob), download: name });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      const masked = response.headers.get('X-Sess-Masked');
+      note.textContent = masked === null ? `Saved ${name}`
+        : `Saved ${name}: ${masked} secret${masked === '1' ? '' : 's'} masked`;
+    } catch (error) {
+      note.replaceChildren(errorBanner(`Export failed: ${error.message}`));
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   function renderMessage(message, session, forkable) {
     const role = String(message.role);
     const header = el('header', { class: 'message-head' },
@@ -492,9 +545,21 @@ import { sessionUsage, showUsage } from './usage.js';
     return node;
   }
 
+  /// A text block whose Markdown the server rendered (`html`, from sess_export::to_html).
+  function markdownBlock(block) {
+    const node = el('div', { class: 'text markdown', testid: 'text-block' });
+    // The one innerHTML of the page. The HTML is to_html's: every piece of the message's text is escaped (raw
+    // HTML in a message stays text), links are only http(s)/mailto with rel="noopener noreferrer", images are never
+    // loaded, and it has no script, event handler, style or id attribute. The page's CSP (script-src 'self') would
+    // stop an inline script or handler even if one got through.
+    node.innerHTML = block.html;
+    return node;
+  }
+
   function renderBlock(block) {
     switch (block.type) {
       case 'text':
+        if (typeof block.html === 'string') return markdownBlock(block);
         return el('div', { class: 'text', testid: 'text-block' }, block.text);
       case 'thinking':
         return el('details', { class: 'thinking', testid: 'thinking' },

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use sess_sources::SourceKind;
@@ -16,8 +17,8 @@ use crate::error::error_response;
 use crate::guard::token_matches;
 use crate::server::AppState;
 use crate::{
-    Error, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams, UsageParams,
+    Error, ExportFormat, ExportParams, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams,
+    SessionCard, SessionPage, SessionsParams, UsageParams,
 };
 
 /// The most a `limit` parameter can ask for.
@@ -108,15 +109,72 @@ pub(crate) struct SessionQuery {
     leaf: Option<String>,
 }
 
-/// `GET /api/sessions/{id}?leaf=`.
+/// `GET /api/sessions/{id}?leaf=`: the [`SessionPage`], each text block of
+/// its user and assistant messages with its Markdown rendered as `html`.
 pub(crate) async fn session(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
     raw: Result<Query<SessionQuery>, QueryRejection>,
-) -> Result<Json<SessionPage>> {
+) -> Result<Json<serde_json::Value>> {
     let id = path(id)?;
     let leaf = non_empty(query(raw)?.leaf);
-    blocking(&state.library, move |l| l.session(&id, leaf.as_deref())).await.map(Json)
+    let page: SessionPage = blocking(&state.library, move |l| l.session(&id, leaf.as_deref())).await?;
+    crate::rendered::page_json(&page).map(Json)
+}
+
+/// The query of `GET /api/sessions/{id}/export`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ExportQuery {
+    format: Option<String>,
+    redact: Option<String>,
+    leaf: Option<String>,
+}
+
+/// The header that says how many secrets an export masked.
+pub(crate) const MASKED_HEADER: &str = "x-sess-masked";
+
+/// `GET /api/sessions/{id}/export?format=html|md&redact=1|0&leaf=`: the file,
+/// as a download. Secrets are masked unless `redact` is `0` or `false`.
+pub(crate) async fn export(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+    raw: Result<Query<ExportQuery>, QueryRejection>,
+) -> Result<Response> {
+    let id = path(id)?;
+    let raw = query(raw)?;
+    let format = match raw.format.as_deref().filter(|f| !f.is_empty()) {
+        None | Some("html") => ExportFormat::Html,
+        Some("md" | "markdown") => ExportFormat::Markdown,
+        Some(other) => return Err(Error::invalid(format!("unknown export `format={other}`: expected html or md"))),
+    };
+    let redact = match raw.redact.as_deref() {
+        None | Some("1" | "true" | "") => true,
+        Some("0" | "false") => false,
+        Some(other) => return Err(Error::invalid(format!("`redact={other}`: expected 1 or 0"))),
+    };
+    let params = ExportParams { format, redact, leaf: non_empty(raw.leaf) };
+    let exported = blocking(&state.library, move |l| l.export(&id, &params)).await?;
+    let disposition = format!("attachment; filename=\"sess-{}.{}\"", file_name(&exported.name), format.extension());
+    let mut response =
+        ([(CONTENT_TYPE, format.media_type().to_owned()), (CONTENT_DISPOSITION, disposition)], exported.bytes)
+            .into_response();
+    if let Some(masked) = exported.masked {
+        response.headers_mut().insert(MASKED_HEADER, HeaderValue::from(masked));
+    }
+    Ok(response)
+}
+
+/// `name` with only the characters a file name can safely have (letters,
+/// digits, `.`, `_`, `-`; others become `-`), at most 100 of them, and never
+/// empty or hidden.
+fn file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .take(100)
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    if safe.is_empty() { "session".to_owned() } else { safe.to_owned() }
 }
 
 /// The query of `GET /api/search`.
@@ -266,6 +324,16 @@ mod tests {
         assert_eq!(by(Some("model")).unwrap(), By::Model);
         let err = by(Some("weekly")).unwrap_err().to_string();
         assert!(err.contains("daily, monthly, session, project, model"), "{err}");
+    }
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_name("3f2a9c4e-7b1d.x_y"), "3f2a9c4e-7b1d.x_y");
+        assert_eq!(file_name("../../etc/passwd"), "-..-etc-passwd");
+        assert_eq!(file_name("a\"b\r\nc;d é"), "a-b--c-d--");
+        assert_eq!(file_name("..."), "session");
+        assert_eq!(file_name(""), "session");
+        assert_eq!(file_name(&"x".repeat(300)).len(), 100);
     }
 
     #[test]

@@ -68,12 +68,13 @@ mod body;
 mod error;
 mod guard;
 mod library;
+mod rendered;
 mod server;
 
 pub use body::MAX_BODY_BYTES;
 pub use error::{Error, Result};
 pub use library::{
-    Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode, UsageParams,
+    ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
+    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 pub use server::{ServeConfig, router, serve};

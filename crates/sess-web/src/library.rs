@@ -48,6 +48,18 @@ pub trait Library: Send + Sync + 'static {
         Err(crate::Error::Unsupported { operation: "reporting tokens and cost".to_owned() })
     }
 
+    /// Session `id` (at `params.leaf`; every message) written as a file to
+    /// download: Markdown or one self-contained HTML file, its secrets masked
+    /// first when [`ExportParams::redact`] says so.
+    ///
+    /// A library that cannot write sessions returns
+    /// [`Error::Unsupported`](crate::Error::Unsupported), which it does by
+    /// default.
+    fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
+        let _ = (id, params);
+        Err(crate::Error::Unsupported { operation: "exporting a session".to_owned() })
+    }
+
     /// Writes a new session branched at `entry_id` of session `id`.
     ///
     /// Sessions that are not [`SessionCard::forkable`] return
@@ -281,6 +293,65 @@ pub struct SnippetPart {
     pub text: String,
     /// Whether it matched the query.
     pub hit: bool,
+}
+
+/// What [`Library::export`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// One self-contained HTML file that looks like the page's session view.
+    Html,
+    /// Markdown, to paste in an issue or hand to another agent.
+    #[serde(rename = "md")]
+    Markdown,
+}
+
+impl ExportFormat {
+    /// The name the API takes: `html` or `md`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Html => "html",
+            Self::Markdown => "md",
+        }
+    }
+
+    /// The extension of the file: `html` or `md`.
+    pub fn extension(self) -> &'static str {
+        self.as_str()
+    }
+
+    /// The file's media type.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::Html => "text/html; charset=utf-8",
+            Self::Markdown => "text/markdown; charset=utf-8",
+        }
+    }
+}
+
+/// How a session is exported.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportParams {
+    /// What is written.
+    pub format: ExportFormat,
+    /// Whether secrets are masked first.
+    pub redact: bool,
+    /// The leaf to read the session at (pi-family sessions); `None`: the
+    /// default one.
+    pub leaf: Option<String>,
+}
+
+/// A session written by [`Library::export`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exported {
+    /// The file's name without its extension (the session's id, say); the
+    /// server keeps only the characters a file name can safely have.
+    pub name: String,
+    /// The file.
+    pub bytes: Vec<u8>,
+    /// How many secrets were masked, when they were looked for.
+    pub masked: Option<usize>,
 }
 
 /// A session written by [`Library::fork`].

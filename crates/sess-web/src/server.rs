@@ -90,7 +90,8 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /api/projects` | `[ProjectCard]` |
 /// | `GET /api/machines` | `[MachineCard]` ([`Library::machines`]) |
 /// | `GET /api/sessions?source=&project=&q=&machine=&limit=` | `[SessionCard]` |
-/// | `GET /api/sessions/{id}?leaf=` | `SessionPage` |
+/// | `GET /api/sessions/{id}?leaf=` | `SessionPage`, each text block of a user or assistant message with `html`: its Markdown rendered by [`sess_export::to_html`] |
+/// | `GET /api/sessions/{id}/export?format=html\|md&redact=1\|0&leaf=` | the session as a file to download ([`Library::export`]; secrets masked unless `redact=0`, and how many in `X-Sess-Masked`) |
 /// | `GET /api/search?q=&source=&project=&machine=&limit=` | `[SearchHit]` |
 /// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
@@ -118,6 +119,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/api/machines", get(api::machines))
         .route("/api/sessions", get(api::sessions))
         .route("/api/sessions/{id}", get(api::session))
+        .route("/api/sessions/{id}/export", get(api::export))
         .route("/api/sessions/{id}/fork", post(api::fork))
         .route("/api/search", get(api::search))
         .route("/api/usage", get(api::usage))

@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 use sess_sources::{Block, Message, Role, Transcript};
 use sess_usage::{By, Options, Prices, Report, Row, Tokens};
 use sess_web::{
-    Error, Forked, Library, MachineCard, Original, ProjectCard, Result, SearchHit, SearchParams, ServeConfig,
-    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams, router,
+    Error, ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, Result,
+    SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+    router,
 };
 use tower::ServiceExt;
 
@@ -29,6 +30,7 @@ enum Call {
     Session(String, Option<String>),
     Search(SearchParams),
     Fork(String, String),
+    Export(String, ExportParams),
     Usage(UsageParams),
     Report(String),
 }
@@ -105,7 +107,7 @@ impl Library for Fake {
         transcript.messages.push(
             Message::new(Role::User)
                 .at(Some("e1".into()), Some("2026-01-01T00:00:00.000Z".into()))
-                .with(Block::text("hello")),
+                .with(Block::text("hello *there* <b>")),
         );
         let node = |id: &str, parent: Option<&str>| TreeNode {
             id: id.into(),
@@ -153,6 +155,17 @@ impl Library for Fake {
             path: "/home/u/.pi/sessions/new.jsonl".into(),
             resume_command: "pi --session new".into(),
         })
+    }
+
+    fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
+        self.calls.lock().unwrap().push(Call::Export(id.into(), params.clone()));
+        let name = match id {
+            "s1" => "s1-session",
+            "odd" => "../a\"b\r\nc",
+            _ => return Err(Error::NotFound { what: format!("session `{id}`") }),
+        };
+        let bytes = format!("{} of {id}", params.format.as_str()).into_bytes();
+        Ok(Exported { name: name.into(), bytes, masked: params.redact.then_some(2) })
     }
 
     fn usage(&self, params: &UsageParams) -> Result<Report> {
@@ -271,9 +284,14 @@ async fn assets_have_their_content_types() {
         assert_eq!(script.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8", "{path}");
         let script = text(script).await;
         assert!(script.contains(marker), "{path}");
-        for sink in [".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {
+        for sink in [".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "DOMParser"] {
             assert!(!script.contains(sink), "session text must never be parsed as HTML or code: {sink} in {path}");
         }
+        // The one HTML the page parses is a text block's `html`, which the server rendered with
+        // sess_export::to_html (escaped, no script); nothing else reaches innerHTML.
+        let sinks: Vec<&str> = script.lines().filter(|line| line.contains(".innerHTML")).map(str::trim).collect();
+        let expected: &[&str] = if path == "/assets/app.js" { &["node.innerHTML = block.html;"] } else { &[] };
+        assert_eq!(sinks, expected, "{path}");
     }
     let style = app.get("/assets/app.css").await;
     assert_eq!(style.status(), StatusCode::OK);
@@ -476,7 +494,7 @@ async fn one_session() {
             "transcript": {
                 "source": "pi", "id": "s1-session", "title": null, "cwd": null, "truncated": 0,
                 "messages": [{"role": "user", "id": "e1", "timestamp": "2026-01-01T00:00:00.000Z",
-                              "blocks": [{"type": "text", "text": "hello"}]}]
+                              "blocks": [{"type": "text", "text": "hello *there* <b>", "html": "<p>hello <em>there</em> &lt;b&gt;</p>\n"}]}]
             },
             "tree": [node("e1", Value::Null), node("e2", json!("e1"))],
             "leaf": "e2",
@@ -511,6 +529,59 @@ async fn one_session() {
             Call::Session("s1".into(), None)
         ]
     );
+}
+
+#[tokio::test]
+async fn an_export_is_a_download_with_secrets_masked_by_default() {
+    let app = app();
+    let response = app.get("/api/sessions/s1/export").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let headers = response.headers().clone();
+    assert_eq!(headers[header::CONTENT_TYPE], "text/html; charset=utf-8");
+    assert_eq!(headers[header::CONTENT_DISPOSITION], "attachment; filename=\"sess-s1-session.html\"");
+    assert_eq!(headers["x-sess-masked"], "2");
+    assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+    assert_eq!(text(response).await, "html of s1");
+
+    let response = app.get("/api/sessions/s1/export?format=md&redact=0&leaf=e1").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[header::CONTENT_TYPE], "text/markdown; charset=utf-8");
+    assert_eq!(response.headers()[header::CONTENT_DISPOSITION], "attachment; filename=\"sess-s1-session.md\"");
+    assert!(response.headers().get("x-sess-masked").is_none());
+    assert_eq!(text(response).await, "md of s1");
+
+    // The file's name keeps only what a file name can safely have.
+    let response = app.get("/api/sessions/odd/export?format=markdown&redact=1").await;
+    assert_eq!(response.headers()[header::CONTENT_DISPOSITION], "attachment; filename=\"sess--a-b--c.md\"");
+    let html = |redact| ExportParams { format: ExportFormat::Html, redact, leaf: None };
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Export("s1".into(), html(true)),
+            Call::Export(
+                "s1".into(),
+                ExportParams { format: ExportFormat::Markdown, redact: false, leaf: Some("e1".into()) }
+            ),
+            Call::Export("odd".into(), ExportParams { format: ExportFormat::Markdown, redact: true, leaf: None }),
+        ]
+    );
+
+    for uri in ["/api/sessions/s1/export?format=pdf", "/api/sessions/s1/export?redact=maybe"] {
+        let response = app.get(uri).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+        assert!(json_body(response).await["error"].is_string());
+    }
+    assert_eq!(app.calls(), []);
+    let response = app.get("/api/sessions/nope/export?format=md").await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(json_body(response).await, json!({"error": "session `nope` not found"}));
+
+    // A library that does not export says so.
+    let config = ServeConfig { token: TOKEN.into(), ..ServeConfig::new(PORT) };
+    let request = Request::get("/api/sessions/x/export").header(header::HOST, HOST).body(Body::empty()).unwrap();
+    let response = router(Arc::new(OneMachine), &config).oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(json_body(response).await, json!({"error": "exporting a session is not supported"}));
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! `sess export SESSION [--format md|html|json] [--leaf ID] [-o FILE]`.
+//! `sess export SESSION [--format md|html|json] [--leaf ID] [--redact] [-o FILE]`.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,19 +10,22 @@ use sess_store::{FileStorage, SessionStorage as _};
 use crate::Outcome;
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::env::sources_env;
-use crate::output::{Hint, stdout};
+use crate::output::{Hint, note, stdout};
 
 pub(crate) fn run(args: &ExportArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let format = args.format.or_else(|| args.output.as_deref().and_then(format_of)).unwrap_or(ExportFormat::Md);
     // A target that cannot be written is refused before the session is read.
     if let Some(target) = &args.output {
-        check_target(target, None)?;
+        check_writable(target)?;
     }
     let read = crate::sources::read(&args.session, args.leaf.as_deref(), store)?;
     if let Some(target) = &args.output {
-        check_target(target, read.file.as_deref())?;
+        check_not_a_session(target, read.file.as_deref())?;
     }
-    let transcript = read.transcript;
+    let mut transcript = read.transcript;
+    if let Some(masked) = prepare(&mut transcript, args.redact) {
+        note(format_args!("masked {masked} secret{}", if masked == 1 { "" } else { "s" }));
+    }
     let bytes = file(&transcript, format)?;
     if let Some(target) = &args.output {
         sess_store::durable::write_atomic(target, &bytes)
@@ -46,6 +49,13 @@ fn format_of(path: &Path) -> Option<ExportFormat> {
     }
 }
 
+/// What a transcript gets before it is written, wherever it goes (`sess
+/// export`, the page's Export): with `redact`, its secrets masked. How many
+/// were masked, when they were looked for.
+pub(crate) fn prepare(transcript: &mut Transcript, redact: bool) -> Option<usize> {
+    redact.then(|| crate::redact::transcript(transcript))
+}
+
 /// The bytes of `transcript` written as `format`. JSON is what `sess show
 /// --json --all` prints.
 pub(crate) fn file(transcript: &Transcript, format: ExportFormat) -> anyhow::Result<Vec<u8>> {
@@ -61,10 +71,8 @@ pub(crate) fn file(transcript: &Transcript, format: ExportFormat) -> anyhow::Res
 }
 
 /// Refuses a target that is not a regular file (a FIFO, a device, a
-/// folder), a session file of any agent (the one exported, `session`, above
-/// all), or a path inside an agent's sessions folder: an export never
-/// lands where an agent would read it as a session.
-fn check_target(target: &Path, session: Option<&Path>) -> anyhow::Result<()> {
+/// folder), or whose folder does not exist.
+fn check_writable(target: &Path) -> anyhow::Result<()> {
     let shown = target.display();
     match sess_store::storage::regular_file(&FileStorage, target) {
         Ok(_) => {}
@@ -74,11 +82,21 @@ fn check_target(target: &Path, session: Option<&Path>) -> anyhow::Result<()> {
                 bail!("cannot write `{shown}`: the folder `{}` does not exist", dir.display());
             }
         }
-        Err(e) => {
-            return Err(anyhow::Error::new(sess_store::Error::from_io("writing", target, e)))
-                .with_context(|| format!("cannot write `{shown}`: sess export writes regular files"));
-        }
+        Err(e) => match e.get_ref().and_then(|inner| inner.downcast_ref::<sess_store::storage::NotRegular>()) {
+            Some(not_regular) => {
+                bail!("cannot write `{shown}`: it is {}; sess export writes regular files", not_regular.kind);
+            }
+            None => return Err(anyhow::Error::new(e).context(format!("cannot write `{shown}`"))),
+        },
     }
+    Ok(())
+}
+
+/// Refuses a target that is a session file of any agent (the one exported,
+/// `session`, above all), or a path inside an agent's sessions folder: an
+/// export never lands where an agent would read it as a session.
+fn check_not_a_session(target: &Path, session: Option<&Path>) -> anyhow::Result<()> {
+    let shown = target.display();
     let at = real_path(target);
     if let Some(session) = session
         && at == real_path(session)

@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 
 use sess_catalog::{Catalog, ListParams, SessionRow};
 use sess_core::{EntryIndex, EntryKind};
+use sess_sources::Transcript;
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 use sess_web::{
-    Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode, UsageParams,
+    ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
+    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
@@ -238,42 +239,23 @@ impl Library for CatalogLibrary {
             return gone.page(id, leaf);
         }
         let row = self.row(id)?;
-        let found = Located {
-            kind: row.source,
-            recognised: true,
-            path: row.path.clone(),
-            row: row.database_row.then(|| row.id.clone()),
-        };
-        let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
-        let (transcript, tree, leaf) = if row.source.is_native() {
-            let file = match &row.store {
-                Some(url) => crate::load::load(&row.id, Some(url)).map_err(anyhow_boxed)?.file,
-                None => crate::load::load_path(&row.path).map_err(anyhow_boxed)?.file,
-            };
-            let entries = file.entries();
-            if let Some(leaf) = leaf
-                && !entries.iter().any(|e| e.id().as_str() == leaf)
-            {
-                return Err(not_an_entry(leaf));
-            }
-            let name = row.path.display().to_string();
-            let transcript = crate::sources::pi_transcript(&file, leaf, &name).map_err(anyhow_boxed)?;
-            let leaf = leaf.map(str::to_owned).or_else(|| entries.last().map(|e| e.id().to_string()));
-            (transcript, tree_nodes(entries, leaf.as_deref()), leaf)
-        } else {
-            if leaf.is_some() {
-                return Err(sess_web::Error::Unsupported {
-                    operation: format!("reading a {} session at a leaf", row.source),
-                });
-            }
-            (crate::sources::transcript(&found, None).map_err(anyhow_boxed)?, Vec::new(), None)
-        };
-        let mut transcript = transcript;
+        let (mut transcript, tree, leaf) = read_whole(&row, id, leaf)?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
         let calls = sess_catalog::UsageParams { session: Some(row.key), ..Default::default() };
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = session_sum(rows, &row.path.to_string_lossy());
         Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage })
+    }
+
+    fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+        if let Some(gone) = &self.gone
+            && archive::is_archived(id)
+        {
+            return gone.export(id, params);
+        }
+        let row = self.row(id)?;
+        let (transcript, _, _) = read_whole(&row, id, params.leaf.as_deref())?;
+        exported(transcript, params)
     }
 
     fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
@@ -361,6 +343,56 @@ impl Library for CatalogLibrary {
     fn report(&self, error: &sess_web::Error) {
         report(error);
     }
+}
+
+/// The catalog's session `row` (the page's `id`) at `leaf`, every message;
+/// for a pi-family one, with its entry tree and the leaf read.
+fn read_whole(
+    row: &SessionRow,
+    id: &str,
+    leaf: Option<&str>,
+) -> sess_web::Result<(Transcript, Vec<TreeNode>, Option<String>)> {
+    let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
+    if !row.source.is_native() {
+        if leaf.is_some() {
+            return Err(sess_web::Error::Unsupported {
+                operation: format!("reading a {} session at a leaf", row.source),
+            });
+        }
+        let found = Located {
+            kind: row.source,
+            recognised: true,
+            path: row.path.clone(),
+            row: row.database_row.then(|| row.id.clone()),
+        };
+        return Ok((crate::sources::transcript(&found, None).map_err(anyhow_boxed)?, Vec::new(), None));
+    }
+    let file = match &row.store {
+        Some(url) => crate::load::load(&row.id, Some(url)).map_err(anyhow_boxed)?.file,
+        None => crate::load::load_path(&row.path).map_err(anyhow_boxed)?.file,
+    };
+    let entries = file.entries();
+    if let Some(leaf) = leaf
+        && !entries.iter().any(|e| e.id().as_str() == leaf)
+    {
+        return Err(not_an_entry(leaf));
+    }
+    let name = row.path.display().to_string();
+    let transcript = crate::sources::pi_transcript(&file, leaf, &name).map_err(anyhow_boxed)?;
+    let leaf = leaf.map(str::to_owned).or_else(|| entries.last().map(|e| e.id().to_string()));
+    Ok((transcript, tree_nodes(entries, leaf.as_deref()), leaf))
+}
+
+/// `transcript` written as the page's Export asks: secrets masked first
+/// when it says so, then Markdown or HTML, as `sess export` writes them.
+fn exported(mut transcript: Transcript, params: &ExportParams) -> sess_web::Result<Exported> {
+    let masked = crate::commands::export::prepare(&mut transcript, params.redact);
+    let format = match params.format {
+        sess_web::ExportFormat::Html => crate::cli::ExportFormat::Html,
+        sess_web::ExportFormat::Markdown => crate::cli::ExportFormat::Md,
+    };
+    let bytes = crate::commands::export::file(&transcript, format).map_err(anyhow_boxed)?;
+    Ok(Exported { name: transcript.id.clone(), bytes, masked })
 }
 
 /// Whose calls the page's report sums.

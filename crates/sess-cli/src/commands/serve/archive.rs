@@ -5,12 +5,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
-use sess_archive::{ArchivedSession, Filter, Vault};
-use sess_sources::SourceKind;
+use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
+use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
 use sess_web::{
-    Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, UsageParams,
+    ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard,
+    SessionPage, SessionsParams, SnippetPart, UsageParams,
 };
 
 use crate::catalog::Bar;
@@ -164,13 +164,8 @@ impl Archive {
     /// The archived session `id`, read with its agent's reader. An archive
     /// keeps no entry tree to pick a leaf from: asked for one, it says so.
     pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
-        let session = self.find(id)?;
-        if leaf.is_some() {
-            return Err(sess_web::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
-        }
+        let (session, files, mut transcript) = self.read_whole(id, leaf)?;
         let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
-        let files = self.vault()?.files(session.key).map_err(boxed)?;
-        let mut transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
         // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
         let usage = match crate::usage::session_rows(&session, &files) {
@@ -184,6 +179,29 @@ impl Archive {
             }
         };
         Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage })
+    }
+
+    /// The archived session `id` and its files, read whole with its agent's
+    /// reader. An archive keeps no entry tree to pick a leaf from: asked for
+    /// one, it says so.
+    fn read_whole(
+        &self,
+        id: &str,
+        leaf: Option<&str>,
+    ) -> sess_web::Result<(ArchivedSession, Vec<StoredFile>, Transcript)> {
+        let session = self.find(id)?;
+        if leaf.is_some() {
+            return Err(sess_web::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
+        }
+        let files = self.vault()?.files(session.key).map_err(boxed)?;
+        let transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
+        Ok((session, files, transcript))
+    }
+
+    /// The archived session `id` written as the page's Export asks.
+    pub(super) fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+        let (_, _, transcript) = self.read_whole(id, params.leaf.as_deref())?;
+        super::exported(transcript, params)
     }
 
     /// The model calls of the sessions shown that `scope` selects: each
@@ -308,6 +326,10 @@ impl Library for ArchiveLibrary {
     /// Every archived session's calls: each one's files are read.
     fn usage(&self, params: &UsageParams) -> sess_web::Result<Report> {
         Ok(super::usage_report(self.0.usage(&super::scope(params), &HashSet::new())?, params))
+    }
+
+    fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+        self.0.export(id, params)
     }
 
     fn fork(&self, id: &str, _entry_id: &str) -> sess_web::Result<Forked> {
