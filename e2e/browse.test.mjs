@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
@@ -862,5 +862,199 @@ describe('usage in a browser', () => {
     const away = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
     assert.deepEqual(away, []);
     assert.ok(requests.some((url) => url.startsWith(`${origin}/assets/usage.js`)), 'the usage module came from the server');
+  });
+});
+
+// Markdown and export: a pi session whose assistant message uses every Markdown construct next to hostile
+// HTML and a link to a script, and whose user message holds a (made-up) GitHub token; the Claude Code fixture.
+// The exported HTML file is opened from disk; the page renders the same Markdown and downloads exports.
+describe('Markdown and export in a browser', () => {
+  const MD_SESSION = '0d0c5e55-1b2d-4c6e-8a9b-0c1d2e3f4a5c';
+  const TOKEN = 'ghp_Zx8Qw2Lm4Nb6Vc1Ty3Ru5Ie7Op9As0Df2Gh4';
+  const MARKDOWN = [
+    '# Heading one', '## Heading two', '### Heading three', '',
+    'Some *emphasis*, **strong** and `inline code`, a [link](https://example.com/docs) and a [bad link](javascript:alert(3)).',
+    '', '- first item', '- second item', '', '1. one', '2. two', '',
+    '| Name | Value |', '|------|------:|', '| a | 1 |', '',
+    '> quoted words', '', '```rust', 'fn main() { let answer = 42; } // done', '```', '',
+    '<script>alert(2)</script>', '', 'Inline <img src=x onerror=alert(1)> stays text.', '',
+    '![tracker](https://tracker.example/pixel.png)',
+  ].join('\n');
+  let home;
+  let server;
+  let browser;
+  let page;
+  const dialogs = [];
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  /// `sess ARGS` in the scratch home; its stdout, after checking it exited 0.
+  const sess = (...args) => {
+    const run = spawnSync(sessBin, args, { cwd: home, env: sessEnv(home), encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    return run;
+  };
+
+  before(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
+    place(path.join(fixtures, 'claude-code/claude-basic-toolcall.jsonl'),
+      path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`), 40);
+    const lines = [
+      { type: 'session', version: 3, id: MD_SESSION, timestamp: '2026-12-01T08:00:00.000Z', cwd: '/home/dev/markdown' },
+      {
+        type: 'message', id: 'bb000001', parentId: null, timestamp: '2026-12-01T08:00:01.000Z',
+        message: { role: 'user', content: [{ type: 'text', text: `Format this, and push with ${TOKEN}` }], timestamp: 1796112001000 },
+      },
+      {
+        type: 'message', id: 'bb000002', parentId: 'bb000001', timestamp: '2026-12-01T08:00:02.000Z',
+        message: {
+          role: 'assistant', content: [{ type: 'text', text: MARKDOWN }],
+          api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5',
+          usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+          stopReason: 'stop', timestamp: 1796112002000,
+        },
+      },
+    ];
+    const file = path.join(home, '.pi/agent/sessions/--home-dev-markdown--/2026-12-01T08-00-00-000Z_md.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /// Checks the Markdown message under `root` renders every construct, and its hostile HTML stays text.
+  async function checkMarkdown(root) {
+    const block = root.locator(`${tid('message')}[data-role="assistant"] ${tid('text-block')}`).first();
+    assert.match(await block.getAttribute('class'), /\bmarkdown\b/);
+    for (const [selector, text] of [['h1', 'Heading one'], ['h2', 'Heading two'], ['h3', 'Heading three'],
+      ['em', 'emphasis'], ['strong', 'strong'], ['blockquote', 'quoted words'], ['th', 'Name'], ['td', 'a']]) {
+      assert.equal((await block.locator(selector).first().textContent()).trim(), text, selector);
+    }
+    assert.deepEqual(await block.locator('ul > li').allTextContents(), ['first item', 'second item']);
+    assert.deepEqual(await block.locator('ol > li').allTextContents(), ['one', 'two']);
+    assert.equal(await block.locator('p > code').first().textContent(), 'inline code');
+    const link = block.locator('a', { hasText: 'link' }).first();
+    assert.equal(await link.getAttribute('href'), 'https://example.com/docs');
+    assert.equal(await link.getAttribute('rel'), 'noopener noreferrer');
+    assert.equal(await link.getAttribute('target'), '_blank');
+    // A javascript: link is its text only; an image is a link to it, never loaded.
+    assert.equal(await block.locator('a', { hasText: 'bad link' }).count(), 0);
+    assert.ok((await block.textContent()).includes('bad link'));
+    assert.equal(await block.locator('a', { hasText: 'image: tracker' }).getAttribute('href'), 'https://tracker.example/pixel.png');
+    const code = block.locator('pre code.language-rust');
+    assert.equal(await code.locator('.tok-keyword').first().textContent(), 'fn');
+    assert.equal(await code.locator('.tok-number').textContent(), '42');
+    assert.equal(await code.locator('.tok-comment').textContent(), '// done');
+    // Hostile HTML: text, not elements.
+    const text = await block.textContent();
+    assert.ok(text.includes('<script>alert(2)</script>'), text);
+    assert.ok(text.includes('Inline <img src=x onerror=alert(1)> stays text.'), text);
+    assert.equal(await root.locator('img').count(), 0);
+    assert.equal(await root.locator('main script, article script').count(), 0);
+  }
+
+  test('an exported HTML file opened from disk shows the session, inert and offline', async () => {
+    const exported = path.join(home, 'exported.html');
+    sess('export', MD_SESSION, '--format', 'html', '-o', exported);
+    const claude = path.join(home, 'claude.html');
+    sess('export', CLAUDE_BASIC, '-o', claude);
+    const requests = [];
+    const consoleMessages = [];
+    const offline = await browser.newPage({ viewport: { width: 1100, height: 1400 } });
+    offline.on('request', (request) => requests.push(request.url()));
+    offline.on('console', (message) => consoleMessages.push(message.text()));
+    offline.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
+    offline.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await offline.goto(pathToFileURL(exported).href);
+      assert.equal(await offline.locator(tid('session-title')).textContent(), `Format this, and push with ${TOKEN}`);
+      const user = offline.locator(`${tid('message')}[data-role="user"] ${tid('text-block')}`);
+      assert.equal((await user.textContent()).trim(), `Format this, and push with ${TOKEN}`);
+      await checkMarkdown(offline);
+      assert.equal(await offline.locator('script').count(), 0);
+      assert.equal(await offline.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'),
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      await offline.screenshot({ path: path.join(screenshots, 'export-markdown.png'), fullPage: true });
+
+      await offline.goto(pathToFileURL(claude).href);
+      assert.equal(await offline.locator(tid('session-title')).textContent(), 'Add /health endpoint to Express app');
+      const call = offline.locator(tid('tool-call')).filter({ has: offline.locator(tid('tool-name'), { hasText: 'Bash' }) }).first();
+      assert.equal(await call.evaluate((d) => d.open), false);
+      await call.locator('summary').click();
+      assert.match(await call.locator(tid('tool-input')).textContent(), /"command": "npm test"/);
+      assert.deepEqual(await offline.locator(tid('message-role')).allTextContents(), ['user', 'assistant']);
+      assert.equal(await offline.locator(tid('tool-call')).count(), 5);
+      await offline.screenshot({ path: path.join(screenshots, 'export-claude.png'), fullPage: true });
+      // An onerror handler would have fired by now.
+      await offline.waitForTimeout(300);
+    } finally {
+      await offline.close();
+    }
+    // The files themselves, and nothing else: no request left, and none was even tried (a CSP refusal says so).
+    assert.deepEqual(requests, [pathToFileURL(exported).href, pathToFileURL(claude).href]);
+    assert.deepEqual(consoleMessages.filter((m) => /Content Security Policy|Refused/i.test(m)), []);
+    assert.deepEqual(dialogs, []);
+  });
+
+  test('the page renders a message\'s Markdown and keeps its HTML as text', async () => {
+    await page.goto(server.url);
+    await page.locator(`${tid('session-row')}[data-source="pi"]`).click();
+    await page.locator(tid('session-view')).waitFor();
+    await checkMarkdown(page);
+    await page.screenshot({ path: path.join(screenshots, 'markdown.png'), fullPage: true });
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, []);
+  });
+
+  /// Clicks the Export button `testid` and returns the download's name and text.
+  async function download(testid) {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.locator(tid(testid)).click()]);
+    const text = fs.readFileSync(await file.path(), 'utf8');
+    return { name: file.suggestedFilename(), text };
+  }
+
+  test('the Export button downloads the session, its secrets masked unless the box is unticked', async () => {
+    await page.goto(server.url);
+    await page.locator(`${tid('session-row')}[data-source="pi"]`).click();
+    await page.locator(tid('export-bar')).waitFor();
+    assert.equal(await page.locator(tid('export-redact')).isChecked(), true);
+    const html = await download('export-html');
+    assert.equal(html.name, `sess-${MD_SESSION}.html`);
+    assert.ok(html.text.startsWith('<!doctype html>'), html.text.slice(0, 100));
+    assert.ok(!html.text.includes(TOKEN), 'the token is masked');
+    assert.ok(html.text.includes('[redacted'), 'and says so');
+    await until('the note', async () => /secrets? masked/.test(await page.locator(tid('export-note')).textContent()));
+    assert.match(await page.locator(tid('export-note')).textContent(), new RegExp(`Saved sess-${MD_SESSION}\\.html: [1-9]\\d* secrets? masked`));
+
+    await page.locator(tid('export-redact')).uncheck();
+    const md = await download('export-md');
+    assert.equal(md.name, `sess-${MD_SESSION}.md`);
+    assert.ok(md.text.startsWith('# Format this, and push with'), md.text.slice(0, 100));
+    assert.ok(md.text.includes(TOKEN), 'unticked: the text as written');
+    assert.ok(md.text.includes('<script>alert(2)</script>'), 'the Markdown as written');
+    assert.equal(md.text, sess('export', MD_SESSION).stdout);
+    await until('the note', async () => (await page.locator(tid('export-note')).textContent()) === `Saved sess-${MD_SESSION}.md`);
+    await page.screenshot({ path: path.join(screenshots, 'export-bar.png'), fullPage: false });
+  });
+
+  test('no script error and no dialog', () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(dialogs, []);
   });
 });
