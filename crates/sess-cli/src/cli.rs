@@ -16,8 +16,8 @@ pub(crate) struct Cli {
     /// (add `?options=-csearch_path%3DNAME` for a schema). A verb's SESSION is
     /// then a session id or prefix; `list`, `index`, `search` and `serve` add
     /// the store's sessions; `copy`, `migrate` and `verify` do not use it. An
-    /// archive (`sess archive`) is read by `list`, `show`, `search`, `serve`
-    /// and `restore`: every agent's sessions it keeps.
+    /// archive (`sess archive`) is read by `list`, `show`, `export`, `search`,
+    /// `serve` and `restore`: every agent's sessions it keeps.
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) store: Option<String>,
 }
