@@ -241,6 +241,7 @@ impl Library for CatalogLibrary {
         let row = self.row(id)?;
         let (mut transcript, tree, leaf) = read_whole(&row, id, leaf)?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        sess_sources::add_diffs(&mut transcript);
         let calls = sess_catalog::UsageParams { session: Some(row.key), ..Default::default() };
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = session_sum(rows, &row.path.to_string_lossy());

@@ -167,6 +167,7 @@ impl Archive {
         let (session, files, mut transcript) = self.read_whole(id, leaf)?;
         let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        sess_sources::add_diffs(&mut transcript);
         // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
         let usage = match crate::usage::session_rows(&session, &files) {
             Ok(rows) => super::session_sum(rows, &session.path),
