@@ -9,9 +9,11 @@ mod highlight;
 mod html;
 mod markdown;
 mod md;
+mod redact;
 mod text;
 
 pub use error::{Error, Result};
 pub use html::{CONTENT_SECURITY_POLICY, to_html_document};
 pub use markdown::to_html;
 pub use md::{MarkdownOptions, to_markdown};
+pub use redact::{EXCERPT_CONTEXT, Finding, MessageFinding, Redactor, RuleInfo};
