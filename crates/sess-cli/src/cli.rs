@@ -28,11 +28,6 @@ pub(crate) enum Command {
     List(ListArgs),
     /// Show a session as a chat transcript (any agent's).
     Show(ShowArgs),
-    /// Write a session (any agent's) to share it: Markdown to paste in an
-    /// issue or hand to another agent, one self-contained HTML file that
-    /// looks like the page's session view, or the JSON of `sess show --json
-    /// --all`. Every message; `--redact` masks secrets first.
-    Export(ExportArgs),
     /// Search every agent's sessions: words, "phrases", prefix*, OR, NOT.
     Search(SearchArgs),
     /// Browse, search and fork every agent's sessions in a web page served on
@@ -42,6 +37,13 @@ pub(crate) enum Command {
     /// project or model: each agent's own records, priced with the cost the
     /// agent stored or a dated price table (never guessed).
     Usage(UsageArgs),
+    /// Write a session (any agent's) to share it: Markdown, one HTML file, or JSON.
+    ///
+    /// Markdown to paste in an issue or hand to another agent; one
+    /// self-contained HTML file that looks like the page's session view; or
+    /// the JSON of `sess show --json --all`. Every message; `--redact` masks
+    /// secrets first.
+    Export(ExportArgs),
     /// Print the model context at a leaf as JSON (`buildSessionContext`).
     Context(ContextArgs),
     /// Show the entry tree: branches, labels, the leaf and segment starts.
@@ -330,7 +332,8 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) redact: bool,
     /// Write to this file (replaced atomically) instead of stdout. A FIFO, a
-    /// device or a session file of any agent is refused.
+    /// device, a folder, a session file of any agent and a path in a folder
+    /// where an agent keeps its sessions are refused.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 }

@@ -188,6 +188,76 @@ fn redact_masks_secrets_in_every_format_and_says_how_many() {
     }
 }
 
+/// A Claude Code session whose `Edit` writes a (made-up) GitHub token into a file.
+fn edit_with_a_secret(home: &Path) -> &'static str {
+    const SESSION: &str = "5ec7e700-0000-4000-8000-0000000000e1";
+    const TOKEN: &str = "ghp_Zx8Qw2Lm4Nb6Vc1Ty3Ru5Ie7Op9As0Df2Gh4";
+    let line = |n: u32, parent: Option<u32>, kind: &str, message: Value| {
+        let uuid = |n: u32| format!("e1e1e1e1-0000-4000-8000-{n:012}");
+        serde_json::json!({"parentUuid": parent.map(uuid), "isSidechain": false, "cwd": "/home/dev/keys",
+            "sessionId": SESSION, "version": "2.1.230", "type": kind, "message": message, "uuid": uuid(n),
+            "timestamp": format!("2026-03-01T09:00:0{n}.000Z")})
+        .to_string()
+            + "\n"
+    };
+    let edit = serde_json::json!({"type": "tool_use", "id": "toolu_e1", "name": "Edit", "input": {
+        "file_path": "/home/dev/keys/.env", "old_string": "GITHUB=", "new_string": format!("GITHUB={TOKEN}")}});
+    let lines = [
+        line(1, None, "user", serde_json::json!({"role": "user", "content": "Put the token in .env"})),
+        line(2, Some(1), "assistant", serde_json::json!({"role": "assistant", "content": [edit]})),
+        line(
+            3,
+            Some(2),
+            "user",
+            serde_json::json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_e1", "content": "The file has been updated."}]}),
+        ),
+    ];
+    let path = home.join(format!(".claude/projects/-home-dev-keys/{SESSION}.jsonl"));
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, lines.concat()).unwrap();
+    TOKEN
+}
+
+#[test]
+fn an_edits_diff_is_exported_and_redacted_with_its_input() {
+    let home = Home::new();
+    let token = edit_with_a_secret(home.path());
+    let id = "5ec7e700-0000-4000-8000-0000000000e1";
+    let shown = ok(&home.run(&["show", "--json", "--all", id]));
+    let plain = ok(&home.run(&["export", "--format", "json", id]));
+    assert_eq!(plain, shown);
+    let transcript: Value = serde_json::from_str(&plain).unwrap();
+    let diffs = &transcript["messages"][1]["blocks"][0]["diffs"];
+    assert_eq!(diffs[0]["path"], "/home/dev/keys/.env", "{transcript:#}");
+    assert!(diffs.to_string().contains(token));
+    let md = ok(&home.run(&["export", id]));
+    assert!(md.contains(&format!("```diff\n--- a/home/dev/keys/.env\n+++ b/home/dev/keys/.env\n@@ -1,1 +1,1 @@\n-GITHUB=\n+GITHUB={token}\n```")), "{md}");
+    let html = ok(&home.run(&["export", "--format", "html", id]));
+    assert!(
+        html.contains(&format!("<span class=\"diff-line diff-add\" data-testid=\"diff-line\">+GITHUB={token}</span>")),
+        "{html}"
+    );
+
+    // Redacted, the diff is made from the masked input: the token is in no format.
+    for format in ["json", "md", "html"] {
+        let output = home.run(&["export", "--redact", "--format", format, id]);
+        let redacted = ok(&output);
+        assert!(!redacted.contains(token), "{format}: {redacted}");
+        assert!(stderr(&output).contains("masked 1 secret\n"), "{}", stderr(&output));
+        if format == "json" {
+            let transcript: Value = serde_json::from_str(&redacted).unwrap();
+            let added = &transcript["messages"][1]["blocks"][0]["diffs"][0]["hunks"][0]["lines"][1];
+            assert_eq!(added["kind"], "add");
+            assert!(
+                added["text"].as_str().unwrap().starts_with("GITHUB=ghp_")
+                    && added["text"].as_str().unwrap().contains("[redacted"),
+                "{added}"
+            );
+        }
+    }
+}
+
 #[test]
 fn output_is_written_atomically_and_the_format_follows_its_extension() {
     let home = Home::new();

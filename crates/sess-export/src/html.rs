@@ -9,15 +9,17 @@
 //! transcript holds its bytes (as a `data:` URI), else named. Every piece of
 //! session text is escaped; the text of user and assistant messages is
 //! rendered as Markdown by [`to_html`](crate::to_html). Thinking, tool
-//! calls (their input, result and subagent turns), attached context and
+//! calls (their input, the diff of an edit with its added and removed lines
+//! coloured, the result and subagent turns), attached context and
 //! parts not understood are folded in `<details>`, which open without a
 //! script.
 
-use sess_sources::{Block, Image, Message, Role, ToolCall, ToolStatus, Transcript};
+use sess_sources::{Block, FileDiff, Image, LineKind, Message, Role, ToolCall, ToolStatus, Transcript};
 
 use crate::escape::escape_into;
 use crate::markdown::to_html;
 use crate::text::{duration, one_line, short_time};
+use crate::unified::{self, Kind};
 
 /// The style of the file.
 const STYLE: &str = include_str!("../assets/transcript.css");
@@ -232,6 +234,12 @@ impl Page {
         self.element("div", "label muted", "", "Input");
         let input = serde_json::to_string_pretty(&call.input).unwrap_or_else(|_| call.input.to_string());
         self.element("pre", "", "tool-input", &input);
+        if !call.diffs.is_empty() {
+            self.element("div", "label muted", "", "Diff");
+            for diff in &call.diffs {
+                self.diff(diff);
+            }
+        }
         if let Some(result) = &call.result {
             self.element("div", "label muted", "", "Result");
             let class = if call.status == ToolStatus::Failed { "failed" } else { "" };
@@ -249,6 +257,32 @@ impl Page {
             self.push("</div>");
         }
         self.push("</div></details>\n");
+    }
+
+    /// An edit's diff: its file, then its lines, added ones green and
+    /// removed ones red.
+    fn diff(&mut self, diff: &FileDiff) {
+        self.push("<div class=\"diff\" data-testid=\"diff\">");
+        let lines = unified::lines(diff);
+        // The header and note come before the first hunk.
+        let body = lines.iter().position(|(kind, _)| matches!(kind, Kind::Hunk | Kind::Line(_))).unwrap_or(lines.len());
+        for (_, text) in &lines[..body] {
+            self.element("div", "diff-file", "", text);
+        }
+        if body < lines.len() {
+            self.push("<pre>");
+            for (kind, text) in &lines[body..] {
+                let class = match kind {
+                    Kind::Line(LineKind::Add) => "diff-line diff-add",
+                    Kind::Line(LineKind::Remove) => "diff-line diff-remove",
+                    Kind::Hunk => "diff-line diff-hunk",
+                    _ => "diff-line",
+                };
+                self.element("span", class, "diff-line", text);
+            }
+            self.push("</pre>");
+        }
+        self.push("</div>\n");
     }
 
     /// An image whose bytes the transcript holds, as a `data:` URI; else its

@@ -221,3 +221,50 @@ fn the_style_holds_the_pages_markdown_rules() {
     assert_eq!(block(export), block(page));
     assert!(block(export).contains(".tok-keyword"));
 }
+
+#[test]
+fn an_edit_shows_its_diff_coloured_and_escaped() {
+    use sess_sources::{DiffLine, FileDiff, Hunk, LineKind};
+    let mut edit = ToolCall::running("e", "Edit", json!({"file_path": HOSTILE}));
+    edit.complete(Some("ok".into()), false, None);
+    let line = |kind, text: &str| DiffLine { kind, text: text.into() };
+    edit.diffs = vec![
+        FileDiff {
+            path: HOSTILE.into(),
+            new_file: false,
+            added: 1,
+            removed: 1,
+            hunks: vec![Hunk {
+                old_start: 1,
+                old_lines: 2,
+                new_start: 1,
+                new_lines: 2,
+                lines: vec![
+                    line(LineKind::Context, "keep"),
+                    line(LineKind::Remove, HOSTILE),
+                    line(LineKind::Add, "<b>new</b>"),
+                ],
+            }],
+        },
+        FileDiff { path: "new.txt".into(), new_file: true, added: 0, removed: 0, hunks: Vec::new() },
+    ];
+    let mut t = Transcript::new(sess_sources::claude::SOURCE, "d");
+    t.messages = vec![Message::new(Role::Assistant).with(Block::ToolCall(edit))];
+    let html = to_html_document(&t);
+    let escaped = "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;script&gt;alert(2)&lt;/script&gt;";
+    assert!(
+        html.contains(&format!(
+            "<div class=\"label muted\">Diff</div><div class=\"diff\" data-testid=\"diff\">\
+         <div class=\"diff-file\">--- a/{escaped}</div><div class=\"diff-file\">+++ b/{escaped}</div><pre>\
+         <span class=\"diff-line diff-hunk\" data-testid=\"diff-line\">@@ -1,2 +1,2 @@</span>\
+         <span class=\"diff-line\" data-testid=\"diff-line\"> keep</span>\
+         <span class=\"diff-line diff-remove\" data-testid=\"diff-line\">-{escaped}</span>\
+         <span class=\"diff-line diff-add\" data-testid=\"diff-line\">+&lt;b&gt;new&lt;/b&gt;</span></pre></div>\n\
+         <div class=\"diff\" data-testid=\"diff\"><div class=\"diff-file\">--- a/new.txt</div>\
+         <div class=\"diff-file\">+++ b/new.txt</div><div class=\"diff-file\">whole file written</div></div>\n\
+         <div class=\"label muted\">Result</div>"
+        )),
+        "{html}"
+    );
+    assert!(!html.contains("<b>new"), "{html}");
+}

@@ -11,6 +11,7 @@ mod markdown;
 mod md;
 mod redact;
 mod text;
+mod unified;
 
 pub use error::{Error, Result};
 pub use html::{CONTENT_SECURITY_POLICY, to_html_document};

@@ -5,15 +5,17 @@
 //! `## System`), text as written. Tool calls are compact: a line with the
 //! tool's name, what its input says it does ([`sess_sources::input_gist`],
 //! else its JSON) and its status, then the first lines of its output in a
-//! fenced block (the rest counted, not shown). A subagent's turns are
+//! fenced block (the rest counted, not shown), and the diff of an edit in a
+//! fenced `diff` block. A subagent's turns are
 //! quoted under its call. Thinking is folded in a `<details>` block, or left
 //! out ([`MarkdownOptions::thinking`]).
 
 use std::fmt::Write as _;
 
-use sess_sources::{Block, Image, Message, Role, ToolCall, ToolStatus, Transcript};
+use sess_sources::{Block, FileDiff, Image, Message, Role, ToolCall, ToolStatus, Transcript};
 
 use crate::text::{one_line, size};
+use crate::unified;
 
 /// How the Markdown is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +138,9 @@ fn tool_call_to(out: &mut String, call: &ToolCall, options: &MarkdownOptions) {
         let _ = write!(line, " · {}", inline_code(&one_line(&gist, LINE_CHARS)));
     }
     let _ = writeln!(out, "{line}\n");
+    for diff in &call.diffs {
+        diff_to(out, diff);
+    }
     if let Some(result) = call.result.as_deref().filter(|r| !r.trim().is_empty()) {
         output_to(out, result, options.output_lines);
     } else if call.status == ToolStatus::Pending {
@@ -154,6 +159,20 @@ fn tool_call_to(out: &mut String, call: &ToolCall, options: &MarkdownOptions) {
         messages_to(&mut turns, &call.subagent, options, false);
         let _ = writeln!(out, "{}\n", quoted(turns.trim_end()));
     }
+}
+
+/// An edit's diff in a fenced `diff` block (a file written whole or deleted
+/// said before it).
+fn diff_to(out: &mut String, diff: &FileDiff) {
+    let mut lines = Vec::new();
+    for (kind, line) in unified::lines(diff) {
+        if kind == unified::Kind::Note {
+            let _ = writeln!(out, "_{line}: {}_\n", inline_code(&one_line(&diff.path, LINE_CHARS)));
+        } else {
+            lines.push(line);
+        }
+    }
+    let _ = writeln!(out, "{}", fenced("diff", &lines.join("\n")));
 }
 
 /// The first `lines` lines of a tool's output in a fenced block, and how many

@@ -131,3 +131,53 @@ fn an_empty_transcript_says_so() {
         vec![Message::new(Role::User).with(Block::text("  \n")), Message::new(Role::User).with(Block::text("do\nit"))];
     assert!(to_markdown(&t, &MarkdownOptions::default()).starts_with("# do it\n"));
 }
+
+fn diff(path: &str, new_file: bool, lines: &[(sess_sources::LineKind, &str)]) -> sess_sources::FileDiff {
+    use sess_sources::{DiffLine, Hunk, LineKind};
+    let count = |kind| lines.iter().filter(|(k, _)| *k == kind).count();
+    let hunks = if lines.is_empty() {
+        Vec::new()
+    } else {
+        vec![Hunk {
+            old_start: usize::from(!new_file),
+            old_lines: lines.len() - count(LineKind::Add),
+            new_start: 1,
+            new_lines: lines.len() - count(LineKind::Remove),
+            lines: lines.iter().map(|(kind, text)| DiffLine { kind: *kind, text: (*text).into() }).collect(),
+        }]
+    };
+    sess_sources::FileDiff {
+        path: path.into(),
+        new_file,
+        added: count(LineKind::Add),
+        removed: count(LineKind::Remove),
+        hunks,
+    }
+}
+
+#[test]
+fn edits_show_their_diff_in_a_fenced_block() {
+    use sess_sources::LineKind::{Add, Context, Remove};
+    let mut edit = ToolCall::running("e", "Edit", json!({"file_path": "/src/a.rs"}));
+    edit.complete(Some("The file has been updated.".into()), false, None);
+    edit.diffs = vec![
+        diff("/src/a.rs", false, &[(Context, "fn a() {"), (Remove, "    1"), (Add, "    2 ```"), (Context, "}")]),
+        diff("notes.md", true, &[(Add, "# Notes")]),
+        diff("old.txt", false, &[]),
+        diff("a.py → b.py", false, &[(Remove, "x"), (Add, "y")]),
+    ];
+    let mut t = transcript();
+    t.messages = vec![Message::new(Role::Assistant).with(Block::ToolCall(edit))];
+    let text = to_markdown(&t, &MarkdownOptions::default());
+    assert!(
+        text.ends_with(
+            "**Edit** · ✓ succeeded · `/src/a.rs`\n\n\
+             ````diff\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,3 +1,3 @@\n fn a() {\n-    1\n+    2 ```\n }\n````\n\n\
+             _whole file written: `notes.md`_\n\n```diff\n--- a/notes.md\n+++ b/notes.md\n@@ -0,0 +1,1 @@\n+# Notes\n```\n\n\
+             _file deleted: `old.txt`_\n\n```diff\n--- a/old.txt\n+++ /dev/null\n```\n\n\
+             ```diff\n--- a/a.py\n+++ b/b.py\n@@ -1,1 +1,1 @@\n-x\n+y\n```\n\n\
+             ```text\nThe file has been updated.\n```\n"
+        ),
+        "{text}"
+    );
+}

@@ -50,10 +50,13 @@ fn format_of(path: &Path) -> Option<ExportFormat> {
 }
 
 /// What a transcript gets before it is written, wherever it goes (`sess
-/// export`, the page's Export): with `redact`, its secrets masked. How many
-/// were masked, when they were looked for.
+/// export`, the page's Export): with `redact`, its secrets masked; then the
+/// diffs of its edits, made from the tool inputs as they are by then (masked
+/// too). How many secrets were masked, when they were looked for.
 pub(crate) fn prepare(transcript: &mut Transcript, redact: bool) -> Option<usize> {
-    redact.then(|| crate::redact::transcript(transcript))
+    let masked = redact.then(|| crate::redact::transcript(transcript));
+    sess_sources::add_diffs(transcript);
+    masked
 }
 
 /// The bytes of `transcript` written as `format`. JSON is what `sess show
