@@ -4,7 +4,10 @@
 //! into the binary) over a [`Library`]: the projects, the sessions of each
 //! agent, one session's [`Transcript`](sess_sources::Transcript) with its
 //! branch tree, ranked search hits, and forking a session at one of its
-//! entries; with an archive, each session's machine and whether its agent
+//! entries, and exporting one as a file to download ([`Library::export`]:
+//! HTML or Markdown, secrets masked by default); the Markdown of user and
+//! assistant messages is rendered as safe HTML by [`sess_export::to_html`];
+//! with an archive, each session's machine and whether its agent
 //! deleted it ([`Original`]), and a machine filter; and the tokens and cost
 //! of the model calls, as `sess usage` reports them ([`Library::usage`]),
 //! drawn as bars by day or month, and each session's own. [`serve`] runs it on a
