@@ -5,12 +5,15 @@
 use std::fmt::Write as _;
 
 use console::{Style, measure_text_width};
-use sess_sources::{Block, Image, Message, Role, ToolCall, ToolStatus, Transcript};
+use sess_sources::{Block, FileDiff, Image, LineKind, Message, Role, ToolCall, ToolStatus, Transcript};
 
 use crate::summary::one_line;
 
 /// How many lines of thinking or of a summary are shown before folding.
 const FOLDED_LINES: usize = 3;
+
+/// How many lines of a tool call's diffs are shown before folding.
+const DIFF_LINES: usize = 40;
 
 /// Where the text goes and how it looks.
 pub(crate) struct Layout {
@@ -31,6 +34,9 @@ struct Styles {
     failed: Style,
     waiting: Style,
     thinking: Style,
+    added: Style,
+    removed: Style,
+    hunk: Style,
 }
 
 impl Styles {
@@ -46,6 +52,9 @@ impl Styles {
             failed: style(Style::new().red()),
             waiting: style(Style::new().yellow()),
             thinking: style(Style::new().dim().italic()),
+            added: style(Style::new().green()),
+            removed: style(Style::new().red()),
+            hunk: style(Style::new().cyan()),
         }
     }
 }
@@ -156,9 +165,52 @@ fn tool_call_to(out: &mut String, call: &ToolCall, width: usize, styles: &Styles
     if let Some(note) = note.filter(|n| !n.is_empty()) {
         let _ = writeln!(out, "{INDENT}  {}", styles.dim.apply_to(note));
     }
+    diffs_to(out, &call.diffs, styles);
     if !call.subagent.is_empty() {
         let _ = writeln!(out, "{INDENT}  {}", styles.dim.apply_to(subagent_label(&call.subagent)));
     }
+}
+
+/// The files a call changed, as a unified diff under it: each file's
+/// `---`/`+++` header, then its hunks; folded after [`DIFF_LINES`] lines.
+fn diffs_to(out: &mut String, diffs: &[FileDiff], styles: &Styles) {
+    let lines: Vec<String> = diffs.iter().flat_map(|diff| diff_lines(diff, styles)).collect();
+    let shown = if lines.len() > DIFF_LINES + 1 { DIFF_LINES } else { lines.len() };
+    for line in &lines[..shown] {
+        let _ = writeln!(out, "{INDENT}  {line}");
+    }
+    if lines.len() > shown {
+        let more = format!("… {} more lines of diff (sess show --json has them all)", lines.len() - shown);
+        let _ = writeln!(out, "{INDENT}  {}", styles.dim.apply_to(more));
+    }
+}
+
+/// One file's diff, line by line, styled.
+fn diff_lines(diff: &FileDiff, styles: &Styles) -> Vec<String> {
+    let (from, to) = diff.path.split_once(" → ").unwrap_or((&diff.path, &diff.path));
+    let side = |prefix: &str, path: &str| format!("{prefix}{}", path.strip_prefix('/').unwrap_or(path));
+    let to = if diff.hunks.is_empty() && !diff.new_file { "/dev/null".to_owned() } else { side("b/", to) };
+    let mut lines = vec![
+        styles.title.apply_to(format!("--- {}", side("a/", from))).to_string(),
+        styles.title.apply_to(format!("+++ {to}")).to_string(),
+    ];
+    if diff.new_file {
+        lines.push(styles.dim.apply_to("whole file written").to_string());
+    } else if diff.hunks.is_empty() {
+        lines.push(styles.dim.apply_to("file deleted").to_string());
+    }
+    for hunk in &diff.hunks {
+        lines.push(styles.hunk.apply_to(hunk.header()).to_string());
+        for line in &hunk.lines {
+            let text = format!("{}{}", line.kind.mark(), line.text);
+            lines.push(match line.kind {
+                LineKind::Add => styles.added.apply_to(text).to_string(),
+                LineKind::Remove => styles.removed.apply_to(text).to_string(),
+                LineKind::Context => text,
+            });
+        }
+    }
+    lines
 }
 
 /// One line for the folded conversation of a subagent.
@@ -325,5 +377,63 @@ mod tests {
         assert!(!text.contains('\u{1b}'));
         let coloured = render(&transcript, &Layout { width: 80, colour: true });
         assert!(coloured.contains('\u{1b}'));
+    }
+
+    fn edited(diffs: Vec<FileDiff>) -> Transcript {
+        let mut call = ToolCall::running("1", "Edit", json!({"file_path": "/p/a.js"}));
+        call.complete(Some("ok".into()), false, None);
+        call.diffs = diffs;
+        let mut transcript = Transcript::new(sess_sources::claude::SOURCE, "abc");
+        transcript.title = Some("Edit".into());
+        transcript.messages.push(Message::new(Role::Assistant).with(Block::ToolCall(call)));
+        transcript
+    }
+
+    fn diff_of(edit: &sess_sources::FileEdit) -> FileDiff {
+        FileDiff::of(edit).unwrap()
+    }
+
+    #[test]
+    fn shows_the_diffs_of_an_edit_under_it() {
+        use sess_sources::{Change, FileEdit};
+        let transcript = edited(vec![
+            diff_of(&FileEdit::replace("/p/a.js", "let a = 1;\nlet b = 2;\n", "let a = 1;\nlet b = 3;\n", false)),
+            diff_of(&FileEdit::write("notes.txt", "first\n")),
+            diff_of(&FileEdit { path: "old.txt".into(), moved_to: None, change: Change::Delete }),
+            diff_of(&FileEdit { moved_to: Some("b.py".into()), ..FileEdit::replace("a.py", "x", "y", false) }),
+        ]);
+        assert_eq!(
+            render(&transcript, &Layout { width: 80, colour: false }),
+            "Edit\nclaude  abc\n\nassistant\n  ✓ Edit  /p/a.js\n\
+             \x20   --- a/p/a.js\n    +++ b/p/a.js\n    @@ -1,2 +1,2 @@\n     let a = 1;\n    -let b = 2;\n    +let b = 3;\n\
+             \x20   --- a/notes.txt\n    +++ b/notes.txt\n    whole file written\n    @@ -0,0 +1,1 @@\n    +first\n\
+             \x20   --- a/old.txt\n    +++ /dev/null\n    file deleted\n\
+             \x20   --- a/a.py\n    +++ b/b.py\n    @@ -1,1 +1,1 @@\n    -x\n    +y\n"
+        );
+        let coloured = render(&transcript, &Layout { width: 80, colour: true });
+        let green = Style::new().green().force_styling(true).apply_to("+let b = 3;").to_string();
+        let red = Style::new().red().force_styling(true).apply_to("-let b = 2;").to_string();
+        assert!(coloured.contains(&green), "{coloured:?}");
+        assert!(coloured.contains(&red), "{coloured:?}");
+        assert!(coloured.contains("\n     let a = 1;\n"), "context lines stay plain: {coloured:?}");
+    }
+
+    #[test]
+    fn folds_a_long_diff_after_40_lines() {
+        use sess_sources::FileEdit;
+        let lines = |last: usize| (1..=last).map(|n| format!("line {n}\n")).collect::<Vec<_>>().concat();
+        let content = lines(60);
+        let text =
+            render(&edited(vec![diff_of(&FileEdit::write("big.txt", content))]), &Layout { width: 80, colour: false });
+        let diff: Vec<&str> = text.lines().skip_while(|l| !l.contains("--- a/big.txt")).collect();
+        // 2 header lines, the note, the hunk header and 60 added lines: 64, of which 40 are shown.
+        assert_eq!(diff.len(), 41, "{text}");
+        assert_eq!(diff[39], "    +line 36");
+        assert_eq!(diff[40], "    … 24 more lines of diff (sess show --json has them all)");
+        // One line over the limit is shown rather than folded.
+        let content = lines(37);
+        let text =
+            render(&edited(vec![diff_of(&FileEdit::write("big.txt", content))]), &Layout { width: 80, colour: false });
+        assert!(text.ends_with("    +line 37\n"), "{text}");
     }
 }

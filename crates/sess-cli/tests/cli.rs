@@ -588,3 +588,75 @@ mod list {
         assert_eq!(stdout(&elsewhere), "no sessions for `/elsewhere`\n");
     }
 }
+
+mod show {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    const EDITED: &str = "claude-code/claude-health-endpoint.jsonl";
+    const CODEX_PATCHES: &str = "codex/real-0.171.0/codex-home/sessions/2026/11/30/rollout-2026-11-30T09-46-17-01a22bd9-19ce-7201-905a-da235f1ce47e.jsonl";
+
+    /// The tool calls of `sess show --json`'s transcript named `name`.
+    fn calls(transcript: &Value, name: &str) -> Vec<Value> {
+        let blocks = transcript["messages"].as_array().unwrap().iter().flat_map(|m| m["blocks"].as_array().unwrap());
+        blocks.filter(|b| b["type"] == "tool_call" && b["name"] == name).cloned().collect()
+    }
+
+    #[test]
+    fn prints_the_diff_of_an_edit_under_its_call() {
+        let output = sess(&["show", path_str(&fixture(EDITED))]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(
+            text.contains(
+                "  ✓ Edit  /home/alice/src/todo-api/src/server.js\n\
+                 \x20   --- a/home/alice/src/todo-api/src/server.js\n\
+                 \x20   +++ b/home/alice/src/todo-api/src/server.js\n\
+                 \x20   @@ -1,1 +1,2 @@\n\
+                 \x20   +app.get('/health', (req, res) => res.json({ ok: true }));\n\
+                 \x20    app.use('/todos', require('./todos'));\n\
+                 \x20 ✗ Bash  npm test\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("    -res.json({ ok: true })\n    +res.json({ ok: true, uptime: process.uptime() })\n"));
+        assert!(!text.contains('\u{1b}'), "no colour when stdout is not a terminal");
+        // A Read changes no file: no diff under it.
+        assert!(text.contains("  ✓ Read  /home/alice/src/todo-api/src/server.js\n  ✓ Edit"), "{text}");
+    }
+
+    #[test]
+    fn json_carries_the_diffs_of_edit_calls_only() {
+        let transcript = json_out(&sess(&["show", path_str(&fixture(EDITED)), "--json"]));
+        let edits = calls(&transcript, "Edit");
+        assert_eq!(edits.len(), 2);
+        assert_eq!(
+            edits[1]["diffs"],
+            json!([{
+                "path": "/home/alice/src/todo-api/src/server.js", "newFile": false, "added": 1, "removed": 1,
+                "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": [
+                    {"kind": "remove", "text": "res.json({ ok: true })"},
+                    {"kind": "add", "text": "res.json({ ok: true, uptime: process.uptime() })"},
+                ]}],
+            }])
+        );
+        for other in calls(&transcript, "Read").iter().chain(&calls(&transcript, "Bash")) {
+            assert_eq!(other.get("diffs"), None, "{other}");
+        }
+
+        let codex = json_out(&sess(&["show", path_str(&fixture(CODEX_PATCHES)), "--json"]));
+        let patches = calls(&codex, "apply_patch");
+        assert_eq!(patches.len(), 2);
+        assert_eq!(
+            patches[0]["diffs"],
+            json!([{
+                "path": "notes.txt", "newFile": true, "added": 2, "removed": 0,
+                "hunks": [{"oldStart": 0, "oldLines": 0, "newStart": 1, "newLines": 2, "lines": [
+                    {"kind": "add", "text": "first note"}, {"kind": "add", "text": "second note"},
+                ]}],
+            }])
+        );
+        assert_eq!(patches[1]["status"], "failed");
+        assert_eq!(patches[1]["diffs"][0]["path"], "absent.txt");
+    }
+}

@@ -17,6 +17,7 @@
 //!   [`Transcript::issues`](crate::Transcript::issues); a cut last line is
 //!   normal. Only I/O errors are errors.
 
+mod edits;
 mod line;
 mod listing;
 mod messages;

@@ -104,6 +104,7 @@
 
 mod compression;
 mod echo;
+mod edits;
 mod files;
 mod index;
 mod injected;

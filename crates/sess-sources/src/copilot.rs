@@ -61,6 +61,7 @@
 //! `context.cwd`, else `workspace.yaml`'s; the title is `workspace.yaml`'s
 //! `name`.
 
+mod edits;
 mod files;
 mod parse;
 mod source;

@@ -40,6 +40,7 @@
 //! once (`gemini/usage.rs`); a subagent's are in its own session file, read
 //! as a companion.
 
+mod edits;
 mod files;
 mod messages;
 mod parts;

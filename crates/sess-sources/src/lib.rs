@@ -6,9 +6,10 @@
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
 //! ([`SessionInfo`]), recognises its files ([`detect`]), loads one as a
 //! [`Transcript`]: chat messages made of text, thinking, tool calls with their
-//! status, errors, attached context, compaction summaries and images. Reading
-//! is lenient: a line that does not parse is skipped and reported, a missing
-//! folder lists as empty. The library never reads environment variables; the
+//! status, errors, attached context, compaction summaries and images; the
+//! files a tool call changed ([`Source::edits`]) become unified diffs on
+//! demand ([`add_diffs`]). Reading is lenient: a line that does not parse is
+//! skipped and reported, a missing folder lists as empty. The library never reads environment variables; the
 //! caller passes the agents' folders.
 //!
 //! For the archive, a source says what a session is made of: its main file
@@ -22,6 +23,8 @@ pub mod codex;
 mod companions;
 pub mod copilot;
 mod detect;
+pub mod diff;
+mod edit;
 mod env;
 mod error;
 pub mod gemini;
@@ -31,6 +34,7 @@ mod lenient;
 mod line_tree;
 mod listing;
 pub mod opencode;
+mod patch;
 pub mod pi;
 mod project_folders;
 pub mod qwen;
@@ -41,11 +45,14 @@ mod usage;
 mod verify;
 
 pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
+pub use diff::{DiffLine, FileDiff, Hunk, LineKind, add_diffs};
+pub use edit::{Change, FileEdit, PatchHunk, Replacement};
 pub use env::Env;
 pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
 pub use line_tree::{LineTree, Node};
 pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
+pub use patch::parse_patch;
 pub use rows::{Cell, RowDump, TableRows};
 pub use source::{Growth, Outline, Source, SourceKind, registry};
 pub use transcript::{

@@ -69,6 +69,7 @@
 mod convert;
 mod db;
 mod dump;
+mod edits;
 mod paths;
 mod records;
 mod source;

@@ -18,6 +18,7 @@ use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, conte
 
 mod blobs;
 mod count;
+mod edits;
 mod index;
 mod source;
 mod usage;

@@ -23,6 +23,7 @@
 //!   normal. Only I/O errors are errors.
 
 mod conversation;
+mod edits;
 mod listing;
 mod parse;
 mod parts;

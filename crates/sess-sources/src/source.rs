@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use serde::{Serialize, Serializer};
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
 /// How a session file changes, which decides how the archive keeps it.
@@ -192,6 +193,16 @@ pub trait Source: Sync {
     /// The default is none.
     fn usage(&self, path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
         let _ = (path, bytes);
+        Vec::new()
+    }
+
+    /// The files `call` changes, read from its input by this agent's own
+    /// tool names and fields (an edit, a file written, a patch): what
+    /// [`add_diffs`](crate::diff::add_diffs) shows as diffs. The change the
+    /// call asked for, whether or not it succeeded (its status says). The
+    /// default, for an agent without edit tools, is none.
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        let _ = call;
         Vec::new()
     }
 

@@ -217,6 +217,11 @@ pub struct ToolCall {
     /// session's own messages.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub subagent: Vec<Message>,
+    /// What the call changed in files, as unified diffs: empty until
+    /// [`add_diffs`](crate::diff::add_diffs) fills it (loading a session
+    /// never does), and for a call that edits no file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<crate::diff::FileDiff>,
 }
 
 impl ToolCall {
@@ -231,6 +236,7 @@ impl ToolCall {
             started_at: None,
             ended_at: None,
             subagent: Vec::new(),
+            diffs: Vec::new(),
         }
     }
 

@@ -270,6 +270,7 @@ impl Library for CatalogLibrary {
         };
         let mut transcript = transcript;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        sess_sources::add_diffs(&mut transcript);
         let calls = sess_catalog::UsageParams { session: Some(row.key), ..Default::default() };
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = session_sum(rows, &row.path.to_string_lossy());

@@ -40,6 +40,7 @@ pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcom
     if !args.all {
         transcript.keep_newest(DEFAULT_MAX_MESSAGES);
     }
+    sess_sources::add_diffs(&mut transcript);
     if args.json {
         print_json(&transcript, false)?;
         return Ok(Outcome::Clean);

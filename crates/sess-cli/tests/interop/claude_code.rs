@@ -352,10 +352,14 @@ fn expected_messages(report: &Value, session: &Value) -> Vec<Message> {
                     "tool_use" => {
                         let result = &results[text(block, "id")];
                         let status = if result["isError"] == true { "failed" } else { "succeeded" };
-                        Want::Block(json!({
+                        let mut call = json!({
                             "type": "tool_call", "id": block["id"], "name": block["name"], "input": block["input"],
                             "status": status, "result": result_text(&result["content"]),
-                        }))
+                        });
+                        if let Some(diffs) = written(block) {
+                            call["diffs"] = diffs;
+                        }
+                        Want::Block(call)
                     }
                     "error" => Want::Containing("error", text(block, "message").into()),
                     other => panic!("unexpected answer block {other}"),
@@ -373,6 +377,24 @@ fn expected_messages(report: &Value, session: &Value) -> Vec<Message> {
         }
     }
     messages
+}
+
+/// The diff `sess show --json` gives a `Write` call (whether or not it was
+/// allowed): the whole file, every line added.
+fn written(block: &Value) -> Option<Value> {
+    if block["name"] != "Write" {
+        return None;
+    }
+    let content = text(&block["input"], "content");
+    let lines: Vec<Value> = content.lines().map(|line| json!({"kind": "add", "text": line})).collect();
+    let hunks = if lines.is_empty() {
+        json!([])
+    } else {
+        json!([{"oldStart": 0, "oldLines": 0, "newStart": 1, "newLines": lines.len(), "lines": lines}])
+    };
+    Some(json!([{
+        "path": block["input"]["file_path"], "newFile": true, "added": lines.len(), "removed": 0, "hunks": hunks,
+    }]))
 }
 
 /// A tool result's content as text: a string, or its text blocks one a line.

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed, LateResult};
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Outline, Source, SourceKind};
-use crate::transcript::{Block, Message, Transcript, content_text};
+use crate::transcript::{Block, Message, ToolCall, Transcript, content_text};
 use crate::verify::Checked;
 
 /// Line types only Claude Code writes; `file-history-snapshot` lines carry
@@ -63,6 +64,10 @@ impl Source for Claude {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     fn verify(&self, path: &Path) -> Option<Result<Checked>> {

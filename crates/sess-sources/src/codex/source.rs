@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Outline, Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
 /// The zstd frame magic number: Codex compresses old rollouts.
@@ -60,6 +61,10 @@ impl Source for Codex {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     fn verify(&self, path: &Path) -> Option<Result<Checked>> {

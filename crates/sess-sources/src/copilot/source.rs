@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
 /// Event types of a Copilot session log (the ones nearly every log has).
@@ -67,6 +68,10 @@ impl Source for Copilot {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     /// `workspace.yaml`, where Copilot keeps the session's cwd and name: in

@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
 /// Google's Gemini CLI.
@@ -65,6 +66,10 @@ impl Source for Gemini {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     /// The files of the subagents' sessions its tool calls ran, which the

@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::RowDump;
 use crate::source::{Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 
 /// The first bytes of every SQLite database.
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
@@ -63,6 +64,10 @@ impl Source for OpenCode {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {

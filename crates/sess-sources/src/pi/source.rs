@@ -12,13 +12,14 @@ use sess_store::discovery::{
 };
 
 use crate::detect::Head;
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo};
 use crate::source::{Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 
 /// pi-mono, oh-my-pi and xcsh: the format `sess` writes.
 pub struct Pi;
@@ -89,6 +90,10 @@ impl Source for Pi {
     fn load(&self, path: &Path) -> Result<Transcript> {
         let file = read_session(path)?;
         Ok(super::transcript(&file, Leaf::Last))
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     /// The blob files its lines refer to (`blob:sha256:<hex>`), in the blob

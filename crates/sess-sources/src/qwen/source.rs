@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::detect::{Head, HeadLine};
+use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Outline, Source, SourceKind};
-use crate::transcript::Transcript;
+use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
 /// Qwen Code.
@@ -53,6 +54,10 @@ impl Source for Qwen {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         super::load(path)
+    }
+
+    fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
+        super::edits::edits(call)
     }
 
     /// The subagents' transcripts the reader folds into the session

@@ -172,6 +172,7 @@ impl Archive {
         let files = self.vault()?.files(session.key).map_err(boxed)?;
         let mut transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
+        sess_sources::add_diffs(&mut transcript);
         // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
         let usage = match crate::usage::session_rows(&session, &files) {
             Ok(rows) => super::session_sum(rows, &session.path),
