@@ -7,4 +7,4 @@ mod error;
 mod redact;
 
 pub use error::{Error, Result};
-pub use redact::{EXCERPT_CONTEXT, Finding, MessageFinding, Redactor, RuleInfo};
+pub use redact::{Finding, MessageFinding, Redactor, RuleInfo};

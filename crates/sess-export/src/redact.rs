@@ -33,7 +33,7 @@ const MASK_MARK: &str = "…[redacted ";
 const MAX_KEPT: usize = 4;
 
 /// How many characters of context an excerpt shows on each side of a mask.
-pub const EXCERPT_CONTEXT: usize = 32;
+const EXCERPT_CONTEXT: usize = 32;
 
 /// The bundled rules, compiled on first use.
 static BUNDLED_REDACTOR: LazyLock<Redactor> = LazyLock::new(|| {
