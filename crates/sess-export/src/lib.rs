@@ -4,5 +4,7 @@
 //! the secrets in it found and masked before anything leaves.
 
 mod error;
+mod redact;
 
 pub use error::{Error, Result};
+pub use redact::{Finding, MessageFinding, Redactor, RuleInfo};
