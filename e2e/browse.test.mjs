@@ -342,6 +342,158 @@ describe('sess serve in a browser', () => {
   });
 });
 
+// Edit calls as diffs: Claude Code's `Edit`s (the basic fixture), Codex's `apply_patch` and a
+// pi `write` of 60 lines whose text is HTML, written here.
+describe('edits as diffs in a browser', () => {
+  const PI_WRITE = '0f3c5e7a-2b3c-4d5e-8f90-a1b2c3d4e5f6';
+  let home;
+  let server;
+  let browser;
+  let page;
+  const dialogs = [];
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  before(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
+    place(path.join(fixtures, 'claude-code/claude-basic-toolcall.jsonl'),
+      path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`), 30);
+    place(path.join(fixtures, 'codex/codex-basic-rollout.jsonl'),
+      path.join(home, `.codex/sessions/2026/08/20/rollout-2026-08-20T10-02-11-${CODEX_BASIC}.jsonl`), 20);
+    const content = Array.from({ length: 60 }, (_, i) => (i === 50 ? XSS_TEXT : `line ${i + 1}`)).join('\n') + '\n';
+    const lines = [
+      { type: 'session', version: 3, id: PI_WRITE, timestamp: '2026-11-30T09:00:00.000Z', cwd: '/home/dev/notes' },
+      {
+        type: 'message', id: 'bb000001', parentId: null, timestamp: '2026-11-30T09:00:01.000Z',
+        message: { role: 'user', content: [{ type: 'text', text: 'Write the long list' }], timestamp: 1796029201000 },
+      },
+      {
+        type: 'message', id: 'bb000002', parentId: 'bb000001', timestamp: '2026-11-30T09:00:02.000Z',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'toolCall', id: 'call_w', name: 'write', arguments: { path: 'list.html', content } }],
+          api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5',
+          usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+          stopReason: 'toolUse', timestamp: 1796029202000,
+        },
+      },
+    ];
+    const file = path.join(home, '.pi/agent/sessions/--home-dev-notes--/2026-11-30T09-00-00-000Z_notes.jsonl');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  async function openSession(source) {
+    await page.goto(server.url);
+    await page.locator(`${tid('session-row')}[data-source="${source}"]`).click();
+    await page.locator(tid('message')).first().waitFor();
+  }
+
+  /// The kind and text of each line of a diff block.
+  function diffRows(diff) {
+    return diff.locator(tid('diff-line')).evaluateAll((lines) => lines.map((l) => `${l.dataset.kind} ${l.textContent}`));
+  }
+
+  /// A line's colour and background as [r, g, b] triples.
+  function colours(line) {
+    return line.evaluate((node) => {
+      const style = getComputedStyle(node);
+      const rgb = (css) => (css.match(/\d+(\.\d+)?/g) || []).slice(0, 3).map(Number);
+      return { color: rgb(style.color), background: rgb(style.backgroundColor) };
+    });
+  }
+
+  test("an Edit's change shows under the call, added lines green and removed lines red", async () => {
+    await openSession('claude');
+    const diffs = page.locator(tid('tool-diffs'));
+    assert.equal(await diffs.count(), 2, 'one diff per Edit call');
+    const first = diffs.first();
+    assert.ok(await first.isVisible(), 'shown without opening the call');
+    const call = await first.evaluate((node) => {
+      const before = node.previousElementSibling;
+      return [before?.dataset.testid, before?.querySelector('[data-testid="tool-name"]')?.textContent, before?.open];
+    });
+    assert.deepEqual(call, ['tool-call', 'Edit', false], 'right after its call, which stays folded');
+    assert.deepEqual(await diffRows(first), [
+      'file --- a/home/alice/src/todo-api/src/server.js',
+      'file +++ b/home/alice/src/todo-api/src/server.js',
+      'hunk @@ -1,1 +1,2 @@',
+      "add +app.get('/health', (req, res) => res.json({ ok: true }));",
+      "context  app.use('/todos', require('./todos'));",
+    ]);
+    const second = diffs.nth(1);
+    const added = await colours(second.locator(`${tid('diff-line')}[data-kind="add"]`));
+    const removed = await colours(second.locator(`${tid('diff-line')}[data-kind="remove"]`));
+    const context = await colours(first.locator(`${tid('diff-line')}[data-kind="context"]`));
+    assert.ok(added.color[1] > added.color[0] && added.color[1] > added.color[2], `added text is green: ${added.color}`);
+    assert.ok(removed.color[0] > removed.color[1] && removed.color[0] > removed.color[2], `removed text is red: ${removed.color}`);
+    assert.ok(added.background[1] > added.background[0], `added lines on green: ${added.background}`);
+    assert.ok(removed.background[0] > removed.background[1], `removed lines on red: ${removed.background}`);
+    assert.notDeepEqual(added.background, context.background);
+    assert.notDeepEqual(removed.background, context.background);
+    assert.deepEqual(context.color.length, 3);
+    await first.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(screenshots, 'diff.png'), fullPage: false });
+  });
+
+  test("Codex's apply_patch shows its hunk", async () => {
+    await openSession('codex');
+    const diff = page.locator(tid('tool-diffs'));
+    assert.equal(await diff.count(), 1);
+    assert.deepEqual(await diffRows(diff), [
+      'file --- a/src/parsekit/dates.py',
+      'file +++ b/src/parsekit/dates.py',
+      'hunk @@ -1,1 +1,1 @@',
+      'remove -    fmt = "%m/%d/%Y"',
+      'add +    fmt = "%d/%m/%Y"',
+    ]);
+  });
+
+  test('a long diff folds after 40 lines, and HTML in it stays text', async () => {
+    await openSession('pi');
+    const diff = page.locator(tid('tool-diffs'));
+    const shown = diff.locator(`${tid('diff')}:not(${tid('diff-more')} *) ${tid('diff-line')}`);
+    assert.equal(await shown.count(), 40);
+    assert.deepEqual((await diffRows(diff)).slice(0, 4),
+      ['file --- a/list.html', 'file +++ b/list.html', 'note whole file written', 'hunk @@ -0,0 +1,60 @@']);
+    const more = diff.locator(tid('diff-more'));
+    assert.equal(await more.locator('summary').textContent(), 'show 24 more lines');
+    assert.equal(await more.evaluate((d) => d.open), false);
+    const last = more.locator(tid('diff-line')).last();
+    assert.equal(await last.isVisible(), false, 'folded');
+    await more.locator('summary').click();
+    await until('the rest shown', () => last.isVisible());
+    assert.equal(await last.textContent(), '+line 60');
+    assert.ok((await more.textContent()).includes(`+${XSS_TEXT}`));
+    assert.equal(await page.locator('img').count(), 0);
+    await page.waitForTimeout(300);
+    assert.deepEqual(dialogs, []);
+  });
+
+  test('the page raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(dialogs, []);
+  });
+});
+
 // A Claude Code 1.0.98 session whose subagents' turns are in the main file,
 // and a Codex 0.146 rollout with parts sess does not understand (hand-written
 // fixtures; see the notes beside them).

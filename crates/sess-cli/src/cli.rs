@@ -14,10 +14,11 @@ pub(crate) struct Cli {
     /// Work on a store instead of the agents' files: `dir:PATH` (a tree of
     /// pi-family session files), `sqlite:PATH`, or `postgres://user@host:port/db`
     /// (add `?options=-csearch_path%3DNAME` for a schema). A verb's SESSION is
-    /// then a session id or prefix; `list`, `index`, `search` and `serve` add
-    /// the store's sessions; `copy`, `migrate` and `verify` do not use it. An
-    /// archive (`sess archive`) is read by `list`, `show`, `export`, `search`,
-    /// `serve` and `restore`: every agent's sessions it keeps.
+    /// then a session id or prefix; `list`, `index`, `search`, `serve` and
+    /// `secrets` add the store's sessions; `copy`, `migrate` and `verify` do
+    /// not use it. An archive (`sess archive`) is read by `list`, `show`,
+    /// `export`, `search`, `serve`, `secrets` and `restore`: every agent's
+    /// sessions it keeps.
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) store: Option<String>,
 }
@@ -89,6 +90,21 @@ pub(crate) enum Command {
     /// reads them (`claude --resume ID` works again), or under `--to DIR`.
     /// Refuses to replace a file that holds other bytes.
     Restore(RestoreArgs),
+    /// List the messages that hold a secret (an API key, a token, a private
+    /// key, a password) in the sessions `sess list` lists, each secret masked.
+    /// Exits 1 when it finds one, 0 when it finds none.
+    Secrets(SecretsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SecretsArgs {
+    #[command(flatten)]
+    pub(crate) scope: ScopeArgs,
+    /// Print JSON: one item per secret, with `source`, `id`, `path`,
+    /// `messageIndex`, `messageId`, `role`, `place`, `rule` and `excerpt` (the
+    /// masked secret in a little of its text).
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,7 @@ pub(crate) mod migrate;
 pub(crate) mod rename;
 pub(crate) mod restore;
 pub(crate) mod search;
+pub(crate) mod secrets;
 pub(crate) mod segments;
 pub(crate) mod serve;
 pub(crate) mod show;

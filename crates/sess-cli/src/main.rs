@@ -28,7 +28,8 @@ use crate::cli::{Cli, Command};
 pub(crate) enum Outcome {
     /// Exit 0.
     Clean,
-    /// Exit 1: the command ran and found problems (verify, migrate --check).
+    /// Exit 1: the command ran and found problems (verify, migrate --check,
+    /// secrets).
     Findings,
 }
 
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
         Command::Archive(args) => commands::archive::run(&args, store),
         Command::Restore(args) => commands::restore::run(&args, store),
         Command::Mcp(args) => commands::mcp::run(&args, store),
+        Command::Secrets(args) => commands::secrets::run(&args, store),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

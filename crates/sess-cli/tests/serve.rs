@@ -1,7 +1,7 @@
 //! `sess serve` over a real socket against clients that misbehave: requests
 //! sent half way, bodies too large, forks at entries that do not exist or past
 //! a label, and `--open` where no browser can be opened; and over an archive,
-//! with a session its agent deleted.
+//! with a session its agent deleted. A session's page carries its edits' diffs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
@@ -287,6 +287,28 @@ fn session_ids(cards: &Value) -> Vec<String> {
         cards.as_array().unwrap().iter().map(|c| c["sessionId"].as_str().unwrap().into()).collect();
     ids.sort();
     ids
+}
+
+/// A session's page carries the diffs of its edit calls, as `sess show
+/// --json` has them: the transcript is the same.
+#[test]
+fn a_session_page_carries_the_diffs_of_its_edit_calls() {
+    let home = Home::new();
+    let server = Server::start(&home, &[], &[]);
+    let page = server.json(&format!("/api/sessions/{}", server.card(CLAUDE_BASIC)["id"].as_str().unwrap()));
+    let shown: Value = serde_json::from_str(&ok(&home.run(&["show", CLAUDE_BASIC, "--json"]))).unwrap();
+    assert_eq!(page["transcript"], shown);
+    let blocks =
+        page["transcript"]["messages"].as_array().unwrap().iter().flat_map(|m| m["blocks"].as_array().unwrap());
+    let edits: Vec<&Value> = blocks.filter(|b| b["name"] == "Edit").collect();
+    assert_eq!(edits.len(), 2);
+    assert_eq!(
+        edits[0]["diffs"][0]["hunks"][0]["lines"],
+        serde_json::json!([
+            {"kind": "add", "text": "app.get('/health', (req, res) => res.json({ ok: true }));"},
+            {"kind": "context", "text": "app.use('/todos', require('./todos'));"},
+        ])
+    );
 }
 
 /// A Claude Code session is archived, then its agent deletes it: `sess

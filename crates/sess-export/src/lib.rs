@@ -17,4 +17,4 @@ pub use error::{Error, Result};
 pub use html::{CONTENT_SECURITY_POLICY, to_html_document};
 pub use markdown::to_html;
 pub use md::{MarkdownOptions, to_markdown};
-pub use redact::{EXCERPT_CONTEXT, Finding, MessageFinding, Redactor, RuleInfo};
+pub use redact::{Finding, MessageFinding, Redactor, RuleInfo};

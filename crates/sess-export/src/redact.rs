@@ -13,6 +13,7 @@ mod rules;
 mod walk;
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::{RegexSet, RegexSetBuilder};
@@ -33,7 +34,7 @@ const MASK_MARK: &str = "…[redacted ";
 const MAX_KEPT: usize = 4;
 
 /// How many characters of context an excerpt shows on each side of a mask.
-pub const EXCERPT_CONTEXT: usize = 32;
+const EXCERPT_CONTEXT: usize = 32;
 
 /// The bundled rules, compiled on first use.
 static BUNDLED_REDACTOR: LazyLock<Redactor> = LazyLock::new(|| {
@@ -144,8 +145,8 @@ impl Redactor {
                 return;
             }
             let place = place();
-            let masked = self.apply(text, &spans);
-            for (at, span) in mask_positions(&spans, |s| self.mask_len(text, s)).into_iter().zip(&spans) {
+            let (masked, masks) = self.masked(text, &spans);
+            for (at, span) in masks.into_iter().zip(&spans) {
                 found.push(MessageFinding {
                     place: place.clone(),
                     rule: self.rules[span.rule].name.clone(),
@@ -232,20 +233,23 @@ impl Redactor {
 
     /// `text` with the merged `spans` masked.
     fn apply(&self, text: &str, spans: &[Span]) -> String {
+        self.masked(text, spans).0
+    }
+
+    /// `text` with the merged `spans` masked, and where each mask is in it.
+    fn masked(&self, text: &str, spans: &[Span]) -> (String, Vec<Range<usize>>) {
         let mut out = String::with_capacity(text.len());
+        let mut masks = Vec::with_capacity(spans.len());
         let mut at = 0;
         for span in spans {
             out.push_str(&text[at..span.start]);
+            let start = out.len();
             out.push_str(&Self::mask(&text[span.start..span.end], &self.rules[span.rule].name));
+            masks.push(start..out.len());
             at = span.end;
         }
         out.push_str(&text[at..]);
-        out
-    }
-
-    /// How many bytes the mask of `span` in `text` takes.
-    fn mask_len(&self, text: &str, span: &Span) -> usize {
-        Self::mask(&text[span.start..span.end], &self.rules[span.rule].name).len()
+        (out, masks)
     }
 }
 
@@ -274,26 +278,15 @@ fn merge(mut spans: Vec<Span>) -> Vec<Span> {
     merged
 }
 
-/// Where each mask of `spans` is in the masked text: its byte range.
-fn mask_positions(spans: &[Span], mask_len: impl Fn(&Span) -> usize) -> Vec<std::ops::Range<usize>> {
-    let mut shift: isize = 0;
-    spans
-        .iter()
-        .map(|span| {
-            let len = mask_len(span);
-            let start = span.start.checked_add_signed(shift).unwrap_or(0);
-            shift += len.cast_signed() - (span.end - span.start).cast_signed();
-            start..start + len
-        })
-        .collect()
-}
-
 /// `around` characters of `text` on each side of `at`, on one line, with `…`
 /// where it was cut.
-fn excerpt(text: &str, at: std::ops::Range<usize>, around: usize) -> String {
+fn excerpt(text: &str, at: Range<usize>, around: usize) -> String {
     let before = &text[..at.start];
     let after = &text[at.end..];
-    let start = before.char_indices().rev().nth(around.saturating_sub(1)).map_or(0, |(i, _)| i);
+    let start = match around.checked_sub(1) {
+        Some(skip) => before.char_indices().rev().nth(skip).map_or(0, |(i, _)| i),
+        None => before.len(),
+    };
     let end = after.char_indices().nth(around).map_or(after.len(), |(i, _)| i);
     let mut out = String::new();
     if start > 0 {

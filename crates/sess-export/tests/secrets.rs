@@ -172,6 +172,21 @@ fn every_rule_has_its_own_test() {
     assert_eq!(cases, rule_names());
 }
 
+/// The README's table of rules names every rule, in the file's order.
+#[test]
+fn the_readme_lists_every_rule() {
+    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let section = &readme[readme.find("## Secrets").unwrap()..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |end| end + 3)];
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|rest| rest.split_once("` |"))
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(listed, rule_names());
+}
+
 /// The fixtures that hold a secret on purpose, and why: none so far.
 const FIXTURES_WITH_SECRETS: [(&str, &str); 0] = [];
 

@@ -45,7 +45,8 @@ pub struct Price {
     pub fast: Option<f64>,
 }
 
-/// The prices past [`TIER`]; a kind without one keeps its base price.
+/// The prices past 200,000 tokens of a kind in one call; a kind without one
+/// keeps its base price.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Tier {

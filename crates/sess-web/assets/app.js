@@ -28,6 +28,8 @@
 //   message-role, message-time, text-block (a user's or assistant's: rendered Markdown, class markdown), thinking (details)
 //   tool-call (details; data-status), tool-name, tool-status, tool-duration,
 //   tool-input-preview, tool-input, tool-result
+//   tool-diffs (an edit call's unified diff, after the call), diff (pre), diff-line (data-kind: file, note,
+//   hunk, context, add, remove), diff-more (details: the lines past the first 40)
 //   error-block, context-block (details), summary-block, image, image-link,
 //   unknown-block (details), subagent (a tool call's subagent turns)
 //   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
@@ -616,7 +618,51 @@ import { sessionUsage, showUsage } from './usage.js';
       for (const message of call.subagent) turns.append(renderMessage(message, null, false));
       body.append(el('div', { class: 'label muted' }, `Subagent (${call.subagent.length} messages)`), turns);
     }
-    return el('details', { class: `tool-call tool-${status}`, testid: 'tool-call', dataset: { status } }, summary, body);
+    const details = el('details', { class: `tool-call tool-${status}`, testid: 'tool-call', dataset: { status } },
+      summary, body);
+    if (!Array.isArray(call.diffs) || call.diffs.length === 0) return details;
+    // What the call changed stays in view under it; its input and result fold.
+    const edit = document.createDocumentFragment();
+    edit.append(details, renderDiffs(call.diffs));
+    return edit;
+  }
+
+  const DIFF_MARKS = { context: ' ', add: '+', remove: '-' };
+  /// Lines of an edit call's diff shown before the rest folds.
+  const DIFF_LINES = 40;
+
+  /// The files an edit call changed as one unified diff: each file's ---/+++ header, then its hunks.
+  function renderDiffs(diffs) {
+    const rows = [];
+    for (const diff of diffs) {
+      const path = String(diff.path ?? '');
+      const [from, to] = path.includes(' → ') ? path.split(' → ', 2) : [path, path];
+      const side = (prefix, name) => prefix + name.replace(/^\//, '');
+      const hunks = Array.isArray(diff.hunks) ? diff.hunks : [];
+      const deleted = !diff.newFile && hunks.length === 0;
+      rows.push(['file', `--- ${side('a/', from)}`], ['file', `+++ ${deleted ? '/dev/null' : side('b/', to)}`]);
+      if (diff.newFile) rows.push(['note', 'whole file written']);
+      else if (deleted) rows.push(['note', 'file deleted']);
+      for (const hunk of hunks) {
+        const n = (value) => Number(value) || 0;
+        rows.push(['hunk', `@@ -${n(hunk.oldStart)},${n(hunk.oldLines)} +${n(hunk.newStart)},${n(hunk.newLines)} @@`]);
+        for (const line of Array.isArray(hunk.lines) ? hunk.lines : []) {
+          const kind = Object.hasOwn(DIFF_MARKS, line.kind) ? line.kind : 'context';
+          rows.push([kind, DIFF_MARKS[kind] + String(line.text ?? '')]);
+        }
+      }
+    }
+    const lines = (part) => el('pre', { class: 'diff', testid: 'diff' },
+      part.map(([kind, text]) => el('span', { class: `diff-line diff-${kind}`, testid: 'diff-line', dataset: { kind } }, text)));
+    const shown = rows.length > DIFF_LINES + 1 ? DIFF_LINES : rows.length;
+    const block = el('div', { class: 'tool-diffs', testid: 'tool-diffs' }, lines(rows.slice(0, shown)));
+    if (rows.length > shown) {
+      const more = rows.length - shown;
+      block.append(el('details', { class: 'diff-more', testid: 'diff-more' },
+        el('summary', { class: 'muted' }, `show ${more} more line${more === 1 ? '' : 's'}`),
+        lines(rows.slice(shown))));
+    }
+    return block;
   }
 
   function renderImage(image) {

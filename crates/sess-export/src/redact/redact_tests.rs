@@ -120,6 +120,7 @@ fn an_excerpt_is_one_line_cut_around_the_mask() {
     assert_eq!(excerpt(text, at..at + 4, 10), "…umps over XXXX the lazy …");
     assert_eq!(excerpt(text, at..at + 4, 100), "line one the quick brown fox jumps over XXXX the lazy dog and more");
     assert_eq!(excerpt("XXXX", 0..4, 3), "XXXX");
+    assert_eq!(excerpt("ab XXXX cd", 3..7, 0), "…XXXX…");
 }
 
 /// A transcript with a secret in every place a transcript has text.

@@ -9,8 +9,8 @@ use sess_sources::{Block, Message};
 /// has in a JSON object when it is a value of one, and the text.
 pub(super) type Visit<'v> = dyn FnMut(&dyn Fn() -> String, Option<&str>, &mut String) + 'v;
 
-/// Visits every text of `message`; `prefix` goes before each place (the
-/// tool call a subagent's message is under).
+/// Visits every text of `msg`; `prefix` goes before each place (the tool
+/// call a subagent's message is under).
 pub(super) fn message(msg: &mut Message, prefix: &str, visit: &mut Visit<'_>) {
     let at = |what: &str| format!("{prefix}{what}");
     for block in &mut msg.blocks {
@@ -30,12 +30,12 @@ pub(super) fn message(msg: &mut Message, prefix: &str, visit: &mut Visit<'_>) {
                 }
             }
             Block::Unknown { what, raw } => {
-                let place = at(&format!("unknown {what}"));
-                json(raw, &place, None, visit);
+                let what = what.as_str();
+                json(raw, &|| at(&format!("unknown {what}")), None, visit);
             }
             Block::ToolCall(call) => {
                 let tool = at(&format!("tool {}", call.name));
-                json(&mut call.input, &format!("{tool} input"), None, visit);
+                json(&mut call.input, &|| format!("{tool} input"), None, visit);
                 if let Some(result) = &mut call.result {
                     visit(&|| format!("{tool} result"), None, result);
                 }
@@ -47,19 +47,19 @@ pub(super) fn message(msg: &mut Message, prefix: &str, visit: &mut Visit<'_>) {
     }
 }
 
-/// Visits every string of a JSON value; `key` is the name `value` has in
-/// its object.
-fn json(value: &mut Value, place: &str, key: Option<&str>, visit: &mut Visit<'_>) {
+/// Visits every string of a JSON value at `place`; `key` is the name `value`
+/// has in its object.
+fn json(value: &mut Value, place: &dyn Fn() -> String, key: Option<&str>, visit: &mut Visit<'_>) {
     match value {
-        Value::String(text) => visit(&|| place.to_owned(), key, text),
+        Value::String(text) => visit(place, key, text),
         Value::Array(items) => {
             for (index, item) in items.iter_mut().enumerate() {
-                json(item, &format!("{place}[{index}]"), None, visit);
+                json(item, &|| format!("{}[{index}]", place()), None, visit);
             }
         }
         Value::Object(map) => {
             for (name, item) in map.iter_mut() {
-                json(item, &format!("{place}.{name}"), Some(name), visit);
+                json(item, &|| format!("{}.{name}", place()), Some(name), visit);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
