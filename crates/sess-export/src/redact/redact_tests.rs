@@ -206,3 +206,27 @@ fn an_excerpt_masks_the_other_secrets_near_it() {
         assert_eq!(finding.excerpt, "sk-p…[redacted openai-key] ghp_…[redacted github-token]");
     }
 }
+
+#[test]
+fn a_diff_made_before_the_redaction_is_masked_too() {
+    let mut call =
+        ToolCall::running("e1", "Edit", json!({"file_path": "/srv/.env", "old_string": "A=1", "new_string": "A=1"}));
+    call.diffs = vec![sess_sources::FileDiff {
+        path: "/srv/.env".into(),
+        new_file: false,
+        added: 1,
+        removed: 0,
+        hunks: vec![sess_sources::Hunk {
+            old_start: 1,
+            old_lines: 0,
+            new_start: 1,
+            new_lines: 1,
+            lines: vec![sess_sources::DiffLine { kind: sess_sources::LineKind::Add, text: format!("KEY={OPENAI}") }],
+        }],
+    }];
+    let mut transcript = Transcript::new(sess_sources::claude::SOURCE, "s");
+    transcript.messages = vec![Message::new(Role::Assistant).with(Block::ToolCall(call))];
+    assert_eq!(redactor().redact_transcript(&mut transcript), 1);
+    let text = serde_json::to_string(&transcript).unwrap();
+    assert!(!text.contains(OPENAI), "{text}");
+}

@@ -1,6 +1,6 @@
 //! Every text of a message, for the redactor: block texts, tool inputs'
-//! strings (with the name each has in its object), results, subagents'
-//! messages.
+//! strings (with the name each has in its object), results, the lines of
+//! their diffs, subagents' messages.
 
 use serde_json::Value;
 use sess_sources::{Block, Message};
@@ -38,6 +38,14 @@ pub(super) fn message(msg: &mut Message, prefix: &str, visit: &mut Visit<'_>) {
                 json(&mut call.input, &|| format!("{tool} input"), None, visit);
                 if let Some(result) = &mut call.result {
                     visit(&|| format!("{tool} result"), None, result);
+                }
+                // Diffs made before the redaction (a caller should redact
+                // first, so that they are made from masked inputs).
+                for diff in &mut call.diffs {
+                    visit(&|| format!("{tool} diff path"), None, &mut diff.path);
+                    for line in diff.hunks.iter_mut().flat_map(|hunk| &mut hunk.lines) {
+                        visit(&|| format!("{tool} diff"), None, &mut line.text);
+                    }
                 }
                 for (index, sub) in call.subagent.iter_mut().enumerate() {
                     message(sub, &format!("{tool} › subagent {} ", index + 1), visit);
