@@ -22,6 +22,7 @@ use crate::text::{duration, one_line, short_time};
 use crate::unified::{self, Kind};
 
 /// The style of the file.
+/// The file's own rules (its colours, its page), then the session view's.
 const STYLE: &str = include_str!("../assets/transcript.css");
 
 /// What the file may load: its inline style and `data:` images, nothing else.
@@ -40,6 +41,7 @@ pub fn to_html_document(transcript: &Transcript) -> String {
     page.text(&one_line(title, 80));
     page.push(" · sess</title>\n<style>\n");
     page.push(STYLE);
+    page.push(crate::SESSION_CSS);
     page.push("</style>\n</head>\n<body>\n<main class=\"transcript\" data-testid=\"session-view\">\n");
     page.push("<h1 data-testid=\"session-title\">");
     page.text(&one_line(title, 300));

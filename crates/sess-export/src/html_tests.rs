@@ -209,17 +209,11 @@ fn messages_blocks_and_calls() {
 }
 
 #[test]
-fn the_style_holds_the_pages_markdown_rules() {
-    let page = include_str!("../../sess-web/assets/app.css");
-    let export = include_str!("../assets/transcript.css");
-    let block = |css: &'static str| {
-        let start = css.find("/* markdown: begin").expect("a markdown: begin marker");
-        let end = css.find("/* markdown: end */").expect("a markdown: end marker");
-        let after_marker = start + css[start..].find('\n').unwrap();
-        &css[after_marker..end]
-    };
-    assert_eq!(block(export), block(page));
-    assert!(block(export).contains(".tok-keyword"));
+fn the_file_has_the_session_views_style_inline() {
+    let body = to_html_document(&Transcript::new(sess_sources::claude::SOURCE, "abc"));
+    let style = &body[body.find("<style>").unwrap()..body.find("</style>").unwrap()];
+    assert!(style.contains(crate::SESSION_CSS), "the page's session rules");
+    assert!(style.contains(".tok-keyword") && style.contains("--bg:"), "the highlight classes and the colours");
 }
 
 #[test]

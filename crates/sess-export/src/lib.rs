@@ -18,3 +18,7 @@ pub use html::{CONTENT_SECURITY_POLICY, to_html_document};
 pub use markdown::to_html;
 pub use md::{MarkdownOptions, to_markdown};
 pub use redact::{Finding, MessageFinding, Redactor, RuleInfo};
+
+/// The style of the session view, the page's and the exported HTML's: the
+/// page serves it before its own rules, and an exported file has it inline.
+pub const SESSION_CSS: &str = include_str!("../assets/session.css");

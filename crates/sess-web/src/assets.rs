@@ -38,6 +38,12 @@ pub(crate) async fn usage_script() -> impl IntoResponse {
     ([(CONTENT_TYPE, "text/javascript; charset=utf-8")], USAGE_SCRIPT)
 }
 
+/// `GET /assets/session.css`: the session view's style, shared with the
+/// exported HTML files.
+pub(crate) async fn session_style() -> impl IntoResponse {
+    ([(CONTENT_TYPE, "text/css; charset=utf-8")], sess_export::SESSION_CSS)
+}
+
 /// `GET /assets/app.css`.
 pub(crate) async fn style() -> impl IntoResponse {
     ([(CONTENT_TYPE, "text/css; charset=utf-8")], STYLE)

@@ -86,7 +86,7 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | route | answer |
 /// |---|---|
 /// | `GET /` | the page |
-/// | `GET /assets/app.js`, `GET /assets/usage.js`, `GET /assets/app.css` | its scripts and style |
+/// | `GET /assets/app.js`, `GET /assets/usage.js`, `GET /assets/session.css`, `GET /assets/app.css` | its scripts and style |
 /// | `GET /api/projects` | `[ProjectCard]` |
 /// | `GET /api/machines` | `[MachineCard]` ([`Library::machines`]) |
 /// | `GET /api/sessions?source=&project=&q=&machine=&limit=` | `[SessionCard]` |
@@ -114,6 +114,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/", get(index))
         .route("/assets/app.js", get(assets::script))
         .route("/assets/usage.js", get(assets::usage_script))
+        .route("/assets/session.css", get(assets::session_style))
         .route("/assets/app.css", get(assets::style))
         .route("/api/projects", get(api::projects))
         .route("/api/machines", get(api::machines))

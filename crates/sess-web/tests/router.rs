@@ -297,6 +297,13 @@ async fn assets_have_their_content_types() {
     assert_eq!(style.status(), StatusCode::OK);
     assert_eq!(style.headers()[header::CONTENT_TYPE], "text/css; charset=utf-8");
     assert!(text(style).await.contains("prefers-color-scheme"));
+    // The session view's rules, shared with exported files, come first.
+    let page = text(app.get("/").await).await;
+    assert!(page.find("/assets/session.css").unwrap() < page.find("/assets/app.css").unwrap());
+    let session = app.get("/assets/session.css").await;
+    assert_eq!(session.status(), StatusCode::OK);
+    assert_eq!(session.headers()[header::CONTENT_TYPE], "text/css; charset=utf-8");
+    assert_eq!(text(session).await, sess_export::SESSION_CSS);
 }
 
 #[tokio::test]
