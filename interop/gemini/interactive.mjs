@@ -51,9 +51,19 @@ export function interactive({ geminiJs, argv, cwd, env, timeoutMs = 30_000 }) {
       }
       throw new Error(`the Gemini CLI UI did not show ${pattern}; it shows:\n${plain(output).slice(-2000)}`);
     },
-    /** Types a prompt and presses Enter. */
+    /**
+     * Types a prompt and presses Enter once the UI has drawn it: keys that
+     * reach a busy UI in one read are taken for a paste, whose Enter is a new
+     * line in the input box rather than a submit.
+     */
     async prompt(text) {
-      await session.type(text);
+      await session.type(text, 0);
+      const tail = text.slice(-24);
+      const start = Date.now();
+      while (!plain(output).slice(seen).includes(tail) && Date.now() - start < timeoutMs && exited === null) {
+        await sleep(50);
+      }
+      await sleep(400);
       await session.type(KEY.enter, 100);
     },
     async close() {
