@@ -103,25 +103,11 @@ fn text_of(raw: &RawJson) -> String {
     raw.as_string().unwrap_or_else(|| raw.as_str().to_owned())
 }
 
-/// `text` on one line, at most `width` characters, with an ellipsis when cut.
-pub(crate) fn one_line(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    let mut last_space = false;
-    for c in text.chars() {
-        let c = if c.is_whitespace() || c.is_control() { ' ' } else { c };
-        if c == ' ' && (last_space || count == 0) {
-            continue;
-        }
-        if count == width {
-            out.push('…');
-            return out.trim_end().to_owned();
-        }
-        last_space = c == ' ';
-        out.push(c);
-        count += 1;
-    }
-    out.trim_end().to_owned()
+pub(crate) use sess_sources::one_line;
+
+/// The first 8 characters of an id, as listings show it.
+pub(crate) fn short(id: &str) -> String {
+    id.chars().take(8).collect()
 }
 
 #[cfg(test)]

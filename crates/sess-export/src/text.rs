@@ -1,30 +1,6 @@
 //! Small text helpers the writers share: one-line previews, sizes, times.
 
-/// `text` on one line of at most `max` characters: whitespace and control
-/// characters folded into single spaces, trimmed, cut with `…` when longer.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut count = 0;
-    for word in text.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()) {
-        if count > 0 {
-            if count == max {
-                out.push('…');
-                return out;
-            }
-            out.push(' ');
-            count += 1;
-        }
-        for c in word.chars() {
-            if count == max {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            count += 1;
-        }
-    }
-    out
-}
+pub(crate) use sess_sources::one_line;
 
 /// A size in bytes, for people: `512 B`, `12.3 KiB`, `4.0 MiB`.
 pub(crate) fn size(bytes: usize) -> String {

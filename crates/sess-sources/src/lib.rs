@@ -57,7 +57,7 @@ pub use rows::{Cell, RowDump, TableRows};
 pub use source::{Growth, Outline, Source, SourceKind, registry};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
-    first_prompt, input_gist,
+    first_prompt, input_gist, one_line,
 };
 pub use usage::{Call, tokens};
 pub use verify::Checked;

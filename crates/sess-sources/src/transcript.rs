@@ -309,6 +309,29 @@ pub fn input_gist(input: &Value) -> Option<String> {
     })
 }
 
+/// `text` on one line, at most `width` characters: whitespace and control
+/// characters folded into single spaces, trimmed, cut with `…` when longer
+/// (for listings, titles and previews).
+pub fn one_line(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    let mut last_space = false;
+    for c in text.chars() {
+        let c = if c.is_whitespace() || c.is_control() { ' ' } else { c };
+        if c == ' ' && (last_space || count == 0) {
+            continue;
+        }
+        if count == width {
+            out.push('…');
+            return out.trim_end().to_owned();
+        }
+        last_space = c == ' ';
+        out.push(c);
+        count += 1;
+    }
+    out.trim_end().to_owned()
+}
+
 /// Turns every tool call still `Running` into `Pending`: at the end of a file,
 /// a call without a result belongs to a turn that was cut off.
 pub fn finish_pending(messages: &mut [Message]) {

@@ -64,7 +64,7 @@ pub(crate) fn list(args: &ListArgs, vault: &mut dyn Vault) -> anyhow::Result<Out
     for item in &items {
         let when = item.modified.get(..16).unwrap_or(&item.modified).replace('T', " ");
         let name = one_line(item.title.unwrap_or(""), 60);
-        let id: String = item.id.chars().take(8).collect();
+        let id = crate::summary::short(item.id);
         let gone = if item.original == "deleted" { "  [deleted]" } else { "" };
         writeln!(
             out,

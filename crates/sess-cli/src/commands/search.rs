@@ -14,7 +14,7 @@ use crate::catalog;
 use crate::cli::SearchArgs;
 use crate::commands::archived;
 use crate::output::{print_json, shell_word, stdout};
-use crate::summary::one_line;
+use crate::summary::{one_line, short};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -194,9 +194,4 @@ fn item(hit: &Hit) -> Item<'_> {
 
 fn scope_note(cwd: Option<&PathBuf>) -> String {
     cwd.map(|d| format!(" in `{}`", d.display())).unwrap_or_default()
-}
-
-/// The first 8 characters of an id.
-fn short(id: &str) -> String {
-    id.chars().take(8).collect()
 }

@@ -11,6 +11,7 @@ use crate::Outcome;
 use crate::catalog;
 use crate::cli::UsageArgs;
 use crate::output::{print_json, stdout};
+use crate::summary::{one_line, short};
 use crate::usage::{Scope, archived, rows};
 
 pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -180,14 +181,6 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-fn short(id: &str) -> String {
-    id.chars().take(8).collect()
-}
-
-fn one_line(text: &str, width: usize) -> String {
-    crate::summary::one_line(text, width)
 }
 
 /// ` between DATE and DATE`, as the options say.
