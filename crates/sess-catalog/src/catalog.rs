@@ -10,6 +10,9 @@ use sess_sources::SourceKind;
 use crate::error::{Error, Result};
 use crate::schema;
 
+/// The page size of a new catalog.
+const PAGE_SIZE: i64 = 16 * 1024;
+
 /// How long a write waits for another process's refresh.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -95,8 +98,13 @@ impl Catalog {
         let open_error = |source| Error::Open { path: path.clone(), source };
         let mut conn = Connection::open(&path).map_err(open_error)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        // A new catalog's pages are 16 KiB: its rows are compressed texts of a
+        // few KiB, which leave a tenth of 4 KiB pages empty and a fortieth of
+        // these. (An existing file keeps the size it has.)
+        conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(open_error)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_error)?;
+        crate::text::register(&conn).map_err(open_error)?;
         match schema::migrate(&mut conn).map_err(open_error)? {
             Ok(()) => Ok(Self { conn, path }),
             Err(found) => Err(Error::VersionTooNew { path, found, supported: schema::VERSION }),

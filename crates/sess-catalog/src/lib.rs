@@ -54,6 +54,7 @@ mod refresh;
 mod schema;
 mod search;
 mod stores;
+mod text;
 mod usage;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};

@@ -18,6 +18,23 @@ enum Token {
 
 /// The FTS5 query for `input`; `None` when it has no words.
 pub fn to_fts(input: &str) -> Option<String> {
+    fts_query(input, Phrases::Kept)
+}
+
+/// [`to_fts`] for an index that keeps no positions (`detail = none`): a
+/// phrase becomes its words, all required (`("login" "form")`).
+pub(crate) fn to_fts_words(input: &str) -> Option<String> {
+    fts_query(input, Phrases::Words)
+}
+
+/// What a phrase of several words becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phrases {
+    Kept,
+    Words,
+}
+
+fn fts_query(input: &str, phrases: Phrases) -> Option<String> {
     let tokens = tokenize(input);
     let mut out: Vec<String> = Vec::new();
     for (i, token) in tokens.iter().enumerate() {
@@ -28,7 +45,17 @@ pub fn to_fts(input: &str) -> Option<String> {
                     continue;
                 }
                 let star = if *prefix { "*" } else { "" };
-                out.push(format!("\"{}\"{star}", words.join(" ")));
+                if phrases == Phrases::Words && words.len() > 1 {
+                    let last = words.len() - 1;
+                    let words: Vec<String> = words
+                        .iter()
+                        .enumerate()
+                        .map(|(i, w)| format!("\"{w}\"{}", if i == last { star } else { "" }))
+                        .collect();
+                    out.push(format!("({})", words.join(" ")));
+                } else {
+                    out.push(format!("\"{}\"{star}", words.join(" ")));
+                }
             }
             Token::Operator(op) => {
                 let between = i > 0
@@ -159,6 +186,21 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(to_fts(input).as_deref(), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn phrases_become_words_for_an_index_without_positions() {
+        let cases = [
+            ("login form", Some(r#""login" "form""#)),
+            (r#""fixed the login""#, Some(r#"("fixed" "the" "login")"#)),
+            (r#""login fo"*"#, Some(r#"("login" "fo"*)"#)),
+            (r#"x NOT "a b""#, Some(r#""x" NOT ("a" "b")"#)),
+            ("src/login_form.rs", Some(r#"("src" "login" "form" "rs")"#)),
+            ("migrat*", Some(r#""migrat"*"#)),
+        ];
+        for (input, want) in cases {
+            assert_eq!(super::to_fts_words(input).as_deref(), want, "{input:?}");
         }
     }
 

@@ -23,6 +23,7 @@ use sess_sources::SourceKind;
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
 use crate::extract::{self, Doc, Full, Tail};
+use crate::text::Stored;
 use crate::usage::{self, KnownPart, Parts};
 
 /// How many leading bytes tell a file that grew from one that was rewritten.
@@ -143,8 +144,8 @@ enum Job<'a> {
 }
 
 enum Outcome {
-    Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64, parts: Parts },
-    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, parts: Parts },
+    Full { key: Option<i64>, full: Full, stored: Vec<Stored>, indexed: Indexed, head_hash: i64, parts: Parts },
+    Tail { key: i64, title_explicit: bool, tail: Tail, stored: Vec<Stored>, indexed: Indexed, parts: Parts },
     Failed { key: Option<i64>, reason: String },
 }
 
@@ -164,29 +165,36 @@ impl Catalog {
         let known = self.known()?;
         let failures = self.failures()?;
         let parts = usage::known_parts(&self.conn)?;
+        let looked = keys_and_stats(files);
         let mut jobs = Vec::new();
-        for file in files {
-            let key = file.key();
-            let Some(stat) = file.stat() else {
+        for (file, (key, stat)) in files.iter().zip(&looked) {
+            let Some(stat) = *stat else {
                 // Gone between listing and now: it drops out below.
                 continue;
             };
-            if let Some((failed_stat, reason)) = failures.get(&key)
+            if let Some((failed_stat, reason)) = failures.get(key)
                 && *failed_stat == stat
             {
                 report.problems.push(Problem { path: file.path.clone(), reason: reason.clone() });
                 continue;
             }
-            match known.get(&key) {
+            match known.get(key) {
                 Some(k) if k.size == stat.size && k.mtime_ns == stat.mtime_ns => report.unchanged += 1,
                 Some(k) if can_read_tail(file, k, stat) => jobs.push(Job::Tail(file, stat, k)),
                 Some(k) => jobs.push(Job::Full(file, stat, Some(k.key))),
                 None => jobs.push(Job::Full(file, stat, None)),
             }
         }
-        let listed: std::collections::HashSet<String> = files.iter().map(SourceFile::key).collect();
-        let gone: Vec<i64> = known.iter().filter(|(path, _)| !listed.contains(*path)).map(|(_, k)| k.key).collect();
-        let gone_failures: Vec<&String> = failures.keys().filter(|path| !listed.contains(*path)).collect();
+        let listed: std::collections::HashSet<&str> = looked.iter().map(|(key, _)| key.as_str()).collect();
+        let gone: Vec<i64> =
+            known.iter().filter(|(path, _)| !listed.contains(path.as_str())).map(|(_, k)| k.key).collect();
+        let gone_failures: Vec<&String> = failures.keys().filter(|path| !listed.contains(path.as_str())).collect();
+        if jobs.is_empty() && gone.is_empty() && gone_failures.is_empty() {
+            // Nothing to write: no write transaction, no wait for another
+            // process's.
+            report.problems.sort_by(|a, b| a.path.cmp(&b.path));
+            return Ok(report);
+        }
 
         let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         for key in &gone {
@@ -249,6 +257,22 @@ impl Catalog {
     }
 }
 
+/// Each file's key and its size and modification time (`None` when it is
+/// gone), looked at on a few threads: one `stat` each is most of what a
+/// refresh that finds nothing changed costs.
+fn keys_and_stats(files: &[SourceFile]) -> Vec<(String, Option<Stat>)> {
+    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(4);
+    let chunk = files.len().div_ceil(threads).max(256);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|files| scope.spawn(move || files.iter().map(|f| (f.key(), f.stat())).collect::<Vec<_>>()))
+            .collect();
+        // A panic in a worker is a bug; surface it on this thread.
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    })
+}
+
 /// Whether the file may have only grown: it is longer than what the catalog
 /// read, it is a plain JSONL file, and the catalog stopped at a line's end.
 fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
@@ -261,7 +285,10 @@ fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
 
 /// The catalog's key of a path.
 pub(crate) fn path_key(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
+    match path.to_str() {
+        Some(text) => text.to_owned(),
+        None => path.to_string_lossy().into_owned(),
+    }
 }
 
 pub(crate) fn stat(path: &Path) -> Option<Stat> {
@@ -314,7 +341,8 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
         Job::Full(file, stat, key) => {
             let outcome = match read_full(file) {
                 Ok((full, indexed, head_hash)) => {
-                    Outcome::Full { key, full, indexed, head_hash, parts: parts_of(file, key) }
+                    let stored = stored(&full.docs);
+                    Outcome::Full { key, full, stored, indexed, head_hash, parts: parts_of(file, key) }
                 }
                 Err(reason) => Outcome::Failed { key, reason },
             };
@@ -324,12 +352,14 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
             let parts = parts_of(file, Some(known.key));
             let outcome = match read_tail(file, known) {
                 Ok(Some((tail, indexed))) => {
-                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, parts }
+                    let stored = stored(&tail.docs);
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, stored, indexed, parts }
                 }
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
                     Ok((full, indexed, head_hash)) => {
-                        Outcome::Full { key: Some(known.key), full, indexed, head_hash, parts }
+                        let stored = stored(&full.docs);
+                        Outcome::Full { key: Some(known.key), full, stored, indexed, head_hash, parts }
                     }
                     Err(reason) => Outcome::Failed { key: Some(known.key), reason },
                 },
@@ -338,6 +368,11 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
             Done { file, stat, outcome }
         }
     }
+}
+
+/// How each document's body is stored, worked out on the reading threads.
+fn stored(docs: &[Doc]) -> Vec<Stored> {
+    docs.iter().map(|doc| Stored::of(&doc.body)).collect()
 }
 
 /// The whole file: what it says, how far the catalog read it, and the hash of
@@ -410,7 +445,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
     let Done { file, stat, outcome } = done;
     let path = file.key();
     match outcome {
-        Outcome::Full { key, full, indexed, head_hash, parts } => {
+        Outcome::Full { key, full, stored, indexed, head_hash, parts } => {
             let key = row_to_fill(tx, *key, report, || {
                 tx.execute(
                     "INSERT INTO sessions (source, path, session_id, title_explicit, modified_ms, message_count,
@@ -440,11 +475,11 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             )?;
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
             let title = full.title.as_deref().filter(|_| full.title_explicit);
-            fill_docs(tx, key, title, &full.docs, report)?;
+            fill_docs(tx, key, title, &full.docs, Some(stored), report)?;
             usage::replace_main(tx, key, &full.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, key, parts)?;
         }
-        Outcome::Tail { key, title_explicit, tail, indexed, parts } => {
+        Outcome::Tail { key, title_explicit, tail, stored, indexed, parts } => {
             report.grown += 1;
             tx.execute(
                 "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
@@ -464,9 +499,9 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 if *title_explicit {
                     delete_docs(tx, *key, Docs::Title)?;
                 }
-                insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
+                insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() }, None)?;
             }
-            insert_docs(tx, *key, &tail.docs, report)?;
+            insert_docs(tx, *key, &tail.docs, Some(stored), report)?;
             usage::add_main(tx, *key, &tail.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, *key, parts)?;
         }
@@ -503,34 +538,51 @@ pub(crate) fn row_to_fill(
     }
 }
 
-/// Writes a session's documents: its own title, when it has one, and `docs`.
+/// Writes a session's documents: its own title, when it has one, and `docs`
+/// (stored as `stored` says, when it was worked out already).
 pub(crate) fn fill_docs(
     tx: &Transaction<'_>,
     key: i64,
     title: Option<&str>,
     docs: &[Doc],
+    stored: Option<&[Stored]>,
     report: &mut RefreshReport,
 ) -> Result<()> {
     if let Some(title) = title {
-        insert_doc(tx, key, &Doc { entry_id: None, role: "title", body: title.to_owned() })?;
+        insert_doc(tx, key, &Doc { entry_id: None, role: "title", body: title.to_owned() }, None)?;
     }
-    insert_docs(tx, key, docs, report)
+    insert_docs(tx, key, docs, stored, report)
 }
 
-fn insert_docs(tx: &Transaction<'_>, key: i64, docs: &[Doc], report: &mut RefreshReport) -> Result<()> {
-    for doc in docs {
-        insert_doc(tx, key, doc)?;
+fn insert_docs(
+    tx: &Transaction<'_>,
+    key: i64,
+    docs: &[Doc],
+    stored: Option<&[Stored]>,
+    report: &mut RefreshReport,
+) -> Result<()> {
+    for (i, doc) in docs.iter().enumerate() {
+        insert_doc(tx, key, doc, stored.and_then(|stored| stored.get(i)))?;
     }
     report.messages += docs.iter().filter(|doc| extract::is_conversation(doc)).count();
     Ok(())
 }
 
-pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc) -> Result<()> {
+/// Writes one document, stored as `stored` says (else as [`Stored::of`] decides).
+pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc, stored: Option<&Stored>) -> Result<()> {
     let mut statement =
         tx.prepare_cached("INSERT INTO docs (session, entry_id, role, body, title) VALUES (?1, ?2, ?3, ?4, ?5)")?;
     // A title is searched in its own column, which ranks double.
     let (body, title) = if doc.role == "title" { ("", doc.body.as_str()) } else { (doc.body.as_str(), "") };
-    statement.execute(params![key, doc.entry_id, doc.role, body, title])?;
+    let own;
+    let stored = match stored {
+        Some(stored) => stored,
+        None => {
+            own = Stored::of(body);
+            &own
+        }
+    };
+    statement.execute(params![key, doc.entry_id, doc.role, stored.value(body), title])?;
     let id = tx.last_insert_rowid();
     if extract::is_conversation(doc) {
         let mut index = tx.prepare_cached("INSERT INTO docs_fts (rowid, body, title) VALUES (?1, ?2, ?3)")?;
@@ -561,13 +613,13 @@ pub(crate) fn delete_docs(tx: &Transaction<'_>, key: i64, which: Docs) -> Result
     let title_only = which == Docs::Title;
     tx.execute(
         "INSERT INTO docs_fts (docs_fts, rowid, body, title)
-         SELECT 'delete', id, body, title FROM docs
+         SELECT 'delete', id, doc_text(body), title FROM docs
          WHERE session = ?1 AND role <> ?3 AND (NOT ?2 OR role = 'title')",
         params![key, title_only, extract::TOOL_ROLE],
     )?;
     if !title_only {
         tx.execute(
-            "INSERT INTO tool_fts (tool_fts, rowid, body) SELECT 'delete', id, body FROM docs
+            "INSERT INTO tool_fts (tool_fts, rowid, body) SELECT 'delete', id, doc_text(body) FROM docs
              WHERE session = ?1 AND role = ?2",
             params![key, extract::TOOL_ROLE],
         )?;

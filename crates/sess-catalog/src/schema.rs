@@ -6,18 +6,25 @@
 //!   per session of a store (`store` is its URL, `path` is `URL#id`, `version`
 //!   tells a changed session).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
-//!   session with a title of its own (`title`), with the entry it came from.
-//! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title` of the
-//!   conversation's documents (every role but `tool`), kept in step by the code
-//!   that writes `docs` (not by triggers: a trigger's statement savepoint makes
-//!   FTS5 flush its pending terms at every insert, which took half the time of
-//!   a first build); its rank is BM25 with titles weighing double.
+//!   session with a title of its own (`title`), with the entry it came from;
+//!   a body is stored once, compressed when that makes it smaller (see
+//!   [`crate::text`]), and read through the view `docs_text`.
+//! - `docs_fts`: the FTS5 index over the bodies and titles of the
+//!   conversation's documents (every role but `tool`), its content read from
+//!   `docs_text`, kept in step by the code that writes `docs` (not by
+//!   triggers: a trigger's statement savepoint makes FTS5 flush its pending
+//!   terms at every insert, which took half the time of a first build); its
+//!   rank is BM25 with titles weighing double. No prefix indexes: they made
+//!   the index three and a half times larger, and a prefix query reads the
+//!   terms it covers instead.
 //! - `tool_fts`: the same over the `tool` documents (what tools answered),
-//!   searched after `docs_fts` so that they rank below the conversation.
+//!   searched after `docs_fts` so that they rank below the conversation. It
+//!   keeps which documents hold a word, not where (`detail = none`: a fifth
+//!   of the size): a phrase matches tool output that holds all its words.
 //!
 //! - `usage`: the model calls each session recorded (`sess usage`), one row
 //!   per call: when, the model, the tokens of each kind, the cost its agent
-//!   recorded, and the call's `key` where the agent gives one (a later line
+//!   recorded, and the hash of the call's `key` where the agent gives one (a later line
 //!   of a response replaces its row); `part` 0 for the session's main file,
 //!   else the `usage_parts` row of the companion file (a subagent's
 //!   transcript) it came from.
@@ -26,14 +33,15 @@
 //!
 //! The catalog is a cache: a database of an older version is emptied and
 //! built again (version 2 added `tool_fts`, whose documents the sessions
-//! cataloged by version 1 lack; version 3 added `usage`).
+//! cataloged by version 1 lack; version 3 added `usage`; version 4 stores
+//! bodies compressed and indexes them without prefix indexes).
 //! - `failures`: files that could not be read, so that they are reported and
 //!   not read again until they change.
 
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 3;
+pub(crate) const VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -63,25 +71,29 @@ CREATE TABLE docs (
     session INTEGER NOT NULL REFERENCES sessions (id),
     entry_id TEXT,
     role TEXT NOT NULL,
-    body TEXT NOT NULL,
+    -- TEXT, or zstd-compressed text as a BLOB (see text.rs).
+    body NOT NULL,
     title TEXT NOT NULL
 );
+-- The documents' text, as the full-text indexes read it.
+CREATE VIEW docs_text (id, body, title) AS SELECT id, doc_text(body), title FROM docs;
 -- With the role, the filters of a search read only this index.
 CREATE INDEX docs_session ON docs (session, role);
 CREATE VIRTUAL TABLE docs_fts USING fts5 (
-    body, title, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2',
-    prefix = '2 3 4'
+    body, title, content = 'docs_text', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
 );
 -- A word in a title counts double.
 INSERT INTO docs_fts (docs_fts, rank) VALUES ('rank', 'bm25(1.0, 2.0)');
 CREATE VIRTUAL TABLE tool_fts USING fts5 (
-    body, content = 'docs', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+    body, content = 'docs_text', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2',
+    detail = none
 );
 CREATE TABLE usage (
     id INTEGER PRIMARY KEY,
     session INTEGER NOT NULL REFERENCES sessions (id),
     part INTEGER NOT NULL,
-    key TEXT,
+    -- sess_usage::key_hash of the call's key.
+    key INTEGER,
     at_ms INTEGER NOT NULL,
     model TEXT,
     input INTEGER NOT NULL,
@@ -116,6 +128,7 @@ DROP TABLE IF EXISTS usage;
 DROP TABLE IF EXISTS usage_parts;
 DROP TABLE IF EXISTS docs_fts;
 DROP TABLE IF EXISTS tool_fts;
+DROP VIEW IF EXISTS docs_text;
 DROP TABLE IF EXISTS docs;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS failures;

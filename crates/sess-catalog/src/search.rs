@@ -5,7 +5,9 @@
 //! tools answered (role `tool`) is searched in its own index, after the
 //! conversation's words: its hits come after every hit in the conversation,
 //! and a session whose messages match is never shown at its tool output.
-//! Snippets are computed only for the hits returned.
+//! A word that matches more than a window of messages is ranked among its
+//! newest matches (enough of them to fill the hits asked for), not among all:
+//! see `Catalog::ranked`. Snippets are computed only for the hits returned.
 
 use std::collections::HashSet;
 
@@ -13,16 +15,15 @@ use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 use sess_sources::SourceKind;
 
-use crate::catalog::{Catalog, SESSION_COLUMNS, SessionRow, session_row};
+use crate::catalog::{Catalog, SESSION_COLUMNS, SessionRow, session_row, stored_count};
 use crate::error::{Error, Result};
-use crate::extract::TOOL_ROLE;
-use crate::query::to_fts;
+use crate::query::{to_fts, to_fts_words};
 
 /// How many words of context a snippet has around the hit.
 const SNIPPET_TOKENS: i64 = 20;
-/// Tool output matches read per session asked for (they are read newest
-/// first): several hits of one session collapse into one.
-const CANDIDATES_PER_HIT: usize = 8;
+/// Matches read at a time, newest first, before they are ranked (see
+/// `Catalog::ranked`).
+const WINDOW: usize = 1_000;
 
 /// What to search for.
 #[derive(Clone, Debug)]
@@ -85,53 +86,24 @@ impl Hit {
 impl Catalog {
     /// The best hits of `params.query`, best first, one per session.
     pub fn search(&self, params: &SearchParams) -> Result<Vec<Hit>> {
-        let Some(fts) = to_fts(&params.query) else {
+        let (Some(fts), Some(words)) = (to_fts(&params.query), to_fts_words(&params.query)) else {
             return Err(Error::EmptyQuery { query: params.query.clone() });
         };
+        let allowed = self.allowed_sessions(params)?;
         let mut seen = HashSet::new();
-        let mut best = Vec::new();
-        // The conversation: FTS5 ranks every match; they are taken, best
-        // first, until `limit` sessions have a hit.
-        let allowed = self.allowed(Index::Conversation, params, &HashSet::new())?;
-        let mut statement =
-            self.conn.prepare_cached("SELECT rowid, rank FROM docs_fts WHERE docs_fts MATCH ?1 ORDER BY rank")?;
-        let mut rows = statement.query([&fts])?;
-        while best.len() < params.limit
-            && let Some(row) = rows.next()?
-        {
-            let doc: i64 = row.get(0)?;
-            if allowed.as_ref().is_none_or(|allowed| allowed.contains(&doc)) {
-                self.take(Index::Conversation, doc, row.get(1)?, &mut seen, &mut best)?;
-            }
-        }
-        drop(rows);
-        // Then what tools answered, in the sessions without a hit yet.
+        // The conversation first; then what tools answered, in the sessions
+        // without a hit yet.
+        let mut best = self.ranked(Index::Conversation, &fts, allowed.as_ref(), &mut seen, params.limit)?;
         if best.len() < params.limit {
-            let allowed = self.allowed(Index::Tools, params, &seen)?;
-            let candidates = params.limit.saturating_mul(CANDIDATES_PER_HIT);
-            for (doc, score) in self.tool_matches(&fts, allowed.as_ref(), candidates)? {
-                if best.len() == params.limit {
-                    break;
-                }
-                self.take(Index::Tools, doc, score, &mut seen, &mut best)?;
-            }
+            let more = self.ranked(Index::Tools, &words, allowed.as_ref(), &mut seen, params.limit - best.len())?;
+            best.extend(more);
         }
+        let snippets = self.snippets(&best, &fts, &words)?;
         let session_sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
         let mut session = self.conn.prepare_cached(&session_sql)?;
         let mut hits = Vec::with_capacity(best.len());
-        for Best { index, doc, session: key, entry_id, role, score } in best {
-            let table = index.table();
-            let mut snippet = self.conn.prepare_cached(&format!(
-                "SELECT snippet({table}, -1, char(2), char(3), '…', ?3) FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2"
-            ))?;
-            let text: String = snippet.query_row(params![fts, doc, SNIPPET_TOKENS], |row| row.get(0))?;
-            hits.push(Hit {
-                session: session.query_row([key], session_row)?,
-                entry_id,
-                role,
-                snippet: snippet_parts(&text),
-                score,
-            });
+        for (Best { session: key, entry_id, role, score, .. }, snippet) in best.into_iter().zip(snippets) {
+            hits.push(Hit { session: session.query_row([key], session_row)?, entry_id, role, snippet, score });
         }
         Ok(hits)
     }
@@ -156,83 +128,117 @@ impl Index {
 }
 
 impl Catalog {
-    /// The documents of `index` that the filters of `params` allow, outside
-    /// the sessions `skip`; `None` when there are no filters. FTS5 ranks every
-    /// match on its own, faster than it can once each is joined to its
-    /// session: filters apply to the ranked matches, as this set.
-    fn allowed(&self, index: Index, params: &SearchParams, skip: &HashSet<i64>) -> Result<Option<HashSet<i64>>> {
+    /// The sessions the filters of `params` allow; `None` when there are no
+    /// filters.
+    fn allowed_sessions(&self, params: &SearchParams) -> Result<Option<HashSet<i64>>> {
         let source = params.source.map(SourceKind::as_str);
         if source.is_none() && params.cwd.is_none() && params.store.is_none() {
             return Ok(None);
         }
         let mut statement = self.conn.prepare_cached(
-            "SELECT d.id, d.session FROM docs d JOIN sessions s ON s.id = d.session
-             WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2) AND (?3 IS NULL OR s.store = ?3)
-             AND (d.role = ?4) = ?5",
+            "SELECT id FROM sessions
+             WHERE (?1 IS NULL OR source = ?1) AND (?2 IS NULL OR cwd = ?2) AND (?3 IS NULL OR store = ?3)",
         )?;
-        let tools = matches!(index, Index::Tools);
-        let rows = statement.query_map(params![source, params.cwd, params.store, TOOL_ROLE, tools], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?))
-        })?;
-        let mut allowed = HashSet::new();
-        for row in rows {
-            let (doc, session) = row?;
-            if !skip.contains(&session) {
-                allowed.insert(doc);
-            }
-        }
-        Ok(Some(allowed))
+        let rows = statement.query_map(params![source, params.cwd, params.store], |row| row.get::<_, i64>(0))?;
+        Ok(Some(rows.collect::<rusqlite::Result<_>>()?))
     }
 
-    /// Keeps document `doc` as its session's hit unless the session has one.
-    fn take(&self, index: Index, doc: i64, score: f64, seen: &mut HashSet<i64>, best: &mut Vec<Best>) -> Result<()> {
-        let mut statement = self.conn.prepare_cached("SELECT session, entry_id, role FROM docs WHERE id = ?1")?;
-        let (session, entry_id, role) = statement.query_row([doc], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?, row.get::<_, String>(2)?))
-        })?;
-        if seen.insert(session) {
-            best.push(Best { index, doc, session, entry_id, role, score });
-        }
-        Ok(())
-    }
-
-    /// Tool output documents that match `fts` (and are `allowed`), best first.
+    /// The best hit of up to `limit` sessions in `index`, best first: the
+    /// sessions `allowed` (all when `None`) not `seen` yet, which are then
+    /// seen.
     ///
-    /// Tool output is long and matches often: having FTS5 rank every match of
-    /// a common word costs hundreds of milliseconds. So when the filters allow
-    /// at most `candidates` documents (the sessions of a project that have no
-    /// hit yet), each is looked up; otherwise the newest `candidates` matches
-    /// (the last written) are taken as they come. Only those are ranked.
-    fn tool_matches(&self, fts: &str, allowed: Option<&HashSet<i64>>, candidates: usize) -> Result<Vec<(i64, f64)>> {
-        let docs: Vec<i64> = match allowed {
-            Some(allowed) if allowed.len() <= candidates => allowed.iter().copied().collect(),
-            _ => {
-                let mut statement = self
-                    .conn
-                    .prepare_cached("SELECT rowid FROM tool_fts WHERE tool_fts MATCH ?1 ORDER BY rowid DESC")?;
-                let mut rows = statement.query([fts])?;
-                let mut docs = Vec::new();
-                while docs.len() < candidates
-                    && let Some(row) = rows.next()?
-                {
-                    let doc: i64 = row.get(0)?;
-                    if allowed.is_none_or(|allowed| allowed.contains(&doc)) {
-                        docs.push(doc);
-                    }
+    /// Ranking every match of a common word costs hundreds of milliseconds
+    /// over a million messages, so the matches are read newest first, a
+    /// [`WINDOW`] at a time, until they hold at least `limit` sessions (or
+    /// there are no more), and only those are ranked by BM25. A word rarer
+    /// than that is ranked over all its matches.
+    fn ranked(
+        &self,
+        index: Index,
+        fts: &str,
+        allowed: Option<&HashSet<i64>>,
+        seen: &mut HashSet<i64>,
+        limit: usize,
+    ) -> Result<Vec<Best>> {
+        let table = index.table();
+        let mut matches = self.conn.prepare_cached(&format!(
+            "SELECT rowid, rank FROM {table} WHERE {table} MATCH ?1 AND rowid < ?2 ORDER BY rowid DESC LIMIT ?3"
+        ))?;
+        let mut doc_of = self.conn.prepare_cached("SELECT session, entry_id, role FROM docs WHERE id = ?1")?;
+        let mut candidates: Vec<Best> = Vec::new();
+        let mut sessions = HashSet::new();
+        let mut before = i64::MAX;
+        loop {
+            let mut read = 0;
+            let mut rows = matches.query(params![fts, before, stored_count(WINDOW)])?;
+            while let Some(row) = rows.next()? {
+                read += 1;
+                let doc: i64 = row.get(0)?;
+                before = doc;
+                let (session, entry_id, role) = doc_of.query_row([doc], |row| {
+                    Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?, row.get::<_, String>(2)?))
+                })?;
+                if seen.contains(&session) || allowed.is_some_and(|allowed| !allowed.contains(&session)) {
+                    continue;
                 }
-                docs
+                sessions.insert(session);
+                candidates.push(Best { index, doc, session, entry_id, role, score: row.get(1)? });
             }
-        };
-        let mut rank = self.conn.prepare_cached("SELECT rank FROM tool_fts WHERE tool_fts MATCH ?1 AND rowid = ?2")?;
-        let mut ranked = Vec::with_capacity(docs.len());
-        for doc in docs {
-            if let Some(score) = rank.query_row(params![fts, doc], |row| row.get::<_, f64>(0)).optional()? {
-                ranked.push((doc, score));
+            if read < WINDOW || sessions.len() >= limit {
+                break;
             }
         }
         // Best first; among equals, the newest.
-        ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-        Ok(ranked)
+        candidates.sort_by(|a, b| a.score.total_cmp(&b.score).then(b.doc.cmp(&a.doc)));
+        let mut best = Vec::with_capacity(limit.min(candidates.len()));
+        for candidate in candidates {
+            if best.len() == limit {
+                break;
+            }
+            if seen.insert(candidate.session) {
+                best.push(candidate);
+            }
+        }
+        Ok(best)
+    }
+}
+
+impl Catalog {
+    /// The snippet of each hit in `best`.
+    ///
+    /// FTS5's `snippet()` over the whole index would look the query up again
+    /// for every hit: a prefix (`pars*`) gathers every word it covers each
+    /// time. So the hits' texts are copied into a small index of their own
+    /// (in the connection's temporary database, emptied for each search) and
+    /// their snippets made there, by the same tokenizer and the same
+    /// `snippet()`. A tool hit matched its phrase's words (its index keeps no
+    /// positions); it shows the phrase where the text has it, else the words.
+    fn snippets(&self, best: &[Best], fts: &str, words: &str) -> Result<Vec<Vec<SnippetPart>>> {
+        self.conn.execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.shown USING fts5 (
+                 body, title, tokenize = 'unicode61 remove_diacritics 2'
+             );
+             DELETE FROM temp.shown;",
+        )?;
+        let mut copy = self.conn.prepare_cached(
+            "INSERT INTO temp.shown (rowid, body, title) SELECT id, doc_text(body), title FROM docs WHERE id = ?1",
+        )?;
+        for hit in best {
+            copy.execute([hit.doc])?;
+        }
+        let mut snippet = self.conn.prepare_cached(
+            "SELECT snippet(shown, -1, char(2), char(3), '…', ?3) FROM temp.shown WHERE shown MATCH ?1 AND rowid = ?2",
+        )?;
+        let mut snippets = Vec::with_capacity(best.len());
+        for hit in best {
+            let mut text: Option<String> =
+                snippet.query_row(params![fts, hit.doc, SNIPPET_TOKENS], |row| row.get(0)).optional()?;
+            if text.is_none() && matches!(hit.index, Index::Tools) {
+                text = snippet.query_row(params![words, hit.doc, SNIPPET_TOKENS], |row| row.get(0)).optional()?;
+            }
+            snippets.push(snippet_parts(text.as_deref().unwrap_or_default()));
+        }
+        Ok(snippets)
     }
 }
 

@@ -103,7 +103,7 @@ impl Catalog {
                 ],
             )?;
             let title = session.title.as_deref().filter(|_| session.title_explicit);
-            fill_docs(&tx, key, title, &entry_docs(&entries), &mut report)?;
+            fill_docs(&tx, key, title, &entry_docs(&entries), None, &mut report)?;
             crate::usage::replace_main(&tx, key, &sess_sources::pi::entry_calls(&entries), session.modified_ms)?;
         }
         tx.commit()?;

@@ -145,7 +145,7 @@ fn insert(tx: &Transaction<'_>, session: i64, part: i64, calls: &[Call], default
         statement.execute(params![
             session,
             part,
-            call.key,
+            call.key.as_deref().map(sess_usage::key_hash),
             at_ms,
             call.model,
             to_i64(call.input),

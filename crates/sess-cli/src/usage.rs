@@ -116,7 +116,7 @@ pub(crate) fn session_rows(session: &ArchivedSession, files: &[StoredFile]) -> a
             path: session.path.clone(),
             project: session.meta.cwd.clone(),
             title: session.meta.title.clone(),
-            key: call.key,
+            key: call.key.as_deref().map(sess_usage::key_hash),
             at_ms: call.timestamp.as_deref().and_then(sess_core::parse_iso_millis).unwrap_or(session.meta.modified_ms),
             model: call.model,
             tokens: sess_usage::Tokens {

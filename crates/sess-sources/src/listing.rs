@@ -85,7 +85,8 @@ impl FoundFiles {
                 Some(kind) => self.skipped.push((path, kind)),
             }
         }
-        files.sort_by(|a, b| a.1.cmp(&b.1));
+        // One folder: its paths sort as their names do, and names compare faster.
+        files.sort_by(|a, b| a.1.file_name().cmp(&b.1.file_name()));
         self.files.extend(files);
     }
 }

@@ -7,6 +7,7 @@
 //! I/O: the caller reads the rows and the price file.
 
 mod error;
+mod key;
 mod prices;
 mod report;
 mod tokens;
@@ -14,6 +15,7 @@ mod tokens;
 pub use error::{Error, Result};
 pub use jiff::civil::Date;
 pub use jiff::tz::TimeZone;
+pub use key::key_hash;
 pub use prices::{Price, Prices, Tier};
 pub use report::{Breakdown, By, Group, Options, Report, Row, SessionOf, Sum, UNKNOWN_MODEL, day_of};
 pub use tokens::Tokens;

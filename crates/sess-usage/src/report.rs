@@ -30,8 +30,9 @@ pub struct Row {
     pub project: Option<String>,
     /// The session's title.
     pub title: Option<String>,
-    /// What identifies the response across sessions (`sess_sources::Call::key`).
-    pub key: Option<String>,
+    /// What identifies the response across sessions: the [`key_hash`] of
+    /// its key (`sess_sources::Call::key`).
+    pub key: Option<i64>,
     /// When the call was made (milliseconds since the Unix epoch).
     pub at_ms: i64,
     /// The model that answered.
@@ -264,7 +265,7 @@ impl Report {
     /// Sums `rows` (a session's rows after those of sessions that began
     /// earlier, for the count-once rule) as `options` say.
     pub fn build(rows: impl IntoIterator<Item = Row>, options: &Options<'_>) -> Self {
-        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut seen: HashSet<(String, i64)> = HashSet::new();
         let mut groups: HashMap<String, (Acc, Option<SessionOf>)> = HashMap::new();
         let mut totals = Acc::default();
         let mut priced: HashMap<String, bool> = HashMap::new();
@@ -274,7 +275,7 @@ impl Report {
                 continue;
             }
             if let Some(key) = &row.key
-                && !seen.insert((row.source.clone(), key.clone()))
+                && !seen.insert((row.source.clone(), *key))
             {
                 continue;
             }

@@ -10,7 +10,7 @@ fn row(session: &str, key: Option<&str>, at: &str, model: &str, input: u64, outp
         path: format!("/p/{session}.jsonl"),
         project: Some("/work/app".into()),
         title: None,
-        key: key.map(str::to_owned),
+        key: key.map(key_hash),
         at_ms: at.parse::<jiff::Timestamp>().unwrap().as_millisecond(),
         model: Some(model.into()),
         tokens: Tokens { input, output, ..Tokens::default() },

@@ -54,7 +54,7 @@ fn demo_calls(id: &str) -> Vec<sess_usage::Row> {
                 path: format!("/demo/{id}"),
                 project: Some("/home/dev/shop".into()),
                 title: None,
-                key: Some(format!("{id}:{day}")),
+                key: Some(sess_usage::key_hash(&format!("{id}:{day}"))),
                 at_ms: END_MS - i64::try_from(day).unwrap_or(0) * DAY_MS,
                 model: Some(model.into()),
                 tokens: sess_usage::Tokens {

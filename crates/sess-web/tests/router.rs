@@ -189,7 +189,7 @@ fn calls() -> Vec<Row> {
         path: "/home/u/.claude/projects/p/s1.jsonl".into(),
         project: Some("/home/u/proj".into()),
         title: None,
-        key: Some(format!("{model}:{at_ms}")),
+        key: Some(sess_usage::key_hash(&format!("{model}:{at_ms}"))),
         at_ms,
         model: Some(model.into()),
         tokens: Tokens { input, output, ..Tokens::default() },
