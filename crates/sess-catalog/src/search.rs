@@ -37,12 +37,16 @@ pub struct SearchParams {
     pub store: Option<String>,
     /// At most this many hits (one per session).
     pub limit: usize,
+    /// After skipping this many of the best hits: the next page. The hits
+    /// are ranked as they would be for `offset + limit` hits, and snippets
+    /// are computed only for those returned.
+    pub offset: usize,
 }
 
 impl SearchParams {
     /// A search for `query` everywhere, with at most 20 hits.
     pub fn new(query: impl Into<String>) -> Self {
-        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20 }
+        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20, offset: 0 }
     }
 }
 
@@ -83,20 +87,22 @@ impl Hit {
 }
 
 impl Catalog {
-    /// The best hits of `params.query`, best first, one per session.
+    /// The best hits of `params.query`, best first, one per session:
+    /// `params.limit` of them from `params.offset` on.
     pub fn search(&self, params: &SearchParams) -> Result<Vec<Hit>> {
         let Some(fts) = to_fts(&params.query) else {
             return Err(Error::EmptyQuery { query: params.query.clone() });
         };
+        let wanted = params.offset.saturating_add(params.limit);
         let mut seen = HashSet::new();
         let mut best = Vec::new();
         // The conversation: FTS5 ranks every match; they are taken, best
-        // first, until `limit` sessions have a hit.
+        // first, until `wanted` sessions have a hit.
         let allowed = self.allowed(Index::Conversation, params, &HashSet::new())?;
         let mut statement =
             self.conn.prepare_cached("SELECT rowid, rank FROM docs_fts WHERE docs_fts MATCH ?1 ORDER BY rank")?;
         let mut rows = statement.query([&fts])?;
-        while best.len() < params.limit
+        while best.len() < wanted
             && let Some(row) = rows.next()?
         {
             let doc: i64 = row.get(0)?;
@@ -106,11 +112,11 @@ impl Catalog {
         }
         drop(rows);
         // Then what tools answered, in the sessions without a hit yet.
-        if best.len() < params.limit {
+        if best.len() < wanted {
             let allowed = self.allowed(Index::Tools, params, &seen)?;
-            let candidates = params.limit.saturating_mul(CANDIDATES_PER_HIT);
+            let candidates = wanted.saturating_mul(CANDIDATES_PER_HIT);
             for (doc, score) in self.tool_matches(&fts, allowed.as_ref(), candidates)? {
-                if best.len() == params.limit {
+                if best.len() == wanted {
                     break;
                 }
                 self.take(Index::Tools, doc, score, &mut seen, &mut best)?;
@@ -118,8 +124,8 @@ impl Catalog {
         }
         let session_sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
         let mut session = self.conn.prepare_cached(&session_sql)?;
-        let mut hits = Vec::with_capacity(best.len());
-        for Best { index, doc, session: key, entry_id, role, score } in best {
+        let mut hits = Vec::with_capacity(best.len().saturating_sub(params.offset));
+        for Best { index, doc, session: key, entry_id, role, score } in best.into_iter().skip(params.offset) {
             let table = index.table();
             let mut snippet = self.conn.prepare_cached(&format!(
                 "SELECT snippet({table}, -1, char(2), char(3), '…', ?3) FROM {table} WHERE {table} MATCH ?1 AND rowid = ?2"
