@@ -1388,6 +1388,30 @@ describe('5,000 sessions in a browser', () => {
     assert.ok(rows > 0 && rows <= 200, `${rows} rows: the first page`);
   });
 
+  test('an answer for a filter the user left is dropped, however late it comes', async () => {
+    // The answers for `small` come a second late: after those for the filter typed next.
+    let delayed = 0;
+    await page.route((url) => url.pathname === '/api/sessions' && url.searchParams.get('q') === 'small', async (route) => {
+      delayed += 1;
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue();
+    });
+    try {
+      await page.locator(tid('text-filter')).fill('small');
+      await until('the slow request', () => delayed === 1);
+      await page.locator(tid('text-filter')).fill('big');
+      await until('the project of 5,000', async () => (await page.locator(tid('session-count')).textContent()) === '5,000 sessions');
+      await page.waitForTimeout(1500);
+      assert.equal(await page.locator(tid('session-count')).textContent(), '5,000 sessions');
+      const ids = await rowIds(tid('session-row'));
+      assert.equal(new Set(ids).size, ids.length);
+      const titles = await page.locator(`${tid('session-row')} .session-row-title`).allTextContents();
+      assert.ok(titles.every((title) => !title.includes('something else')), 'no row of the filter left');
+    } finally {
+      await page.unrouteAll();
+    }
+  });
+
   test('a search with many hits loads them a page at a time, each once', async () => {
     await page.goto(new URL(`#/search?q=${RARE_WORD}`, server.url).href);
     await page.locator(tid('search-hit')).first().waitFor();
