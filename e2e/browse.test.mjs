@@ -1327,6 +1327,7 @@ describe('5,000 sessions in a browser', () => {
     await page.goto(server.url);
     await page.locator(tid('session-row')).first().waitFor();
     assert.equal(await page.locator(tid('session-count')).textContent(), '5,002 sessions');
+    assert.match(await page.locator(`${tid('project-row')}[data-cwd="${BIG_PROJECT}"]`).textContent(), /5,000 sessions/);
     const clicked = await page.evaluate((cwd) => {
       const at = performance.now();
       document.querySelector(`[data-testid="project-row"][data-cwd="${cwd}"]`).click();
@@ -1339,6 +1340,21 @@ describe('5,000 sessions in a browser', () => {
     const rows = await page.locator(tid('session-row')).count();
     assert.ok(rows > 0 && rows < BIG_COUNT, `the first page only: ${rows} rows`);
     await page.screenshot({ path: path.join(screenshots, 'many-sessions.png') });
+  });
+
+  test('in a narrow window too, the list loads no further than it is scrolled', async () => {
+    await page.setViewportSize({ width: 600, height: 800 });
+    try {
+      await page.goto(new URL(`#/?project=${encodeURIComponent(BIG_PROJECT)}`, server.url).href);
+      await drawnAfter(0, '5,000 sessions');
+      await page.waitForTimeout(1000);
+      const rows = await page.locator(tid('session-row')).count();
+      assert.ok(rows > 0 && rows <= 200, `${rows} rows`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    await page.goto(new URL(`#/?project=${encodeURIComponent(BIG_PROJECT)}`, server.url).href);
+    await drawnAfter(0, '5,000 sessions');
   });
 
   test('scrolling to the end loads each of the 5,000 sessions once, newest first', async () => {

@@ -444,7 +444,7 @@ import { sessionUsage, showUsage } from './usage.js';
         el('span', { class: 'project-name' }, basename(project.cwd)),
         el('span', { class: 'project-path muted' }, project.cwd),
         el('span', { class: 'project-meta muted' },
-          `${project.sessions} session${project.sessions === 1 ? '' : 's'} · ${relativeTime(project.lastModifiedMs)} `,
+          `${formatCount(project.sessions)} session${project.sessions === 1 ? '' : 's'} · ${relativeTime(project.lastModifiedMs)} `,
           project.sources.map(sourceBadge))));
       }
       if (!projects.length) list.append(el('p', { class: 'empty' }, 'No projects yet.'));
