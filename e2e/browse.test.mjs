@@ -1210,3 +1210,239 @@ describe('Markdown and export in a browser', () => {
     assert.deepEqual(dialogs, []);
   });
 });
+
+// ---- Many sessions ----------------------------------------------------------
+
+const BIG_PROJECT = '/home/dev/big';
+const BIG_COUNT = 5000;
+// One session in 16 says this word: 313 hits, several pages of them.
+const RARE_WORD = 'pagination';
+const RARE_HITS = Math.ceil(BIG_COUNT / 16);
+
+/// A scratch home holding `BIG_COUNT` small pi sessions in `BIG_PROJECT`, each a prompt and an
+/// answer, one a minute older than the next, and two in another project.
+function makeBigHome() {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-big-'));
+  const write = (dir, i, cwd, words) => {
+    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const at = new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString();
+    const lines = [
+      { type: 'session', version: 3, id, timestamp: at, cwd },
+      {
+        type: 'message', id: 'a0000001', parentId: null, timestamp: at,
+        message: { role: 'user', content: [{ type: 'text', text: `Session ${i}: ${words}` }], timestamp: 1 },
+      },
+      {
+        type: 'message', id: 'a0000002', parentId: 'a0000001', timestamp: at,
+        message: { role: 'assistant', content: [{ type: 'text', text: `Answer ${i}.` }], timestamp: 2 },
+      },
+    ];
+    const file = path.join(dir, `${at.replace(/[:.]/g, '-')}_${id}.jsonl`);
+    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const when = new Date(Date.now() - (BIG_COUNT + 10 - i) * 60_000);
+    fs.utimesSync(file, when, when);
+  };
+  const big = path.join(home, '.pi/agent/sessions/--home-dev-big--');
+  fs.mkdirSync(big, { recursive: true });
+  for (let i = 0; i < BIG_COUNT; i += 1) {
+    write(big, i, BIG_PROJECT, i % 16 === 0 ? `rename the ${RARE_WORD} helper` : 'tidy the list view');
+  }
+  const small = path.join(home, '.pi/agent/sessions/--home-dev-small--');
+  fs.mkdirSync(small, { recursive: true });
+  for (let i = BIG_COUNT; i < BIG_COUNT + 2; i += 1) write(small, i, '/home/dev/small', 'something else');
+  return home;
+}
+
+describe('5,000 sessions in a browser', () => {
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  before(async () => {
+    home = makeBigHome();
+    // The catalog is built before the page is measured: a fresh catalog's first build is not the page's time.
+    const index = spawnSync(sessBin, ['index', '--catalog', path.join(home, 'catalog.sqlite')],
+      { cwd: home, env: sessEnv(home), encoding: 'utf8' });
+    assert.equal(index.status, 0, index.stderr);
+    server = await startServer(home);
+    browser = await chromium.launch({ executablePath: browserPath });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  after(async () => {
+    try {
+      await browser?.close();
+    } finally {
+      killServer();
+      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /// Waits in the page until the session count reads `count` with rows under it, and one more frame:
+  /// the milliseconds since `since` (a `performance.now()`; 0 is the navigation's start).
+  function drawnAfter(since, count) {
+    return page.evaluate(async ({ since, count }) => {
+      const counted = () => document.querySelector('[data-testid="session-count"]')?.textContent;
+      const shown = () => counted() === count && document.querySelector('[data-testid="session-row"]') !== null;
+      const deadline = performance.now() + 10_000;
+      while (!shown()) {
+        if (performance.now() > deadline) throw new Error(`the count reads ${JSON.stringify(counted())}, not ${count}`);
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      return performance.now() - since;
+    }, { since, count });
+  }
+
+  /// The ids of the rows `selector` finds, in order.
+  const rowIds = (selector) => page.locator(selector).evaluateAll((nodes) => nodes.map((n) => n.dataset.id));
+
+  /// Scrolls the pane `pane` to its end until no sentinel is left: every page is in.
+  async function scrollToTheEnd(pane) {
+    for (let round = 0; round < 400; round += 1) {
+      if (await page.locator(tid('list-sentinel')).count() === 0) return round;
+      await page.locator(pane).evaluate((node) => { node.scrollTop = node.scrollHeight; });
+      await page.waitForTimeout(50);
+    }
+    throw new Error('the list never came to its end');
+  }
+
+  test('the server lists every session', () => {
+    assert.equal(server.sessions, BIG_COUNT + 2, server.stderr());
+  });
+
+  test('opening the project shows its first rows within a second, and its total', async () => {
+    // Straight to the project: from the navigation's start.
+    await page.goto(new URL(`#/?project=${encodeURIComponent(BIG_PROJECT)}`, server.url).href);
+    const loaded = await drawnAfter(0, '5,000 sessions');
+    // From the list of every session, a click on the project.
+    await page.goto(server.url);
+    await page.locator(tid('session-row')).first().waitFor();
+    assert.equal(await page.locator(tid('session-count')).textContent(), '5,002 sessions');
+    assert.match(await page.locator(`${tid('project-row')}[data-cwd="${BIG_PROJECT}"]`).textContent(), /5,000 sessions/);
+    const clicked = await page.evaluate((cwd) => {
+      const at = performance.now();
+      document.querySelector(`[data-testid="project-row"][data-cwd="${cwd}"]`).click();
+      return at;
+    }, BIG_PROJECT);
+    const opened = await drawnAfter(clicked, '5,000 sessions');
+    console.log(`first rows of 5,000: ${loaded.toFixed(0)} ms after navigating, ${opened.toFixed(0)} ms after the click`);
+    assert.ok(loaded < 1000, `${loaded} ms after navigating`);
+    assert.ok(opened < 1000, `${opened} ms after the click`);
+    const rows = await page.locator(tid('session-row')).count();
+    assert.ok(rows > 0 && rows < BIG_COUNT, `the first page only: ${rows} rows`);
+    await page.screenshot({ path: path.join(screenshots, 'many-sessions.png') });
+  });
+
+  test('in a narrow window too, the list loads no further than it is scrolled', async () => {
+    await page.setViewportSize({ width: 600, height: 800 });
+    try {
+      await page.goto(new URL(`#/?project=${encodeURIComponent(BIG_PROJECT)}`, server.url).href);
+      await drawnAfter(0, '5,000 sessions');
+      await page.waitForTimeout(1000);
+      const rows = await page.locator(tid('session-row')).count();
+      assert.ok(rows > 0 && rows <= 200, `${rows} rows`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    await page.goto(new URL(`#/?project=${encodeURIComponent(BIG_PROJECT)}`, server.url).href);
+    await drawnAfter(0, '5,000 sessions');
+  });
+
+  test('scrolling to the end loads each of the 5,000 sessions once, newest first', async () => {
+    const requests = [];
+    const heard = (request) => { if (request.url().includes('/api/sessions?')) requests.push(request.url()); };
+    page.on('request', heard);
+    const rounds = await scrollToTheEnd(tid('session-pane'));
+    page.off('request', heard);
+    const ids = await rowIds(tid('session-row'));
+    assert.equal(ids.length, BIG_COUNT);
+    assert.equal(new Set(ids).size, BIG_COUNT, 'no session twice');
+    assert.equal(await page.locator(tid('session-count')).textContent(), '5,000 sessions');
+    // Newest first, as the API lists them all at once.
+    const all = await page.evaluate(async (cwd) => {
+      const response = await fetch(`/api/sessions?project=${encodeURIComponent(cwd)}&limit=5000`);
+      return (await response.json()).map((card) => card.id);
+    }, BIG_PROJECT);
+    assert.deepEqual(ids, all);
+    // A page at a time, each asked for once.
+    const offsets = requests.map((url) => new URL(url).searchParams.get('offset'));
+    assert.equal(new Set(offsets).size, offsets.length, offsets.join(' '));
+    assert.ok(offsets.length >= 40, `${offsets.length} pages in ${rounds} scrolls`);
+
+    // What drawing every row at once would cost: the rows shown, cloned into a list of their own and laid out.
+    const drawAll = await page.locator(tid('session-list')).evaluate((list) => {
+      const at = performance.now();
+      const copy = list.cloneNode(true);
+      list.after(copy);
+      copy.getBoundingClientRect();
+      document.body.offsetHeight; // eslint-disable-line no-unused-expressions
+      const ms = performance.now() - at;
+      copy.remove();
+      return ms;
+    });
+    console.log(`drawing 5,000 rows at once: ${drawAll.toFixed(0)} ms (paged: 100 a page)`);
+  });
+
+  test('a filter starts over from the first page', async () => {
+    await page.locator(tid('project-all')).click();
+    await until('every session', async () => (await page.locator(tid('session-count')).textContent()) === '5,002 sessions');
+    await page.locator(tid('text-filter')).fill('small');
+    await until('the other project only', async () => (await page.locator(tid('session-count')).textContent()) === '2 sessions');
+    assert.equal(await page.locator(tid('session-row')).count(), 2);
+    await page.locator(tid('text-filter')).fill('');
+    await until('every session again', async () => (await page.locator(tid('session-count')).textContent()) === '5,002 sessions');
+    const rows = await page.locator(tid('session-row')).count();
+    assert.ok(rows > 0 && rows <= 200, `${rows} rows: the first page`);
+  });
+
+  test('an answer for a filter the user left is dropped, however late it comes', async () => {
+    // The answers for `small` come a second late: after those for the filter typed next.
+    let delayed = 0;
+    await page.route((url) => url.pathname === '/api/sessions' && url.searchParams.get('q') === 'small', async (route) => {
+      delayed += 1;
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue();
+    });
+    try {
+      await page.locator(tid('text-filter')).fill('small');
+      await until('the slow request', () => delayed === 1);
+      await page.locator(tid('text-filter')).fill('big');
+      await until('the project of 5,000', async () => (await page.locator(tid('session-count')).textContent()) === '5,000 sessions');
+      await page.waitForTimeout(1500);
+      assert.equal(await page.locator(tid('session-count')).textContent(), '5,000 sessions');
+      const ids = await rowIds(tid('session-row'));
+      assert.equal(new Set(ids).size, ids.length);
+      const titles = await page.locator(`${tid('session-row')} .session-row-title`).allTextContents();
+      assert.ok(titles.every((title) => !title.includes('something else')), 'no row of the filter left');
+    } finally {
+      await page.unrouteAll();
+    }
+  });
+
+  test('a search with many hits loads them a page at a time, each once', async () => {
+    await page.goto(new URL(`#/search?q=${RARE_WORD}`, server.url).href);
+    await page.locator(tid('search-hit')).first().waitFor();
+    assert.equal(await page.locator(tid('search-hit')).count(), 50);
+    assert.equal(await page.locator(tid('search-count')).textContent(), '50+ hits');
+    await scrollToTheEnd(tid('search-view'));
+    const ids = await rowIds(tid('search-hit'));
+    assert.equal(ids.length, RARE_HITS);
+    assert.equal(new Set(ids).size, RARE_HITS, 'no hit twice');
+    assert.equal(await page.locator(tid('search-count')).textContent(), `${RARE_HITS} hits`);
+    const snippets = await page.locator(tid('search-snippet')).allTextContents();
+    assert.ok(snippets.every((text) => text.includes(RARE_WORD)), 'every hit says the word');
+  });
+
+  test('no script error', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -63,11 +63,13 @@ pub struct ListParams {
     pub text: Option<String>,
     /// At most this many.
     pub limit: usize,
+    /// After skipping this many of them (newest first): the next page.
+    pub offset: usize,
 }
 
 impl Default for ListParams {
     fn default() -> Self {
-        Self { source: None, cwd: None, text: None, limit: 200 }
+        Self { source: None, cwd: None, text: None, limit: 200, offset: 0 }
     }
 }
 
@@ -84,6 +86,11 @@ pub struct ProjectRow {
     /// The agents that worked in it.
     pub sources: Vec<SourceKind>,
 }
+
+/// The filters of a [`ListParams`] over `sessions s`: its source (`?1`),
+/// directory (`?2`) and text (`?3`).
+const LISTED: &str = "(?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)
+    AND (?3 IS NULL OR instr(lower(coalesce(s.title, '') || ' ' || coalesce(s.cwd, '') || ' ' || s.session_id), lower(?3)) > 0)";
 
 pub(crate) const SESSION_COLUMNS: &str =
     "s.id, s.source, s.session_id, s.path, s.title, s.cwd, s.created, s.modified_ms, s.message_count, s.store";
@@ -132,13 +139,12 @@ impl Catalog {
         Ok(self.conn.query_row(&sql, [key], session_row).optional()?)
     }
 
-    /// Sessions, newest first.
+    /// Sessions, newest first (then by path): `params.limit` of them from
+    /// `params.offset` on.
     pub fn sessions(&self, params: &ListParams) -> Result<Vec<SessionRow>> {
         let sql = format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions s
-             WHERE (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)
-               AND (?3 IS NULL OR instr(lower(coalesce(s.title, '') || ' ' || coalesce(s.cwd, '') || ' ' || s.session_id), lower(?3)) > 0)
-             ORDER BY s.modified_ms DESC, s.path LIMIT ?4"
+            "SELECT {SESSION_COLUMNS} FROM sessions s WHERE {LISTED}
+             ORDER BY s.modified_ms DESC, s.path LIMIT ?4 OFFSET ?5"
         );
         let mut statement = self.conn.prepare_cached(&sql)?;
         let rows = statement.query_map(
@@ -146,11 +152,28 @@ impl Catalog {
                 params.source.map(SourceKind::as_str),
                 params.cwd,
                 params.text.as_deref().filter(|t| !t.is_empty()),
-                stored_count(params.limit)
+                stored_count(params.limit),
+                stored_count(params.offset)
             ],
             session_row,
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many sessions the filters of `params` select in all, whatever its
+    /// `limit` and `offset`: what [`sessions`](Self::sessions) pages through.
+    pub fn session_count(&self, params: &ListParams) -> Result<usize> {
+        let sql = format!("SELECT count(*) FROM sessions s WHERE {LISTED}");
+        let mut statement = self.conn.prepare_cached(&sql)?;
+        let total = statement.query_row(
+            params![
+                params.source.map(SourceKind::as_str),
+                params.cwd,
+                params.text.as_deref().filter(|t| !t.is_empty())
+            ],
+            |row| count(row, 0),
+        )?;
+        Ok(total)
     }
 
     /// The directories sessions worked in, most recently active first.

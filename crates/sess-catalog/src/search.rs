@@ -38,12 +38,16 @@ pub struct SearchParams {
     pub store: Option<String>,
     /// At most this many hits (one per session).
     pub limit: usize,
+    /// After skipping this many of the best hits: the next page. The hits
+    /// are ranked as they would be for `offset + limit` hits, and snippets
+    /// are computed only for those returned.
+    pub offset: usize,
 }
 
 impl SearchParams {
     /// A search for `query` everywhere, with at most 20 hits.
     pub fn new(query: impl Into<String>) -> Self {
-        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20 }
+        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20, offset: 0 }
     }
 }
 
@@ -84,23 +88,26 @@ impl Hit {
 }
 
 impl Catalog {
-    /// The best hits of `params.query`, best first, one per session.
+    /// The best hits of `params.query`, best first, one per session:
+    /// `params.limit` of them from `params.offset` on.
     pub fn search(&self, params: &SearchParams) -> Result<Vec<Hit>> {
         let (Some(fts), Some(words)) = (to_fts(&params.query), to_fts_words(&params.query)) else {
             return Err(Error::EmptyQuery { query: params.query.clone() });
         };
+        let wanted = params.offset.saturating_add(params.limit);
         let allowed = self.allowed_sessions(params)?;
         let mut seen = HashSet::new();
         // The conversation first; then what tools answered, in the sessions
         // without a hit yet.
-        let mut best = self.ranked(Index::Conversation, &fts, allowed.as_ref(), &mut seen, params.limit)?;
-        if best.len() < params.limit {
-            let more = self.ranked(Index::Tools, &words, allowed.as_ref(), &mut seen, params.limit - best.len())?;
+        let mut best = self.ranked(Index::Conversation, &fts, allowed.as_ref(), &mut seen, wanted)?;
+        if best.len() < wanted {
+            let more = self.ranked(Index::Tools, &words, allowed.as_ref(), &mut seen, wanted - best.len())?;
             best.extend(more);
         }
-        let snippets = self.snippets(&best, &fts, &words)?;
         let session_sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
         let mut session = self.conn.prepare_cached(&session_sql)?;
+        let best: Vec<Best> = best.into_iter().skip(params.offset).collect();
+        let snippets = self.snippets(&best, &fts, &words)?;
         let mut hits = Vec::with_capacity(best.len());
         for (Best { session: key, entry_id, role, score, .. }, snippet) in best.into_iter().zip(snippets) {
             hits.push(Hit { session: session.query_row([key], session_row)?, entry_id, role, snippet, score });

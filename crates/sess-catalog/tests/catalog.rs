@@ -380,3 +380,62 @@ fn a_grown_codex_rollout_with_ordinals_keeps_the_ids_a_whole_read_gives() {
     let hit = s.search(word).into_iter().find(|h| h.entry_id == late.id);
     assert!(hit.is_some(), "no hit on `{word}` with the id {:?} a whole read gives", late.id);
 }
+
+/// Seven pi sessions saying `shared`, five in `/big` and two in `/small`.
+fn seven_sessions() -> Setup {
+    let mut s = Setup::new();
+    for i in 0..7 {
+        let cwd = if i < 5 { "/big" } else { "/small" };
+        let text = format!("shared words {}", "again ".repeat(i));
+        s.add(sess_sources::pi::SOURCE, &format!("p{i}.jsonl"), &pi_session(&format!("p{i}"), cwd, &[("user", &text)]));
+    }
+    s.refresh();
+    s
+}
+
+#[test]
+fn sessions_page_by_offset_and_count_in_all() {
+    let s = seven_sessions();
+    let list = |cwd: Option<&str>, limit, offset| -> Vec<String> {
+        let params = ListParams { cwd: cwd.map(str::to_owned), limit, offset, ..ListParams::default() };
+        s.catalog.sessions(&params).unwrap().into_iter().map(|r| r.id).collect()
+    };
+    let all = list(None, 100, 0);
+    assert_eq!(all.len(), 7);
+    let paged: Vec<String> = [0, 3, 6].into_iter().flat_map(|offset| list(None, 3, offset)).collect();
+    assert_eq!(paged, all);
+    assert_eq!(list(None, 3, 6).len(), 1);
+    assert!(list(None, 3, 7).is_empty());
+    assert!(list(None, 3, usize::MAX).is_empty());
+    let big = list(Some("/big"), 100, 0);
+    assert_eq!(big.len(), 5);
+    assert_eq!(list(Some("/big"), 2, 2), big[2..4]);
+
+    let count = |params: ListParams| s.catalog.session_count(&params).unwrap();
+    assert_eq!(count(ListParams::default()), 7);
+    // Whatever the page asked for, the count is of every session the filters select.
+    assert_eq!(count(ListParams { limit: 1, offset: 5, ..ListParams::default() }), 7);
+    assert_eq!(count(ListParams { cwd: Some("/big".into()), limit: 1, ..ListParams::default() }), 5);
+    assert_eq!(count(ListParams { text: Some("SMALL".into()), ..ListParams::default() }), 2);
+    assert_eq!(count(ListParams { source: Some(sess_sources::claude::SOURCE), ..ListParams::default() }), 0);
+}
+
+#[test]
+fn search_hits_page_by_offset() {
+    let s = seven_sessions();
+    let search = |cwd: Option<&str>, limit, offset| -> Vec<String> {
+        let params = SearchParams { cwd: cwd.map(str::to_owned), limit, offset, ..SearchParams::new("shared") };
+        let hits = s.catalog.search(&params).unwrap();
+        assert!(hits.iter().all(|h| h.snippet_text().contains("shared")), "each page's hits have snippets");
+        hits.into_iter().map(|h| h.session.id).collect()
+    };
+    let all = search(None, 100, 0);
+    assert_eq!(all.len(), 7);
+    let paged: Vec<String> = [0, 2, 4, 6].into_iter().flat_map(|offset| search(None, 2, offset)).collect();
+    assert_eq!(paged, all);
+    assert!(search(None, 2, 7).is_empty());
+    assert!(search(None, 2, usize::MAX).is_empty());
+    let big = search(Some("/big"), 100, 0);
+    assert_eq!(big.len(), 5);
+    assert_eq!(search(Some("/big"), 3, 3), big[3..]);
+}

@@ -574,3 +574,64 @@ fn usage_of_a_deleted_session_comes_from_the_archive() {
     let page = server.json(&format!("/api/sessions/{}", server.card(CLAUDE_BASIC)["id"].as_str().unwrap()));
     assert_eq!(page["usage"], own);
 }
+
+/// The ids of a listing or of search hits, in order.
+fn ids_in_order(listing: &Value) -> Vec<String> {
+    let id = |item: &Value| item.get("session").unwrap_or(item)["id"].as_str().unwrap().to_owned();
+    listing.as_array().unwrap().iter().map(id).collect()
+}
+
+/// `path` (which has a query) fetched `size` items at a time,
+/// `&limit={size}&offset=…`, until a page comes back empty: the ids in order,
+/// and the `X-Sess-Total` of each page.
+fn paged(server: &Server, path: &str, size: usize) -> (Vec<String>, Vec<Option<usize>>) {
+    let (mut ids, mut totals) = (Vec::new(), Vec::new());
+    for offset in (0..).step_by(size) {
+        let (head, body) = raw_get(server, &format!("{path}&limit={size}&offset={offset}"));
+        assert!(head.starts_with("http/1.1 200"), "{path} at {offset}: {head}");
+        totals.push(head.lines().find_map(|l| l.strip_prefix("x-sess-total: ")).map(|t| t.parse().unwrap()));
+        let page = ids_in_order(&serde_json::from_str(&body).unwrap());
+        assert!(page.len() <= size, "{page:?}");
+        if page.is_empty() {
+            return (ids, totals);
+        }
+        ids.extend(page);
+    }
+    unreachable!()
+}
+
+/// Sessions and hits a page at a time, where the catalog's and the deleted
+/// sessions the default archive keeps are merged, and over an archive: the
+/// pages are the whole listing in its order, each item once, and every page
+/// of sessions says how many there are in all.
+#[test]
+fn sessions_and_hits_page_through_the_catalog_and_the_archive() {
+    let home = Home::new();
+    let store = format!("sqlite:{}", home.path().join(".local/share/sess/archive.sqlite").display());
+    ok(&home.run(&["archive"]));
+    std::fs::remove_file(home.path().join(format!(".claude/projects/-home-alice-src-todo-api/{CLAUDE_BASIC}.jsonl")))
+        .unwrap();
+    ok(&home.run(&["archive"]));
+    for args in [&[][..], &["--store", store.as_str()]] {
+        let server = Server::start(&home, args, &[]);
+        let all = server.json("/api/sessions");
+        let all = ids_in_order(&all);
+        assert!(all.len() >= 3, "{args:?}: {all:?}");
+        let (pages, totals) = paged(&server, "/api/sessions?q=", 1);
+        assert_eq!(pages, all, "{args:?}");
+        assert!(totals.iter().all(|t| *t == Some(all.len())), "{args:?}: {totals:?}");
+        let claude = ids_in_order(&server.json("/api/sessions?source=claude"));
+        assert!(claude.len() < all.len(), "{args:?}: {claude:?}");
+        let (pages, totals) = paged(&server, "/api/sessions?source=claude", 2);
+        assert_eq!(pages, claude, "{args:?}");
+        assert!(totals.iter().all(|t| *t == Some(claude.len())), "{args:?}: {totals:?}");
+
+        let hits = ids_in_order(&server.json("/api/search?q=the"));
+        assert!(hits.len() >= 3, "{args:?}: {hits:?}");
+        for size in [1, 2] {
+            let (pages, totals) = paged(&server, "/api/search?q=the", size);
+            assert_eq!(pages, hits, "{args:?}, {size} a page");
+            assert!(totals.iter().all(Option::is_none), "search pages say no total");
+        }
+    }
+}

@@ -65,7 +65,7 @@ impl Sess {
             return Ok(page.session);
         }
         let params = SessionsParams { text: Some(id.to_owned()), limit: 10_000, ..SessionsParams::default() };
-        let cards = self.library.sessions(&params).map_err(|e| e.to_string())?;
+        let cards = self.library.sessions(&params).map_err(|e| e.to_string())?.sessions;
         let mut found: Vec<SessionCard> = cards.into_iter().filter(|c| c.session_id.starts_with(id)).collect();
         if found.iter().any(|c| c.session_id == id) {
             found.retain(|c| c.session_id == id);
@@ -153,6 +153,7 @@ impl Sess {
                 project: project.clone(),
                 machine: None,
                 limit: if since.is_some() { limit * 4 } else { limit },
+                offset: 0,
             };
             let mut hits = self.library.search(&params).map_err(|e| e.to_string())?;
             if let Some(since) = since {
@@ -181,7 +182,7 @@ impl Sess {
                 limit: if since.is_some() { 10_000 } else { limit },
                 ..SessionsParams::default()
             };
-            let mut cards = self.library.sessions(&params).map_err(|e| e.to_string())?;
+            let mut cards = self.library.sessions(&params).map_err(|e| e.to_string())?.sessions;
             if let Some(since) = since {
                 cards.retain(|c| c.modified_ms >= since);
             }

@@ -18,7 +18,9 @@
 //   project-list, project-row (data-cwd; data-selected), project-all
 //   source-filter (select: "" and every agent of the registry), text-filter (input)
 //   machine-filter (select: "" and every machine of the archive; only when it holds several)
-//   session-list, session-row (data-id, data-source; data-original, data-machine when archived), session-count
+//   session-pane (the scrolling pane of the list), session-list, session-row (data-id, data-source; data-original,
+//   data-machine when archived), session-count (how many the filters select in all: "5,000 sessions")
+//   list-sentinel (the last row of a list loaded a page at a time, while more may come: in view, it loads the next)
 //   session-machine (the machine an archived session came from), deleted-mark (its agent deleted it)
 //   session-view (data-render-ms: build and layout time), session-title, session-meta, session-usage (usage.js),
 //   export-bar: export-html, export-md (buttons), export-redact (checkbox, ticked), export-note (what was saved),
@@ -34,7 +36,8 @@
 //   unknown-block (details), subagent (a tool call's subagent turns)
 //   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
 //   tree-panel, tree-node (data-id, data-on-branch, data-leaf), tree-label
-//   search-view, search-hit (a link; data-id, data-entry-id), search-snippet, search-count
+//   search-view, hit-list, search-hit (a link; data-id, data-entry-id), search-snippet,
+//   search-count ("50+ hits" until the last page is in, then "123 hits")
 //   usage-view and what is in it: see usage.js
 
 import { sessionUsage, showUsage } from './usage.js';
@@ -101,6 +104,23 @@ import { sessionUsage, showUsage } from './usage.js';
       throw new Error(message);
     }
     return body;
+  }
+
+  /// A page of a listing: `{ items, total }`, `total` from the `X-Sess-Total` header (null when absent).
+  async function apiPage(path) {
+    const response = await fetch(path);
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (!response.ok || !Array.isArray(body)) {
+      const message = body && typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
+      throw new Error(message);
+    }
+    const total = Number.parseInt(response.headers.get('X-Sess-Total') ?? '', 10);
+    return { items: body, total: Number.isFinite(total) ? total : null };
   }
 
   function query(params) {
@@ -202,6 +222,91 @@ import { sessionUsage, showUsage } from './usage.js';
     return data;
   }
 
+  // ---- Paging ------------------------------------------------------------
+
+  const SESSION_PAGE = 100;
+  const HIT_PAGE = 50;
+  /// The pagers of the view shown: a new route stops them.
+  const pagers = new Set();
+
+  /// `5,000`.
+  const formatCount = (n) => n.toLocaleString('en-US');
+
+  /// Fills `list` a page at a time: the first page now, the next one each time the sentinel row at
+  /// its end comes near the bottom of the scrolling `root`. `fetchPage(offset, limit)` resolves with
+  /// `{ items, total }`; `row(item)` builds an item's row and `key(item)` names it (an item already
+  /// shown, which a list that changed between two pages can repeat, is skipped); `onPage({ shown,
+  /// total, more })` hears after each page; `onError(error)` when one fails. One page is asked for at
+  /// a time, and once `stop()` is called (a filter changed, or the route: a new pager takes over) the
+  /// answers still on their way are dropped. `start()` resolves once the first page is drawn.
+  function pager({ list, root, limit, fetchPage, row, key, onPage, onError }) {
+    const seen = new Set();
+    const sentinel = el('li', { class: 'sentinel', testid: 'list-sentinel', 'aria-hidden': 'true' });
+    let offset = 0;
+    let more = true;
+    let busy = false;
+    let stopped = false;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) next();
+    }, { root, rootMargin: '0px 0px 600px 0px' });
+
+    function finish() {
+      more = false;
+      observer.disconnect();
+      sentinel.remove();
+    }
+
+    async function next() {
+      if (busy || !more || stopped) return;
+      busy = true;
+      let page;
+      try {
+        page = await fetchPage(offset, limit);
+      } catch (error) {
+        if (!stopped) {
+          finish();
+          onError(error);
+        }
+        return;
+      } finally {
+        busy = false;
+      }
+      if (stopped) return;
+      offset += page.items.length;
+      const rows = document.createDocumentFragment();
+      for (const item of page.items) {
+        const id = key(item);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        rows.append(row(item));
+      }
+      sentinel.before(rows);
+      more = page.items.length === limit && (page.total === null || offset < page.total);
+      onPage({ shown: seen.size, total: page.total, more });
+      if (!more) {
+        finish();
+        return;
+      }
+      // Observing again reports at once whether the sentinel is still near: a tall window takes several pages.
+      observer.unobserve(sentinel);
+      observer.observe(sentinel);
+    }
+
+    const self = {
+      async start() {
+        pagers.add(self);
+        list.append(sentinel);
+        await next();
+      },
+      stop() {
+        stopped = true;
+        observer.disconnect();
+        pagers.delete(self);
+      },
+    };
+    return self;
+  }
+
   // ---- Routing -----------------------------------------------------------
 
   function parseHash() {
@@ -229,6 +334,7 @@ import { sessionUsage, showUsage } from './usage.js';
 
   async function route() {
     const current = ++generation;
+    for (const running of pagers) running.stop();
     const { path, params } = parseHash();
     const stale = () => current !== generation;
     markTab(path);
@@ -338,47 +444,54 @@ import { sessionUsage, showUsage } from './usage.js';
         el('span', { class: 'project-name' }, basename(project.cwd)),
         el('span', { class: 'project-path muted' }, project.cwd),
         el('span', { class: 'project-meta muted' },
-          `${project.sessions} session${project.sessions === 1 ? '' : 's'} · ${relativeTime(project.lastModifiedMs)} `,
+          `${formatCount(project.sessions)} session${project.sessions === 1 ? '' : 's'} · ${relativeTime(project.lastModifiedMs)} `,
           project.sources.map(sourceBadge))));
       }
       if (!projects.length) list.append(el('p', { class: 'empty' }, 'No projects yet.'));
       projectList.append(list);
     }
 
-    let loads = 0;
-    async function loadSessions() {
-      const mine = ++loads;
-      const url = `/api/sessions${query({
-        source: state.source, project: state.project, q: state.q, machine: state.machine,
-      })}`;
-      let cards;
-      try {
-        cards = await api(url);
-      } catch (error) {
-        if (mine !== loads || stale()) return;
-        clear(sessionList);
-        sessionList.append(el('li', null, errorBanner(error.message)));
-        return;
-      }
-      if (mine !== loads || stale()) return;
-      const rows = document.createDocumentFragment();
-      for (const card of cards) {
-        rows.append(el('li', null, el('a', {
-          class: 'session-row', href: sessionHref(card.id), testid: 'session-row',
-          dataset: cardData(card),
-        },
-        el('span', { class: 'session-row-title' }, oneLine(sessionTitle(card), 160)),
-        el('span', { class: 'session-row-meta muted' },
-          sourceBadge(card.source),
-          archiveMarks(card),
-          card.cwd ? el('span', { class: 'path', title: card.cwd }, card.cwd) : null,
-          el('span', null, `${card.messageCount} message${card.messageCount === 1 ? '' : 's'}`),
-          el('time', { title: card.created ? formatTime(card.created) : '' }, relativeTime(card.modifiedMs))))));
-      }
+    function sessionRow(card) {
+      return el('li', null, el('a', {
+        class: 'session-row', href: sessionHref(card.id), testid: 'session-row',
+        dataset: cardData(card),
+      },
+      el('span', { class: 'session-row-title' }, oneLine(sessionTitle(card), 160)),
+      el('span', { class: 'session-row-meta muted' },
+        sourceBadge(card.source),
+        archiveMarks(card),
+        card.cwd ? el('span', { class: 'path', title: card.cwd }, card.cwd) : null,
+        el('span', null, `${card.messageCount} message${card.messageCount === 1 ? '' : 's'}`),
+        el('time', { title: card.created ? formatTime(card.created) : '' }, relativeTime(card.modifiedMs)))));
+    }
+
+    // The sessions the filters select, a page at a time; a change of filter starts over.
+    let sessions = null;
+    function loadSessions() {
+      sessions?.stop();
       clear(sessionList);
-      if (!cards.length) sessionList.append(el('li', { class: 'empty' }, 'No sessions match.'));
-      sessionList.append(rows);
-      count.textContent = `${cards.length} session${cards.length === 1 ? '' : 's'}`;
+      count.textContent = '';
+      const filters = { source: state.source, project: state.project, q: state.q, machine: state.machine };
+      const mine = pager({
+        list: sessionList,
+        root: main,
+        limit: SESSION_PAGE,
+        fetchPage: (offset, limit) => apiPage(`/api/sessions${query({ ...filters, limit, offset })}`),
+        row: sessionRow,
+        key: (card) => card.id,
+        onPage({ shown, total }) {
+          if (stale()) return;
+          const all = total ?? shown;
+          count.textContent = `${formatCount(all)} session${all === 1 ? '' : 's'}`;
+          if (!shown) sessionList.prepend(el('li', { class: 'empty' }, 'No sessions match.'));
+        },
+        onError(error) {
+          if (stale()) return;
+          sessionList.append(el('li', null, errorBanner(error.message)));
+        },
+      });
+      sessions = mine;
+      return mine.start();
     }
 
     // Filters live in the hash (so back and reload keep them) without a re-render.
@@ -397,7 +510,7 @@ import { sessionUsage, showUsage } from './usage.js';
     });
 
     renderProjects();
-    const main = el('section', { class: 'pane main' },
+    const main = el('section', { class: 'pane main', testid: 'session-pane' },
       el('div', { class: 'toolbar' }, el('h2', null, 'Sessions'), sourceFilter, machineFilter, textFilter, count),
       sessionList);
     clear(app);
@@ -861,33 +974,47 @@ import { sessionUsage, showUsage } from './usage.js';
       view.append(el('p', { class: 'empty' }, 'Type words to find in the search box above.'));
       return;
     }
-    const hits = await api(`/api/search${query({ q, source, machine })}`);
-    if (stale()) return;
-    view.append(el('p', { class: 'muted', testid: 'search-count' }, `${hits.length} hit${hits.length === 1 ? '' : 's'}`));
-    const list = el('ol', { class: 'hit-list' });
-    const rows = document.createDocumentFragment();
-    for (const hit of hits) {
-      const snippet = el('p', { class: 'snippet', testid: 'search-snippet' });
-      for (const part of hit.snippet || []) {
-        snippet.append(part.hit ? el('mark', null, part.text) : document.createTextNode(part.text));
-      }
-      rows.append(el('li', null, el('a', {
-        class: 'search-hit', testid: 'search-hit',
-        href: sessionHref(hit.session.id, { entry: hit.entryId, q }),
-        dataset: { ...cardData(hit.session), entryId: hit.entryId || '' },
+    const counted = el('p', { class: 'muted', testid: 'search-count' });
+    const list = el('ol', { class: 'hit-list', testid: 'hit-list' });
+    view.append(counted, list);
+    const hits = pager({
+      list,
+      root: view,
+      limit: HIT_PAGE,
+      fetchPage: (offset, limit) => apiPage(`/api/search${query({ q, source, machine, limit, offset })}`),
+      row: (hit) => hitRow(hit, q),
+      key: (hit) => hit.session.id,
+      onPage({ shown, more }) {
+        if (stale()) return;
+        // Search pages say no total: until the last page, the count is of those shown.
+        counted.textContent = `${formatCount(shown)}${more ? '+' : ''} hit${shown === 1 && !more ? '' : 's'}`;
+        if (!shown) list.append(el('li', { class: 'empty' }, 'Nothing found.'));
       },
-      el('span', { class: 'session-row-title' }, oneLine(sessionTitle(hit.session), 160)),
-      el('span', { class: 'session-row-meta muted' },
-        sourceBadge(hit.session.source),
-        archiveMarks(hit.session),
-        hit.role ? el('span', { class: `role role-${hit.role}` }, hit.role) : null,
-        hit.session.cwd ? el('span', { class: 'path' }, hit.session.cwd) : null,
-        el('time', null, relativeTime(hit.session.modifiedMs))),
-      snippet)));
+      onError(error) {
+        if (!stale()) list.append(el('li', null, errorBanner(error.message)));
+      },
+    });
+    await hits.start();
+  }
+
+  function hitRow(hit, q) {
+    const snippet = el('p', { class: 'snippet', testid: 'search-snippet' });
+    for (const part of hit.snippet || []) {
+      snippet.append(part.hit ? el('mark', null, part.text) : document.createTextNode(part.text));
     }
-    if (!hits.length) rows.append(el('li', { class: 'empty' }, 'Nothing found.'));
-    list.append(rows);
-    view.append(list);
+    return el('li', null, el('a', {
+      class: 'search-hit', testid: 'search-hit',
+      href: sessionHref(hit.session.id, { entry: hit.entryId, q }),
+      dataset: { ...cardData(hit.session), entryId: hit.entryId || '' },
+    },
+    el('span', { class: 'session-row-title' }, oneLine(sessionTitle(hit.session), 160)),
+    el('span', { class: 'session-row-meta muted' },
+      sourceBadge(hit.session.source),
+      archiveMarks(hit.session),
+      hit.role ? el('span', { class: `role role-${hit.role}` }, hit.role) : null,
+      hit.session.cwd ? el('span', { class: 'path' }, hit.session.cwd) : null,
+      el('time', null, relativeTime(hit.session.modifiedMs))),
+    snippet));
   }
 
   route();

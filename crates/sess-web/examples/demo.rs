@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::json;
 use sess_sources::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript};
 use sess_web::{
-    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage,
-    SessionsParams, SnippetPart, TreeNode, UsageParams,
+    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionList,
+    SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)> </script><script>alert(2)</script> & \"quotes\"";
@@ -253,7 +253,7 @@ impl Library for Demo {
         Ok(projects)
     }
 
-    fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>> {
+    fn sessions(&self, params: &SessionsParams) -> Result<SessionList> {
         let text = params.text.as_deref().map(str::to_lowercase);
         let mut cards: Vec<SessionCard> = self
             .sessions
@@ -269,8 +269,9 @@ impl Library for Demo {
             .cloned()
             .collect();
         cards.sort_by_key(|c| std::cmp::Reverse(c.modified_ms));
-        cards.truncate(params.limit);
-        Ok(cards)
+        let total = cards.len();
+        let sessions = cards.into_iter().skip(params.offset).take(params.limit).collect();
+        Ok(SessionList { sessions, total })
     }
 
     fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
@@ -324,8 +325,7 @@ impl Library for Demo {
                 }
             }
         }
-        hits.truncate(params.limit);
-        Ok(hits)
+        Ok(hits.into_iter().skip(params.offset).take(params.limit).collect())
     }
 
     fn usage(&self, params: &UsageParams) -> Result<sess_usage::Report> {

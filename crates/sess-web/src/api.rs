@@ -18,7 +18,7 @@ use crate::guard::token_matches;
 use crate::server::AppState;
 use crate::{
     Error, ExportFormat, ExportParams, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams,
-    SessionCard, SessionPage, SessionsParams, UsageParams,
+    SessionPage, SessionsParams, UsageParams,
 };
 
 /// The most a `limit` parameter can ask for.
@@ -85,13 +85,18 @@ pub(crate) struct SessionsQuery {
     q: Option<String>,
     machine: Option<String>,
     limit: Option<usize>,
+    offset: Option<usize>,
 }
 
-/// `GET /api/sessions?source=&project=&q=&machine=&limit=`.
+/// The header that says how many sessions a listing's filters select in all.
+pub(crate) const TOTAL_HEADER: &str = "x-sess-total";
+
+/// `GET /api/sessions?source=&project=&q=&machine=&limit=&offset=`: a page of
+/// sessions, and their total in [`TOTAL_HEADER`].
 pub(crate) async fn sessions(
     State(state): State<AppState>,
     raw: Result<Query<SessionsQuery>, QueryRejection>,
-) -> Result<Json<Vec<SessionCard>>> {
+) -> Result<Response> {
     let raw = query(raw)?;
     let params = SessionsParams {
         source: source(raw.source.as_deref())?,
@@ -99,8 +104,12 @@ pub(crate) async fn sessions(
         text: non_empty(raw.q),
         machine: non_empty(raw.machine),
         limit: limit(raw.limit, SessionsParams::default().limit),
+        offset: raw.offset.unwrap_or(0),
     };
-    blocking(&state.library, move |l| l.sessions(&params)).await.map(Json)
+    let list = blocking(&state.library, move |l| l.sessions(&params)).await?;
+    let mut response = Json(list.sessions).into_response();
+    response.headers_mut().insert(TOTAL_HEADER, HeaderValue::from(list.total));
+    Ok(response)
 }
 
 /// The query of `GET /api/sessions/{id}`.
@@ -185,9 +194,10 @@ pub(crate) struct SearchQuery {
     project: Option<String>,
     machine: Option<String>,
     limit: Option<usize>,
+    offset: Option<usize>,
 }
 
-/// `GET /api/search?q=&source=&project=&machine=&limit=`.
+/// `GET /api/search?q=&source=&project=&machine=&limit=&offset=`.
 pub(crate) async fn search(
     State(state): State<AppState>,
     raw: Result<Query<SearchQuery>, QueryRejection>,
@@ -203,6 +213,7 @@ pub(crate) async fn search(
         project: non_empty(raw.project),
         machine: non_empty(raw.machine),
         limit: limit(raw.limit, SearchParams::default().limit),
+        offset: raw.offset.unwrap_or(0),
     };
     blocking(&state.library, move |l| l.search(&params)).await.map(Json)
 }

@@ -3,7 +3,8 @@
 //! [`router`] answers a JSON API and a page (vanilla script and style built
 //! into the binary) over a [`Library`]: the projects, the sessions of each
 //! agent, one session's [`Transcript`](sess_sources::Transcript) with its
-//! branch tree, ranked search hits, and forking a session at one of its
+//! branch tree, ranked search hits (sessions and hits a page at a time:
+//! `limit` and `offset`, with the sessions' total in `X-Sess-Total`), and forking a session at one of its
 //! entries, and exporting one as a file to download ([`Library::export`]:
 //! HTML or Markdown, secrets masked by default); the Markdown of user and
 //! assistant messages is rendered as safe HTML by [`sess_export::to_html`];
@@ -26,7 +27,7 @@
 //! use std::sync::Arc;
 //!
 //! use sess_web::{
-//!     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard,
+//!     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionList,
 //!     SessionPage, SessionsParams,
 //! };
 //!
@@ -37,8 +38,8 @@
 //!     fn projects(&self) -> Result<Vec<ProjectCard>> {
 //!         Ok(Vec::new())
 //!     }
-//!     fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
-//!         Ok(Vec::new())
+//!     fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
+//!         Ok(SessionList::default())
 //!     }
 //!     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
 //!         Err(Error::NotFound { what: format!("session `{id}`") })
@@ -78,6 +79,6 @@ pub use body::MAX_BODY_BYTES;
 pub use error::{Error, Result};
 pub use library::{
     ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
-    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 pub use server::{ServeConfig, router, serve};

@@ -21,13 +21,17 @@ pub trait Library: Send + Sync + 'static {
     /// Projects (working directories) that have sessions, most recently active first.
     fn projects(&self) -> Result<Vec<ProjectCard>>;
 
-    /// Sessions, newest first, filtered by `params`.
-    fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>>;
+    /// Sessions, newest first, filtered by `params`: a page of
+    /// [`SessionsParams::limit`] from [`SessionsParams::offset`] on, and how
+    /// many the filters select in all.
+    fn sessions(&self, params: &SessionsParams) -> Result<SessionList>;
 
     /// One session's transcript at `leaf` (pi-family and store sessions; None: the default leaf), with its tree.
     fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage>;
 
-    /// Ranked search hits.
+    /// Ranked search hits: [`SearchParams::limit`] of them from
+    /// [`SearchParams::offset`] on, each page ranked as the first
+    /// `offset + limit` hits would be.
     fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>>;
 
     /// The machines whose sessions an archive holds, for the page's machine
@@ -90,12 +94,24 @@ pub struct SessionsParams {
     pub machine: Option<String>,
     /// At most this many.
     pub limit: usize,
+    /// After skipping this many of them, newest first: the next page.
+    pub offset: usize,
 }
 
 impl Default for SessionsParams {
     fn default() -> Self {
-        Self { source: None, project: None, text: None, machine: None, limit: 200 }
+        Self { source: None, project: None, text: None, machine: None, limit: 200, offset: 0 }
     }
+}
+
+/// A page of sessions ([`Library::sessions`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionList {
+    /// The page's sessions, newest first.
+    pub sessions: Vec<SessionCard>,
+    /// How many sessions the filters select in all, whatever the page's
+    /// `limit` and `offset`.
+    pub total: usize,
 }
 
 /// A search.
@@ -113,11 +129,13 @@ pub struct SearchParams {
     pub machine: Option<String>,
     /// At most this many hits.
     pub limit: usize,
+    /// After skipping this many of the best hits: the next page.
+    pub offset: usize,
 }
 
 impl Default for SearchParams {
     fn default() -> Self {
-        Self { query: String::new(), source: None, project: None, machine: None, limit: 50 }
+        Self { query: String::new(), source: None, project: None, machine: None, limit: 50, offset: 0 }
     }
 }
 

@@ -89,19 +89,22 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /assets/app.js`, `GET /assets/usage.js`, `GET /assets/session.css`, `GET /assets/app.css` | its scripts and style |
 /// | `GET /api/projects` | `[ProjectCard]` |
 /// | `GET /api/machines` | `[MachineCard]` ([`Library::machines`]) |
-/// | `GET /api/sessions?source=&project=&q=&machine=&limit=` | `[SessionCard]` |
+/// | `GET /api/sessions?source=&project=&q=&machine=&limit=&offset=` | `[SessionCard]`: `limit` (200 by default) from `offset` (0) on, newest first; how many the filters select in all in the header `X-Sess-Total` |
 /// | `GET /api/sessions/{id}?leaf=` | `SessionPage`, each text block of a user or assistant message with `html`: its Markdown rendered by [`sess_export::to_html`] |
 /// | `GET /api/sessions/{id}/export?format=html\|md&redact=1\|0&leaf=` | the session as a file to download ([`Library::export`]; secrets masked unless `redact=0`, and how many in `X-Sess-Masked`) |
-/// | `GET /api/search?q=&source=&project=&machine=&limit=` | `[SearchHit]` |
+/// | `GET /api/search?q=&source=&project=&machine=&limit=&offset=` | `[SearchHit]`: `limit` (50 by default) from `offset` (0) on, best first; a page shorter than `limit` is the last |
 /// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
+///
+/// `limit` is at most 5000. A page at an `offset` past the end is empty.
 ///
 /// `by` is `daily` (the default), `monthly`, `session`, `project` or
 /// `model`; `since` and `until` are days (`YYYY-MM-DD` or `YYYYMMDD`) in the
 /// time zone `tz` (an IANA name; the server's when absent).
 ///
 /// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
-/// source, report, day or time zone), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
+/// source, report, day or time zone, a `limit` or `offset` that is not a
+/// whole number, naming it), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
 /// ([`Error::NotFound`]), 408 (a body that stopped arriving,
 /// [`ServeConfig::idle_timeout`]), 413 (a body over
 /// [`MAX_BODY_BYTES`](crate::MAX_BODY_BYTES)), 422 ([`Error::Unsupported`])
@@ -174,7 +177,7 @@ fn is_connection_error(error: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Forked, ProjectCard, SearchHit, SearchParams, SessionCard, SessionPage, SessionsParams};
+    use crate::{Forked, ProjectCard, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
 
     struct Nothing;
 
@@ -182,8 +185,8 @@ mod tests {
         fn projects(&self) -> Result<Vec<ProjectCard>> {
             Ok(Vec::new())
         }
-        fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
-            Ok(Vec::new())
+        fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
+            Ok(SessionList::default())
         }
         fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
             Err(Error::NotFound { what: id.into() })

@@ -14,14 +14,17 @@ use sess_sources::{Block, Message, Role, Transcript};
 use sess_usage::{By, Options, Prices, Report, Row, Tokens};
 use sess_web::{
     Error, ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, Result,
-    SearchHit, SearchParams, ServeConfig, SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
-    router,
+    SearchHit, SearchParams, ServeConfig, SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode,
+    UsageParams, router,
 };
 use tower::ServiceExt;
 
 const PORT: u16 = 4321;
 const TOKEN: &str = "test-token";
 const HOST: &str = "127.0.0.1:4321";
+
+/// The project of seven sessions, which the fake lists a page at a time.
+const MANY: &str = "/home/u/many";
 
 /// What the fake was asked.
 #[derive(Debug, PartialEq)]
@@ -80,12 +83,18 @@ impl Library for Fake {
         }])
     }
 
-    fn sessions(&self, params: &SessionsParams) -> Result<Vec<SessionCard>> {
+    fn sessions(&self, params: &SessionsParams) -> Result<SessionList> {
         self.calls.lock().unwrap().push(Call::Sessions(params.clone()));
         if let Some(machine) = &params.machine {
-            return Ok(vec![archived_card("a7", machine)]);
+            return Ok(SessionList { sessions: vec![archived_card("a7", machine)], total: 1 });
         }
-        Ok(vec![card("s1", true)])
+        if params.project.as_deref() == Some(MANY) {
+            // Seven sessions, m0 the newest.
+            let sessions =
+                (0..7).skip(params.offset).take(params.limit).map(|i| card(&format!("m{i}"), true)).collect();
+            return Ok(SessionList { sessions, total: 7 });
+        }
+        Ok(SessionList { sessions: vec![card("s1", true)], total: 1 })
     }
 
     fn machines(&self) -> Result<Vec<MachineCard>> {
@@ -384,6 +393,7 @@ async fn sessions_with_and_without_filters() {
                 text: Some("fix it".into()),
                 machine: None,
                 limit: 7,
+                offset: 0,
             }),
             Call::Sessions(SessionsParams::default()),
         ]
@@ -437,8 +447,8 @@ impl Library for OneMachine {
     fn projects(&self) -> Result<Vec<ProjectCard>> {
         Ok(Vec::new())
     }
-    fn sessions(&self, _: &SessionsParams) -> Result<Vec<SessionCard>> {
-        Ok(Vec::new())
+    fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
+        Ok(SessionList::default())
     }
     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
         Err(Error::NotFound { what: format!("session `{id}`") })
@@ -459,6 +469,71 @@ async fn a_library_without_an_archive_has_no_machines() {
     let response = router.oneshot(request).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(json_body(response).await, json!([]));
+}
+
+#[tokio::test]
+async fn sessions_come_a_page_at_a_time_with_their_total() {
+    let app = app();
+    let ids = |body: Value| -> Vec<String> {
+        body.as_array().unwrap().iter().map(|card| card["id"].as_str().unwrap().to_owned()).collect()
+    };
+    let many = "/api/sessions?project=%2Fhome%2Fu%2Fmany";
+    let mut seen = Vec::new();
+    for offset in [0, 3, 6, 9] {
+        let response = app.get(&format!("{many}&limit=3&offset={offset}")).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        // Every page says how many there are in all, the one past the end too.
+        assert_eq!(response.headers()["x-sess-total"], "7", "offset {offset}");
+        seen.extend(ids(json_body(response).await));
+    }
+    assert_eq!(seen, ["m0", "m1", "m2", "m3", "m4", "m5", "m6"]);
+    let response = app.get("/api/sessions").await;
+    assert_eq!(response.headers()["x-sess-total"], "1");
+    assert_eq!(json_body(response).await, json!([card_json("s1")]));
+    let calls = app.calls();
+    assert_eq!(
+        calls[..2],
+        [
+            Call::Sessions(SessionsParams { project: Some(MANY.into()), limit: 3, ..SessionsParams::default() }),
+            Call::Sessions(SessionsParams {
+                project: Some(MANY.into()),
+                limit: 3,
+                offset: 3,
+                ..SessionsParams::default()
+            }),
+        ]
+    );
+    assert_eq!(calls[4], Call::Sessions(SessionsParams::default()));
+}
+
+#[tokio::test]
+async fn search_hits_come_a_page_at_a_time() {
+    let app = app();
+    let response = app.get("/api/search?q=hello&limit=50&offset=100").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    app.get("/api/search?q=hello&offset=0").await;
+    assert_eq!(
+        app.calls(),
+        [
+            Call::Search(SearchParams { query: "hello".into(), limit: 50, offset: 100, ..SearchParams::default() }),
+            Call::Search(SearchParams { query: "hello".into(), ..SearchParams::default() }),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_bad_offset_is_400_and_named() {
+    let app = app();
+    for route in ["/api/sessions?", "/api/search?q=hello&"] {
+        for offset in ["-1", "two", "1.5", "99999999999999999999999", "0x10"] {
+            let uri = format!("{route}offset={offset}");
+            let response = app.get(&uri).await;
+            assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{uri}");
+            let error = json_body(response).await["error"].as_str().unwrap().to_owned();
+            assert!(error.contains("offset"), "{uri}: {error}");
+        }
+    }
+    assert_eq!(app.calls(), []);
 }
 
 #[tokio::test]
@@ -633,7 +708,8 @@ async fn search() {
                 source: Some(sess_sources::pi::SOURCE),
                 project: Some("/p".into()),
                 machine: None,
-                limit: 3
+                limit: 3,
+                offset: 0,
             }),
             Call::Search(SearchParams { query: "x".into(), ..SearchParams::default() }),
         ]

@@ -68,6 +68,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         cwd: cwd.as_ref().map(|d| d.display().to_string()),
         store: store.map(str::to_owned),
         limit: args.limit,
+        offset: 0,
     };
     let mut hits = catalog.search(&params)?;
     // The default archive keeps what the agents deleted: those sessions too.

@@ -18,7 +18,7 @@ use sess_store::discovery::{self, PiAgent};
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 use sess_web::{
     ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
-    SessionCard, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
@@ -181,6 +181,34 @@ impl CatalogLibrary {
         Ok(catalog)
     }
 
+    /// The catalog's hits of `params`' search: `limit` of them from `offset` on.
+    fn catalog_hits(&self, params: &SearchParams, offset: usize, limit: usize) -> sess_web::Result<Vec<SearchHit>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let search = sess_catalog::SearchParams {
+            query: params.query.clone(),
+            source: params.source,
+            cwd: params.project.clone(),
+            store: None,
+            limit,
+            offset,
+        };
+        let hits = self.catalog()?.search(&search).map_err(|err| match err {
+            sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
+            other => boxed(other),
+        })?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| SearchHit {
+                session: card(&hit.session),
+                entry_id: hit.entry_id,
+                role: Some(hit.role),
+                snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+            })
+            .collect())
+    }
+
     fn row(&self, id: &str) -> sess_web::Result<SessionRow> {
         let key: i64 = id.parse().map_err(|_| sess_web::Error::NotFound { what: format!("session {id}") })?;
         self.catalog()?
@@ -208,24 +236,41 @@ impl Library for CatalogLibrary {
         Ok(cards)
     }
 
-    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
+        let list = |offset, limit| ListParams {
+            source: params.source,
+            cwd: params.project.clone(),
+            text: params.text.clone(),
+            limit,
+            offset,
+        };
         // The catalog's sessions are this machine's, of no archived machine.
-        let mut cards = Vec::new();
-        if params.machine.is_none() {
-            let list = ListParams {
-                source: params.source,
-                cwd: params.project.clone(),
-                text: params.text.clone(),
-                limit: params.limit,
-            };
-            cards.extend(self.catalog()?.sessions(&list).map_err(boxed)?.iter().map(card));
+        let mine = params.machine.is_none();
+        let Some(gone) = &self.gone else {
+            if !mine {
+                return Ok(SessionList::default());
+            }
+            let catalog = self.catalog()?;
+            let page = list(params.offset, params.limit);
+            let sessions = catalog.sessions(&page).map_err(boxed)?.iter().map(card).collect();
+            return Ok(SessionList { sessions, total: catalog.session_count(&page).map_err(boxed)? });
+        };
+        // Beside the deleted sessions, the page is in the first `offset +
+        // limit` of both, newest first.
+        let wanted = params.offset.saturating_add(params.limit);
+        let mut merged = SessionList::default();
+        if mine {
+            let catalog = self.catalog()?;
+            let first = list(0, wanted);
+            merged.sessions.extend(catalog.sessions(&first).map_err(boxed)?.iter().map(card));
+            merged.total = catalog.session_count(&first).map_err(boxed)?;
         }
-        if let Some(gone) = &self.gone {
-            cards.extend(gone.sessions(params)?);
-            cards.sort_by_key(|c| std::cmp::Reverse(c.modified_ms));
-            cards.truncate(params.limit);
-        }
-        Ok(cards)
+        let deleted = gone.sessions(&SessionsParams { offset: 0, limit: wanted, ..params.clone() })?;
+        merged.sessions.extend(deleted.sessions);
+        merged.total += deleted.total;
+        merged.sessions.sort_by_key(|c| std::cmp::Reverse(c.modified_ms));
+        merged.sessions = merged.sessions.into_iter().skip(params.offset).take(params.limit).collect();
+        Ok(merged)
     }
 
     fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
@@ -260,37 +305,28 @@ impl Library for CatalogLibrary {
     }
 
     fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
-        let search = sess_catalog::SearchParams {
-            query: params.query.clone(),
-            source: params.source,
-            cwd: params.project.clone(),
-            store: None,
-            limit: params.limit,
-        };
         // The catalog's sessions are this machine's, of no archived machine.
-        let hits = match params.machine {
+        let mut hits = match params.machine {
             Some(_) => Vec::new(),
-            None => self.catalog()?.search(&search).map_err(|err| match err {
-                sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
-                other => boxed(other),
-            })?,
+            None => self.catalog_hits(params, params.offset, params.limit)?,
         };
-        let mut hits: Vec<SearchHit> = hits
-            .into_iter()
-            .map(|hit| SearchHit {
-                session: card(&hit.session),
-                entry_id: hit.entry_id,
-                role: Some(hit.role),
-                snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
-            })
-            .collect();
-        // The catalog ranks its hits first; the deleted sessions fill what is left.
+        // The catalog ranks its hits first; the deleted sessions follow them.
         if let Some(gone) = &self.gone
             && hits.len() < params.limit
         {
-            let mut more = gone.search(params)?;
-            more.truncate(params.limit - hits.len());
-            hits.extend(more);
+            // Where the catalog's hits end: after this page's, or (a page
+            // past them) where a search for the first `offset` says.
+            let before = match (hits.is_empty(), params.machine.is_some()) {
+                (_, true) => 0,
+                (false, false) => params.offset + hits.len(),
+                (true, false) => self.catalog_hits(params, 0, params.offset)?.len(),
+            };
+            let more = SearchParams {
+                offset: params.offset.saturating_sub(before),
+                limit: params.limit - hits.len(),
+                ..params.clone()
+            };
+            hits.extend(gone.search(&more)?);
         }
         Ok(hits)
     }

@@ -10,7 +10,7 @@ use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
 use sess_web::{
     ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard,
-    SessionPage, SessionsParams, SnippetPart, UsageParams,
+    SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
 };
 
 use crate::catalog::Bar;
@@ -109,14 +109,12 @@ impl Archive {
         Ok(cards)
     }
 
-    /// The sessions shown that `params` selects, newest first.
-    pub(super) fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+    /// The sessions shown that `params` selects, newest first: the page it
+    /// asks for, and how many there are in all.
+    pub(super) fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
         let text = params.text.as_deref().map(str::to_lowercase);
-        let mut cards = Vec::new();
+        let mut list = SessionList::default();
         for session in self.read(&self.filter(params.source, params.machine.as_deref()))? {
-            if cards.len() >= params.limit {
-                break;
-            }
             if params.project.is_some() && session.meta.cwd != params.project {
                 continue;
             }
@@ -131,15 +129,21 @@ impl Archive {
                     continue;
                 }
             }
-            cards.extend(self.card(&session));
+            let Some(card) = self.card(&session) else { continue };
+            if list.total >= params.offset && list.sessions.len() < params.limit {
+                list.sessions.push(card);
+            }
+            list.total += 1;
         }
-        Ok(cards)
+        Ok(list)
     }
 
-    /// The sessions shown whose text matches, best first.
+    /// The sessions shown whose text matches, best first: `params.limit` of
+    /// them from `params.offset` on.
     pub(super) fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
-        let hits = self.vault()?.search(&params.query, &filter, params.limit).map_err(boxed)?;
+        let wanted = params.offset.saturating_add(params.limit);
+        let hits = self.vault()?.search(&params.query, &filter, wanted).map_err(boxed)?;
         Ok(hits
             .into_iter()
             .filter(|hit| params.project.is_none() || hit.session.meta.cwd == params.project)
@@ -151,6 +155,8 @@ impl Archive {
                     snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
                 })
             })
+            .skip(params.offset)
+            .take(params.limit)
             .collect())
     }
 
@@ -308,7 +314,7 @@ impl Library for ArchiveLibrary {
         self.0.projects()
     }
 
-    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<Vec<SessionCard>> {
+    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
         self.0.sessions(params)
     }
 
