@@ -8,8 +8,6 @@
 //! calling thread, in one transaction.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,7 +16,7 @@ use std::time::UNIX_EPOCH;
 
 use rusqlite::{Transaction, params};
 use serde::Serialize;
-use sess_sources::SourceKind;
+use sess_sources::{Listed, SourceKind};
 
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
@@ -144,8 +142,25 @@ enum Job<'a> {
 
 enum Outcome {
     Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64, parts: Parts },
-    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, parts: Parts },
-    Failed { key: Option<i64>, reason: String },
+    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, listed: Option<Listed>, parts: Parts },
+    Failed { key: Option<i64>, failure: Failure },
+}
+
+/// Why a file is not in the catalog.
+struct Failure {
+    reason: String,
+    /// It could not be read (else it was read, and is not a session).
+    unreadable: bool,
+}
+
+impl Failure {
+    fn unreadable(reason: String) -> Self {
+        Self { reason, unreadable: true }
+    }
+
+    fn not_a_session(reason: String) -> Self {
+        Self { reason, unreadable: false }
+    }
 }
 
 struct Done<'a> {
@@ -255,7 +270,7 @@ fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
     file.row.is_none()
         && known.indexed_bytes > 0
         && stat.size > known.size
-        && known.size >= known.indexed_bytes
+        && known.size == known.indexed_bytes
         && file.path.extension().is_some_and(|e| e == "jsonl")
 }
 
@@ -316,24 +331,24 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
                 Ok((full, indexed, head_hash)) => {
                     Outcome::Full { key, full, indexed, head_hash, parts: parts_of(file, key) }
                 }
-                Err(reason) => Outcome::Failed { key, reason },
+                Err(failure) => Outcome::Failed { key, failure },
             };
             Done { file, stat, outcome }
         }
         Job::Tail(file, stat, known) => {
             let parts = parts_of(file, Some(known.key));
             let outcome = match read_tail(file, known) {
-                Ok(Some((tail, indexed))) => {
-                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, parts }
+                Ok(Some((tail, indexed, listed))) => {
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, listed, parts }
                 }
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
                     Ok((full, indexed, head_hash)) => {
                         Outcome::Full { key: Some(known.key), full, indexed, head_hash, parts }
                     }
-                    Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+                    Err(failure) => Outcome::Failed { key: Some(known.key), failure },
                 },
-                Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+                Err(reason) => Outcome::Failed { key: Some(known.key), failure: Failure::unreadable(reason) },
             };
             Done { file, stat, outcome }
         }
@@ -341,18 +356,20 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
 }
 
 /// The whole file: what it says, how far the catalog read it, and the hash of
-/// its first bytes.
-fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
+/// its first bytes. A last line without its newline is read too (a listing
+/// reads it), but not counted as read: a file that ended so is read whole
+/// when it changes.
+fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), Failure> {
     // A compressed file is read decompressed (and never in part: only
     // `.jsonl` files grow).
     if let Some((id, _)) = &file.row {
-        let indexed = file.source.source().index_row(&file.path, id)?;
+        let indexed = file.source.source().index_row(&file.path, id).map_err(Failure::not_a_session)?;
         let full = extract::full_of(indexed);
         return Ok((full, Indexed { bytes: 0, lines: 0 }, 0));
     }
-    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| Failure::unreadable(e.to_string()))?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let full = extract::full(file.source, &file.path, &bytes[..complete])?;
+    let full = extract::full(file.source, &file.path, &bytes).map_err(Failure::not_a_session)?;
     let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
     Ok((full, indexed, head_hash(&bytes[..complete.min(HEAD_BYTES)])))
 }
@@ -365,35 +382,32 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// The lines after what the catalog read, when the file starts as it did;
+/// The lines after what the catalog read, when the file starts as it did
+/// and ends with a newline, and what a listing says of the whole file (read
+/// whole for it: a listing's counts and titles are the whole file's);
 /// `None` when it does not.
-fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed)>, String> {
-    let mut handle = File::open(&file.path).map_err(|e| e.to_string())?;
-    let head_len = usize::try_from(known.indexed_bytes).unwrap_or(0).min(HEAD_BYTES);
-    let mut head = vec![0; head_len];
-    handle.read_exact(&mut head).map_err(|e| e.to_string())?;
-    if head_hash(&head) != known.head_hash {
+fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed, Option<Listed>)>, String> {
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
+    let from = usize::try_from(known.indexed_bytes).unwrap_or(0);
+    let head_len = from.min(HEAD_BYTES);
+    if bytes.len() <= from || head_hash(&bytes[..head_len]) != known.head_hash {
         return Ok(None);
     }
-    let from = u64::try_from(known.indexed_bytes).unwrap_or(0);
-    handle.seek(SeekFrom::Start(from - 1)).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    handle.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    // The catalog stopped after a newline; anything else means a rewrite.
-    if bytes.first() != Some(&b'\n') {
+    // The catalog stopped after a newline; anything else means a rewrite. A
+    // last line still being written is read with the whole file.
+    if bytes[from - 1] != b'\n' || bytes.last() != Some(&b'\n') {
         return Ok(None);
     }
-    let new = &bytes[1..];
-    let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let new = &bytes[from..];
     let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
-    let Some(tail) = extract::tail(file.source, &known.session_id, &new[..complete], lines_before) else {
+    let Some(tail) = extract::tail(file.source, &known.session_id, new, lines_before) else {
         return Ok(None);
     };
     let indexed = Indexed {
-        bytes: known.indexed_bytes + to_i64(complete),
-        lines: known.indexed_lines + to_i64(line_count(&new[..complete])),
+        bytes: known.indexed_bytes + to_i64(new.len()),
+        lines: known.indexed_lines + to_i64(line_count(new)),
     };
-    Ok(Some((tail, indexed)))
+    Ok(Some((tail, indexed, file.source.source().listed(&file.path, &bytes))))
 }
 
 /// FNV-1a of `bytes`, as SQLite stores it.
@@ -438,13 +452,14 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                     indexed.lines
                 ],
             )?;
+            write_listed(tx, key, full.listed.as_ref())?;
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
             let title = full.title.as_deref().filter(|_| full.title_explicit);
             fill_docs(tx, key, title, &full.docs, report)?;
             usage::replace_main(tx, key, &full.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, key, parts)?;
         }
-        Outcome::Tail { key, title_explicit, tail, indexed, parts } => {
+        Outcome::Tail { key, title_explicit, tail, indexed, listed, parts } => {
             report.grown += 1;
             tx.execute(
                 "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
@@ -467,20 +482,47 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
             }
             insert_docs(tx, *key, &tail.docs, report)?;
+            write_listed(tx, *key, listed.as_ref())?;
             usage::add_main(tx, *key, &tail.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, *key, parts)?;
         }
-        Outcome::Failed { key, reason } => {
+        Outcome::Failed { key, failure } => {
             if let Some(key) = key {
                 delete_session(tx, *key)?;
             }
             tx.execute(
-                "INSERT OR REPLACE INTO failures (path, source, file_size, file_mtime_ns, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![path, file.source.as_str(), stat.size, stat.mtime_ns, reason],
+                "INSERT OR REPLACE INTO failures (path, source, file_size, file_mtime_ns, reason, unreadable)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![path, file.source.as_str(), stat.size, stat.mtime_ns, failure.reason, failure.unreadable],
             )?;
-            report.problems.push(Problem { path: file.path.clone(), reason: reason.clone() });
+            report.problems.push(Problem { path: file.path.clone(), reason: failure.reason.clone() });
         }
     }
+    Ok(())
+}
+
+/// Writes what `sess list` shows of a session (nothing, for a session its
+/// listing leaves out or a source listed by reading its files).
+fn write_listed(tx: &Transaction<'_>, key: i64, listed: Option<&Listed>) -> Result<()> {
+    let count = |n: Option<usize>| n.map(stored_count);
+    tx.execute(
+        "UPDATE sessions SET listed = ?2, list_id = ?3, list_title = ?4, list_cwd = ?5, list_created = ?6,
+         active_ms = ?7, list_count = ?8, first_message = ?9, parent_session = ?10, shown_messages = ?11
+         WHERE id = ?1",
+        params![
+            key,
+            listed.is_some(),
+            listed.map(|l| &l.id),
+            listed.and_then(|l| l.title.as_ref()),
+            listed.and_then(|l| l.cwd.as_ref()),
+            listed.and_then(|l| l.created.as_ref()),
+            listed.and_then(|l| l.active_ms),
+            count(listed.map(|l| l.message_count)),
+            listed.and_then(|l| l.first_message.as_ref()),
+            listed.and_then(|l| l.parent_session.as_ref()),
+            count(listed.and_then(|l| l.shown_messages)),
+        ],
+    )?;
     Ok(())
 }
 

@@ -4,7 +4,11 @@
 //!   the next refresh needs to tell an unchanged file (`file_size`,
 //!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`); and one
 //!   per session of a store (`store` is its URL, `path` is `URL#id`, `version`
-//!   tells a changed session).
+//!   tells a changed session); and, for a source listed from the catalog,
+//!   what `sess list` shows of the session (`listed` = 1, the `list_*`
+//!   columns, `first_message`, `parent_session`, `shown_messages`;
+//!   `active_ms` is its time when that is not the file's: see
+//!   `sess_sources::Listed`).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
 //!   session with a title of its own (`title`), with the entry it came from.
 //! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title` of the
@@ -26,14 +30,16 @@
 //!
 //! The catalog is a cache: a database of an older version is emptied and
 //! built again (version 2 added `tool_fts`, whose documents the sessions
-//! cataloged by version 1 lack; version 3 added `usage`).
-//! - `failures`: files that could not be read, so that they are reported and
-//!   not read again until they change.
+//! cataloged by version 1 lack; version 3 added `usage`; version 4 what
+//! `sess list` shows, and which failures are files that could not be read).
+//! - `failures`: files that could not be read (`unreadable` = 1) or are not
+//!   sessions, so that they are reported and not read again until they
+//!   change.
 
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 3;
+pub(crate) const VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -53,7 +59,17 @@ CREATE TABLE sessions (
     indexed_lines INTEGER NOT NULL DEFAULT 0,
     head_hash INTEGER NOT NULL,
     store TEXT,
-    version TEXT
+    version TEXT,
+    listed INTEGER NOT NULL DEFAULT 0,
+    list_id TEXT,
+    list_title TEXT,
+    list_cwd TEXT,
+    list_created TEXT,
+    active_ms INTEGER,
+    list_count INTEGER,
+    first_message TEXT,
+    parent_session TEXT,
+    shown_messages INTEGER
 );
 CREATE INDEX sessions_store ON sessions (store);
 CREATE INDEX sessions_cwd ON sessions (cwd);
@@ -106,7 +122,8 @@ CREATE TABLE failures (
     source TEXT NOT NULL,
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
-    reason TEXT NOT NULL
+    reason TEXT NOT NULL,
+    unreadable INTEGER NOT NULL DEFAULT 0
 );
 ";
 

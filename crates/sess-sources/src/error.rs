@@ -56,6 +56,15 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// A file an earlier read could not read (the search catalog keeps what
+    /// that read said), and that has not changed since.
+    #[error("{message}")]
+    Unread {
+        /// The file.
+        path: PathBuf,
+        /// What reading it said.
+        message: String,
+    },
     /// A compressed file that does not decompress.
     #[error("decompressing `{}`: {message}", path.display())]
     Decompress {

@@ -1,0 +1,58 @@
+//! What the catalog holds for `sess list`: each session as the listing of
+//! its source shows it, and the files that could not be read.
+
+use std::path::PathBuf;
+
+use rusqlite::params;
+use sess_sources::{Listed, SessionInfo, SourceKind};
+
+use crate::catalog::{Catalog, count};
+use crate::error::Result;
+
+/// One source's sessions as its listing shows them, from the catalog.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListedSessions {
+    /// Each session the listing shows, and how many messages `sess show
+    /// --all` shows of it when the catalog knows (pi-family).
+    pub sessions: Vec<(SessionInfo, Option<usize>)>,
+    /// The files that could not be read, and what reading them said.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+impl Catalog {
+    /// What the catalog holds of `source`'s session files for its listing
+    /// ([`sess_sources::Indexed::listed`]): the sessions it shows, with the
+    /// files' modification times, and the files that could not be read.
+    pub fn listed(&self, source: SourceKind) -> Result<ListedSessions> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT path, modified_ms, list_id, list_title, list_cwd, list_created, active_ms, list_count,
+             first_message, parent_session, shown_messages
+             FROM sessions WHERE source = ?1 AND store IS NULL AND listed",
+        )?;
+        let rows = statement.query_map([source.as_str()], |row| {
+            let path: String = row.get(0)?;
+            let shown: Option<i64> = row.get(10)?;
+            let listed = Listed {
+                id: row.get(2)?,
+                title: row.get(3)?,
+                cwd: row.get(4)?,
+                created: row.get(5)?,
+                active_ms: row.get(6)?,
+                message_count: count(row, 7)?,
+                first_message: row.get(8)?,
+                parent_session: row.get(9)?,
+                shown_messages: shown.and_then(|n| usize::try_from(n).ok()),
+            };
+            let shown = listed.shown_messages;
+            Ok((listed.info(source, PathBuf::from(path), row.get(1)?), shown))
+        })?;
+        let sessions = rows.collect::<rusqlite::Result<_>>()?;
+        let mut statement =
+            self.conn.prepare_cached("SELECT path, reason FROM failures WHERE source = ?1 AND unreadable")?;
+        let rows = statement.query_map(params![source.as_str()], |row| {
+            Ok((PathBuf::from(row.get::<_, String>(0)?), row.get::<_, String>(1)?))
+        })?;
+        let unreadable = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(ListedSessions { sessions, unreadable })
+    }
+}
