@@ -270,7 +270,7 @@ fn can_read_tail(file: &SourceFile, known: &Known, stat: Stat) -> bool {
     file.row.is_none()
         && known.indexed_bytes > 0
         && stat.size > known.size
-        && known.size == known.indexed_bytes
+        && known.size >= known.indexed_bytes
         && file.path.extension().is_some_and(|e| e == "jsonl")
 }
 
@@ -356,9 +356,9 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
 }
 
 /// The whole file: what it says, how far the catalog read it, and the hash of
-/// its first bytes. A last line without its newline is read too (a listing
-/// reads it), but not counted as read: a file that ended so is read whole
-/// when it changes.
+/// its first bytes. Its complete lines are indexed; a last line without its
+/// newline waits for it, but the listing reads it (as the listing of its
+/// source does).
 fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), Failure> {
     // A compressed file is read decompressed (and never in part: only
     // `.jsonl` files grow).
@@ -369,7 +369,10 @@ fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), Failure> {
     }
     let bytes = file.source.source().read_whole(&file.path).map_err(|e| Failure::unreadable(e.to_string()))?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let full = extract::full(file.source, &file.path, &bytes).map_err(Failure::not_a_session)?;
+    let mut full = extract::full(file.source, &file.path, &bytes[..complete]).map_err(Failure::not_a_session)?;
+    if complete < bytes.len() {
+        full.listed = file.source.source().listed(&file.path, &bytes);
+    }
     let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
     Ok((full, indexed, head_hash(&bytes[..complete.min(HEAD_BYTES)])))
 }
@@ -382,10 +385,10 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// The lines after what the catalog read, when the file starts as it did
-/// and ends with a newline, and what a listing says of the whole file (read
-/// whole for it: a listing's counts and titles are the whole file's);
-/// `None` when it does not.
+/// The complete lines after what the catalog read, when the file starts as
+/// it did, and what a listing says of the whole file (read whole for it: a
+/// listing's counts and titles are the whole file's, a line still being
+/// written included); `None` when it does not start as it did.
 fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed, Option<Listed>)>, String> {
     let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
     let from = usize::try_from(known.indexed_bytes).unwrap_or(0);
@@ -393,12 +396,12 @@ fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed, 
     if bytes.len() <= from || head_hash(&bytes[..head_len]) != known.head_hash {
         return Ok(None);
     }
-    // The catalog stopped after a newline; anything else means a rewrite. A
-    // last line still being written is read with the whole file.
-    if bytes[from - 1] != b'\n' || bytes.last() != Some(&b'\n') {
+    // The catalog stopped after a newline; anything else means a rewrite.
+    if bytes[from - 1] != b'\n' {
         return Ok(None);
     }
     let new = &bytes[from..];
+    let new = &new[..new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)];
     let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
     let Some(tail) = extract::tail(file.source, &known.session_id, new, lines_before) else {
         return Ok(None);

@@ -3,6 +3,9 @@
 //! (`--no-catalog`), for every scope, source and limit, and stays so after a
 //! session file grows and after one is deleted.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
+
 mod common;
 
 use std::collections::BTreeSet;
