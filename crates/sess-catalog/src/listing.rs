@@ -1,6 +1,7 @@
 //! What the catalog holds for `sess list`: each session as the listing of
 //! its source shows it, and the files that could not be read.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use rusqlite::params;
@@ -17,6 +18,10 @@ pub struct ListedSessions {
     pub sessions: Vec<(SessionInfo, Option<usize>)>,
     /// The files that could not be read, and what reading them said.
     pub unreadable: Vec<(PathBuf, String)>,
+    /// Every file of the source the catalog holds (listed or not, failed or
+    /// not): a file given to the last refresh and not among them could not
+    /// be looked at (a dangling link).
+    pub known: HashSet<PathBuf>,
 }
 
 impl Catalog {
@@ -53,6 +58,11 @@ impl Catalog {
             Ok((PathBuf::from(row.get::<_, String>(0)?), row.get::<_, String>(1)?))
         })?;
         let unreadable = rows.collect::<rusqlite::Result<_>>()?;
-        Ok(ListedSessions { sessions, unreadable })
+        let mut statement = self.conn.prepare_cached(
+            "SELECT path FROM sessions WHERE source = ?1 AND store IS NULL UNION ALL SELECT path FROM failures WHERE source = ?1",
+        )?;
+        let rows = statement.query_map(params![source.as_str()], |row| Ok(PathBuf::from(row.get::<_, String>(0)?)))?;
+        let known = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(ListedSessions { sessions, unreadable, known })
     }
 }

@@ -70,6 +70,14 @@ fn home() -> tempfile::TempDir {
     let fifo = root.join(".claude/projects/-home-alice-src-todo-api/pipe.jsonl");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
+    // Links to files that are gone: reading them fails.
+    for link in [
+        ".claude/projects/-home-alice-src-todo-api/5f0c1a2b-0000-4000-8000-0000000000aa.jsonl",
+        ".codex/sessions/2026/08/20/rollout-2026-08-20T11-00-00-0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7aaa.jsonl",
+        ".pi/agent/sessions/--home-dev-demo-project--/gone.jsonl",
+    ] {
+        std::os::unix::fs::symlink(root.join("no-such-file.jsonl"), root.join(link)).unwrap();
+    }
     home
 }
 
@@ -144,6 +152,11 @@ fn the_catalog_lists_what_reading_the_files_lists() {
     let root = home.path();
     assert_same_both_ways(root);
     assert!(root.join(".local/share/sess/catalog.sqlite").is_file());
+    // The warnings compared are there: the FIFO, and the links whose files are gone.
+    let warned = String::from_utf8(run(root, &["list", "--all-projects"]).stderr).unwrap();
+    assert!(warned.contains("is a FIFO (named pipe), not a session file"), "{warned}");
+    assert!(warned.contains("5f0c1a2b-0000-4000-8000-0000000000aa.jsonl` does not exist"), "{warned}");
+    assert!(warned.contains("0199c3a1-5f2e-7d40-9b1a-3c4d5e6f7aaa.jsonl` does not exist"), "{warned}");
 
     // Sessions grow: whole lines appended (read from where the catalog stopped).
     for (path, from) in [

@@ -77,7 +77,7 @@ pub enum Error {
 
 impl Error {
     /// An I/O error on `path`, `NotFound` when the file is missing.
-    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
         let path = path.into();
         if source.kind() == io::ErrorKind::NotFound { Self::NotFound { path } } else { Self::Io { path, source } }
     }

@@ -198,7 +198,16 @@ fn catalog_rows(args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
             sessions.push(info);
         }
         let skipped = found.skipped.iter().filter(|(of, _)| *of == kind).flat_map(|(_, s)| s.clone()).collect();
-        let catalogued = Catalogued { sessions, skipped, unreadable: listed.unreadable };
+        let mut unreadable = listed.unreadable;
+        // A file the refresh could not even look at (a dangling link).
+        for file in
+            found.files.iter().filter(|f| f.source == kind && f.row.is_none() && !listed.known.contains(&f.path))
+        {
+            if let Err(err) = std::fs::metadata(&file.path) {
+                unreadable.push((file.path.clone(), sess_sources::Error::io(&file.path, err).to_string()));
+            }
+        }
+        let catalogued = Catalogued { sessions, skipped, unreadable };
         let listing = kind
             .source()
             .list_catalogued(sources_env(), scope, catalogued)
