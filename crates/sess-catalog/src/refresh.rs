@@ -8,6 +8,8 @@
 //! calling thread, in one transaction.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -142,7 +144,7 @@ enum Job<'a> {
 
 enum Outcome {
     Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64, parts: Parts },
-    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, listed: Option<Listed>, parts: Parts },
+    Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, parts: Parts },
     Failed { key: Option<i64>, failure: Failure },
 }
 
@@ -338,8 +340,8 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
         Job::Tail(file, stat, known) => {
             let parts = parts_of(file, Some(known.key));
             let outcome = match read_tail(file, known) {
-                Ok(Some((tail, indexed, listed))) => {
-                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, listed, parts }
+                Ok(Some((tail, indexed))) => {
+                    Outcome::Tail { key: known.key, title_explicit: known.title_explicit, tail, indexed, parts }
                 }
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
@@ -353,6 +355,13 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
             Done { file, stat, outcome }
         }
     }
+}
+
+/// What a listing says of the whole file `file` (read whole again): the
+/// listing of a file that grew since it was read whole.
+pub(crate) fn read_whole_listed(file: &SourceFile) -> std::result::Result<Option<Listed>, String> {
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
+    Ok(file.source.source().listed(&file.path, &bytes))
 }
 
 /// The whole file: what it says, how far the catalog read it, and the hash of
@@ -385,32 +394,35 @@ fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// The complete lines after what the catalog read, when the file starts as
-/// it did, and what a listing says of the whole file (read whole for it: a
-/// listing's counts and titles are the whole file's, a line still being
-/// written included); `None` when it does not start as it did.
-fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed, Option<Listed>)>, String> {
-    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
-    let from = usize::try_from(known.indexed_bytes).unwrap_or(0);
-    let head_len = from.min(HEAD_BYTES);
-    if bytes.len() <= from || head_hash(&bytes[..head_len]) != known.head_hash {
+/// The lines after what the catalog read, when the file starts as it did;
+/// `None` when it does not.
+fn read_tail(file: &SourceFile, known: &Known) -> Result<Option<(Tail, Indexed)>, String> {
+    let mut handle = File::open(&file.path).map_err(|e| e.to_string())?;
+    let head_len = usize::try_from(known.indexed_bytes).unwrap_or(0).min(HEAD_BYTES);
+    let mut head = vec![0; head_len];
+    handle.read_exact(&mut head).map_err(|e| e.to_string())?;
+    if head_hash(&head) != known.head_hash {
         return Ok(None);
     }
+    let from = u64::try_from(known.indexed_bytes).unwrap_or(0);
+    handle.seek(SeekFrom::Start(from - 1)).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    handle.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     // The catalog stopped after a newline; anything else means a rewrite.
-    if bytes[from - 1] != b'\n' {
+    if bytes.first() != Some(&b'\n') {
         return Ok(None);
     }
-    let new = &bytes[from..];
-    let new = &new[..new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)];
+    let new = &bytes[1..];
+    let complete = new.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let lines_before = usize::try_from(known.indexed_lines).unwrap_or(0);
-    let Some(tail) = extract::tail(file.source, &known.session_id, new, lines_before) else {
+    let Some(tail) = extract::tail(file.source, &known.session_id, &new[..complete], lines_before) else {
         return Ok(None);
     };
     let indexed = Indexed {
-        bytes: known.indexed_bytes + to_i64(new.len()),
-        lines: known.indexed_lines + to_i64(line_count(new)),
+        bytes: known.indexed_bytes + to_i64(complete),
+        lines: known.indexed_lines + to_i64(line_count(&new[..complete])),
     };
-    Ok(Some((tail, indexed, file.source.source().listed(&file.path, &bytes))))
+    Ok(Some((tail, indexed)))
 }
 
 /// FNV-1a of `bytes`, as SQLite stores it.
@@ -462,7 +474,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
             usage::replace_main(tx, key, &full.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, key, parts)?;
         }
-        Outcome::Tail { key, title_explicit, tail, indexed, listed, parts } => {
+        Outcome::Tail { key, title_explicit, tail, indexed, parts } => {
             report.grown += 1;
             tx.execute(
                 "UPDATE sessions SET modified_ms = ?2, message_count = message_count + ?3, file_size = ?4,
@@ -485,7 +497,8 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() })?;
             }
             insert_docs(tx, *key, &tail.docs, report)?;
-            write_listed(tx, *key, listed.as_ref())?;
+            // What a listing shows of the whole file is read when a listing asks.
+            tx.execute("UPDATE sessions SET list_stale = 1 WHERE id = ?1", [key])?;
             usage::add_main(tx, *key, &tail.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, *key, parts)?;
         }
@@ -506,11 +519,12 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
 
 /// Writes what `sess list` shows of a session (nothing, for a session its
 /// listing leaves out or a source listed by reading its files).
-fn write_listed(tx: &Transaction<'_>, key: i64, listed: Option<&Listed>) -> Result<()> {
+pub(crate) fn write_listed(tx: &Transaction<'_>, key: i64, listed: Option<&Listed>) -> Result<()> {
     let count = |n: Option<usize>| n.map(stored_count);
     tx.execute(
         "UPDATE sessions SET listed = ?2, list_id = ?3, list_title = ?4, list_cwd = ?5, list_created = ?6,
-         active_ms = ?7, list_count = ?8, first_message = ?9, parent_session = ?10, shown_messages = ?11
+         active_ms = ?7, list_count = ?8, first_message = ?9, parent_session = ?10, shown_messages = ?11,
+         list_stale = 0
          WHERE id = ?1",
         params![
             key,

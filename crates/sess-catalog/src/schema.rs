@@ -8,7 +8,8 @@
 //!   what `sess list` shows of the session (`listed` = 1, the `list_*`
 //!   columns, `first_message`, `parent_session`, `shown_messages`;
 //!   `active_ms` is its time when that is not the file's: see
-//!   `sess_sources::Listed`).
+//!   `sess_sources::Listed`); `list_stale` = 1 when the file grew since
+//!   they were read (they are read again, whole, when a listing asks).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
 //!   session with a title of its own (`title`), with the entry it came from.
 //! - `docs_fts`: the FTS5 index over `docs.body` and `docs.title` of the
@@ -69,7 +70,8 @@ CREATE TABLE sessions (
     list_count INTEGER,
     first_message TEXT,
     parent_session TEXT,
-    shown_messages INTEGER
+    shown_messages INTEGER,
+    list_stale INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_store ON sessions (store);
 CREATE INDEX sessions_cwd ON sessions (cwd);
