@@ -1,4 +1,4 @@
-//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
+//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N] [--no-catalog]`.
 
 use std::collections::HashMap;
 use std::io::Write;
