@@ -70,9 +70,12 @@ pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path, text: Message
     build(header, builder.tally, builder.all_messages_text, path.to_owned(), modified)
 }
 
-/// [`summarize`] of a file's bytes, read already (the search catalog's
-/// listing): the same lines, the same rules. `modified_fallback` is called
-/// only when no message and no header timestamp give the last activity.
+/// The summary a listing makes of a session file (see
+/// [`summarize_sessions`](super::summarize_sessions)), of its bytes read
+/// already (the search catalog's listing): the same lines, the same rules,
+/// without [`SessionSummary::all_messages_text`]. `modified_fallback` is
+/// called only when no message and no header timestamp give the last
+/// activity (a listing gives the file's modification time).
 pub fn summarize_bytes(
     bytes: &[u8],
     path: PathBuf,
