@@ -143,7 +143,7 @@ enum Job<'a> {
 }
 
 enum Outcome {
-    Full { key: Option<i64>, full: Full, indexed: Indexed, head_hash: i64, parts: Parts },
+    Full { key: Option<i64>, full: Box<Full>, indexed: Indexed, head_hash: i64, parts: Parts },
     Tail { key: i64, title_explicit: bool, tail: Tail, indexed: Indexed, parts: Parts },
     Failed { key: Option<i64>, failure: Failure },
 }
@@ -331,7 +331,7 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
         Job::Full(file, stat, key) => {
             let outcome = match read_full(file) {
                 Ok((full, indexed, head_hash)) => {
-                    Outcome::Full { key, full, indexed, head_hash, parts: parts_of(file, key) }
+                    Outcome::Full { key, full: Box::new(full), indexed, head_hash, parts: parts_of(file, key) }
                 }
                 Err(failure) => Outcome::Failed { key, failure },
             };
@@ -346,7 +346,7 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
                 // Not a file that grew after all.
                 Ok(None) => match read_full(file) {
                     Ok((full, indexed, head_hash)) => {
-                        Outcome::Full { key: Some(known.key), full, indexed, head_hash, parts }
+                        Outcome::Full { key: Some(known.key), full: Box::new(full), indexed, head_hash, parts }
                     }
                     Err(failure) => Outcome::Failed { key: Some(known.key), failure },
                 },
