@@ -60,6 +60,8 @@ pub struct Full {
     pub docs: Vec<Doc>,
     /// The model calls it recorded.
     pub usage: Vec<sess_sources::Call>,
+    /// What `sess list` shows of it ([`sess_sources::Indexed::listed`]).
+    pub listed: Option<sess_sources::Listed>,
 }
 
 /// Lines added to a session file.
@@ -90,6 +92,7 @@ pub fn full_of(indexed: sess_sources::Indexed) -> Full {
         created: indexed.created,
         message_count: indexed.message_count,
         usage: indexed.usage,
+        listed: indexed.listed,
     }
 }
 

@@ -18,7 +18,8 @@
 //!   words, `"phrases"`, `prefix*`, and `OR` / `NOT` between terms.
 //! - [`Catalog::refresh_store`] does the same for the sessions of a store
 //!   (`--store`), which the caller lists and reads.
-//! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds.
+//! - [`Catalog::sessions`] and [`Catalog::projects`] list what it holds;
+//!   [`Catalog::listed`] gives a source's sessions as `sess list` shows them.
 //! - [`Catalog::usage`] gives the model calls the sessions recorded (their
 //!   tokens and the costs their agents stored), for `sess usage`.
 //!
@@ -49,6 +50,7 @@
 mod catalog;
 mod error;
 mod extract;
+mod listing;
 mod query;
 mod refresh;
 mod schema;
@@ -60,6 +62,7 @@ mod usage;
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
 pub use extract::{Doc, Full, full_of};
+pub use listing::ListedSessions;
 pub use query::{to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
 pub use search::{Hit, SearchParams, SnippetPart};

@@ -18,7 +18,7 @@ use std::time::UNIX_EPOCH;
 
 use rusqlite::{Transaction, params};
 use serde::Serialize;
-use sess_sources::SourceKind;
+use sess_sources::{Listed, SourceKind};
 
 use crate::catalog::{Catalog, stored_count};
 use crate::error::Result;
@@ -144,9 +144,26 @@ enum Job<'a> {
 }
 
 enum Outcome {
-    Full { key: Option<i64>, full: Full, stored: Vec<Stored>, indexed: Indexed, head_hash: i64, parts: Parts },
+    Full { key: Option<i64>, full: Box<Full>, stored: Vec<Stored>, indexed: Indexed, head_hash: i64, parts: Parts },
     Tail { key: i64, title_explicit: bool, tail: Tail, stored: Vec<Stored>, indexed: Indexed, parts: Parts },
-    Failed { key: Option<i64>, reason: String },
+    Failed { key: Option<i64>, failure: Failure },
+}
+
+/// Why a file is not in the catalog.
+struct Failure {
+    reason: String,
+    /// It could not be read (else it was read, and is not a session).
+    unreadable: bool,
+}
+
+impl Failure {
+    fn unreadable(reason: String) -> Self {
+        Self { reason, unreadable: true }
+    }
+
+    fn not_a_session(reason: String) -> Self {
+        Self { reason, unreadable: false }
+    }
 }
 
 struct Done<'a> {
@@ -342,9 +359,9 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
             let outcome = match read_full(file) {
                 Ok((full, indexed, head_hash)) => {
                     let stored = stored(&full.docs);
-                    Outcome::Full { key, full, stored, indexed, head_hash, parts: parts_of(file, key) }
+                    Outcome::Full { key, full: Box::new(full), stored, indexed, head_hash, parts: parts_of(file, key) }
                 }
-                Err(reason) => Outcome::Failed { key, reason },
+                Err(failure) => Outcome::Failed { key, failure },
             };
             Done { file, stat, outcome }
         }
@@ -359,11 +376,11 @@ fn run<'a>(job: Job<'a>, known_parts: &HashMap<i64, Vec<KnownPart>>) -> Done<'a>
                 Ok(None) => match read_full(file) {
                     Ok((full, indexed, head_hash)) => {
                         let stored = stored(&full.docs);
-                        Outcome::Full { key: Some(known.key), full, stored, indexed, head_hash, parts }
+                        Outcome::Full { key: Some(known.key), full: Box::new(full), stored, indexed, head_hash, parts }
                     }
-                    Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+                    Err(failure) => Outcome::Failed { key: Some(known.key), failure },
                 },
-                Err(reason) => Outcome::Failed { key: Some(known.key), reason },
+                Err(reason) => Outcome::Failed { key: Some(known.key), failure: Failure::unreadable(reason) },
             };
             Done { file, stat, outcome }
         }
@@ -375,19 +392,31 @@ fn stored(docs: &[Doc]) -> Vec<Stored> {
     docs.iter().map(|doc| Stored::of(&doc.body)).collect()
 }
 
+/// What a listing says of the whole file `file` (read whole again): the
+/// listing of a file that grew since it was read whole.
+pub(crate) fn read_whole_listed(file: &SourceFile) -> std::result::Result<Option<Listed>, String> {
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
+    Ok(file.source.source().listed(&file.path, &bytes))
+}
+
 /// The whole file: what it says, how far the catalog read it, and the hash of
-/// its first bytes.
-fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), String> {
+/// its first bytes. Its complete lines are indexed; a last line without its
+/// newline waits for it, but the listing reads it (as the listing of its
+/// source does).
+fn read_full(file: &SourceFile) -> Result<(Full, Indexed, i64), Failure> {
     // A compressed file is read decompressed (and never in part: only
     // `.jsonl` files grow).
     if let Some((id, _)) = &file.row {
-        let indexed = file.source.source().index_row(&file.path, id)?;
+        let indexed = file.source.source().index_row(&file.path, id).map_err(Failure::not_a_session)?;
         let full = extract::full_of(indexed);
         return Ok((full, Indexed { bytes: 0, lines: 0 }, 0));
     }
-    let bytes = file.source.source().read_whole(&file.path).map_err(|e| e.to_string())?;
+    let bytes = file.source.source().read_whole(&file.path).map_err(|e| Failure::unreadable(e.to_string()))?;
     let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let full = extract::full(file.source, &file.path, &bytes[..complete])?;
+    let mut full = extract::full(file.source, &file.path, &bytes[..complete]).map_err(Failure::not_a_session)?;
+    if complete < bytes.len() {
+        full.listed = file.source.source().listed(&file.path, &bytes);
+    }
     let indexed = Indexed { bytes: to_i64(complete), lines: to_i64(line_count(&bytes[..complete])) };
     Ok((full, indexed, head_hash(&bytes[..complete.min(HEAD_BYTES)])))
 }
@@ -473,6 +502,7 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                     indexed.lines
                 ],
             )?;
+            write_listed(tx, key, full.listed.as_ref())?;
             tx.execute("DELETE FROM failures WHERE path = ?1", [&path])?;
             let title = full.title.as_deref().filter(|_| full.title_explicit);
             fill_docs(tx, key, title, &full.docs, Some(stored), report)?;
@@ -502,20 +532,49 @@ fn write(tx: &Transaction<'_>, done: &Done<'_>, report: &mut RefreshReport) -> R
                 insert_doc(tx, *key, &Doc { entry_id: None, role: "title", body: title.clone() }, None)?;
             }
             insert_docs(tx, *key, &tail.docs, Some(stored), report)?;
+            // What a listing shows of the whole file is read when a listing asks.
+            tx.execute("UPDATE sessions SET list_stale = 1 WHERE id = ?1", [key])?;
             usage::add_main(tx, *key, &tail.usage, stat.mtime_ns / 1_000_000)?;
             usage::write_parts(tx, *key, parts)?;
         }
-        Outcome::Failed { key, reason } => {
+        Outcome::Failed { key, failure } => {
             if let Some(key) = key {
                 delete_session(tx, *key)?;
             }
             tx.execute(
-                "INSERT OR REPLACE INTO failures (path, source, file_size, file_mtime_ns, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![path, file.source.as_str(), stat.size, stat.mtime_ns, reason],
+                "INSERT OR REPLACE INTO failures (path, source, file_size, file_mtime_ns, reason, unreadable)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![path, file.source.as_str(), stat.size, stat.mtime_ns, failure.reason, failure.unreadable],
             )?;
-            report.problems.push(Problem { path: file.path.clone(), reason: reason.clone() });
+            report.problems.push(Problem { path: file.path.clone(), reason: failure.reason.clone() });
         }
     }
+    Ok(())
+}
+
+/// Writes what `sess list` shows of a session (nothing, for a session its
+/// listing leaves out or a source listed by reading its files).
+pub(crate) fn write_listed(tx: &Transaction<'_>, key: i64, listed: Option<&Listed>) -> Result<()> {
+    let count = |n: Option<usize>| n.map(stored_count);
+    tx.execute(
+        "UPDATE sessions SET listed = ?2, list_id = ?3, list_title = ?4, list_cwd = ?5, list_created = ?6,
+         active_ms = ?7, list_count = ?8, first_message = ?9, parent_session = ?10, shown_messages = ?11,
+         list_stale = 0
+         WHERE id = ?1",
+        params![
+            key,
+            listed.is_some(),
+            listed.map(|l| &l.id),
+            listed.and_then(|l| l.title.as_ref()),
+            listed.and_then(|l| l.cwd.as_ref()),
+            listed.and_then(|l| l.created.as_ref()),
+            listed.and_then(|l| l.active_ms),
+            count(listed.map(|l| l.message_count)),
+            listed.and_then(|l| l.first_message.as_ref()),
+            listed.and_then(|l| l.parent_session.as_ref()),
+            count(listed.and_then(|l| l.shown_messages)),
+        ],
+    )?;
     Ok(())
 }
 

@@ -4,7 +4,12 @@
 //!   the next refresh needs to tell an unchanged file (`file_size`,
 //!   `file_mtime_ns`) from a grown one (`indexed_bytes`, `head_hash`); and one
 //!   per session of a store (`store` is its URL, `path` is `URL#id`, `version`
-//!   tells a changed session).
+//!   tells a changed session); and, for a source listed from the catalog,
+//!   what `sess list` shows of the session (`listed` = 1, the `list_*`
+//!   columns, `first_message`, `parent_session`, `shown_messages`;
+//!   `active_ms` is its time when that is not the file's: see
+//!   `sess_sources::Listed`); `list_stale` = 1 when the file grew since
+//!   they were read (they are read again, whole, when a listing asks).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
 //!   session with a title of its own (`title`), with the entry it came from;
 //!   a body is stored once, compressed when that makes it smaller (see
@@ -34,9 +39,11 @@
 //! The catalog is a cache: a database of an older version is emptied and
 //! built again (version 2 added `tool_fts`, whose documents the sessions
 //! cataloged by version 1 lack; version 3 added `usage`; version 4 stores
-//! bodies compressed and indexes them without prefix indexes).
-//! - `failures`: files that could not be read, so that they are reported and
-//!   not read again until they change.
+//! bodies compressed, indexes them without prefix indexes, and keeps what
+//! `sess list` shows and which failures are files that could not be read).
+//! - `failures`: files that could not be read (`unreadable` = 1) or are not
+//!   sessions, so that they are reported and not read again until they
+//!   change.
 
 use rusqlite::Connection;
 
@@ -61,7 +68,18 @@ CREATE TABLE sessions (
     indexed_lines INTEGER NOT NULL DEFAULT 0,
     head_hash INTEGER NOT NULL,
     store TEXT,
-    version TEXT
+    version TEXT,
+    listed INTEGER NOT NULL DEFAULT 0,
+    list_id TEXT,
+    list_title TEXT,
+    list_cwd TEXT,
+    list_created TEXT,
+    active_ms INTEGER,
+    list_count INTEGER,
+    first_message TEXT,
+    parent_session TEXT,
+    shown_messages INTEGER,
+    list_stale INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_store ON sessions (store);
 CREATE INDEX sessions_cwd ON sessions (cwd);
@@ -118,7 +136,8 @@ CREATE TABLE failures (
     source TEXT NOT NULL,
     file_size INTEGER NOT NULL,
     file_mtime_ns INTEGER NOT NULL,
-    reason TEXT NOT NULL
+    reason TEXT NOT NULL,
+    unreadable INTEGER NOT NULL DEFAULT 0
 );
 ";
 

@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use sess_catalog::{Catalog, Problem, RefreshReport, SourceFile, StoredSession};
+use sess_core::FileKind;
+use sess_sources::SourceKind;
 use sess_store::FileStorage;
 
 use crate::env::{environment, sources_env};
@@ -100,9 +102,16 @@ pub(crate) enum Bar {
 /// with the sessions of `store`.
 pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>, bar: Bar) -> anyhow::Result<Refreshed> {
     let started = Instant::now();
-    let files = session_files();
+    let report = refresh_files(catalog, &session_files(), bar)?;
+    let store = store.map(|url| refresh_store(catalog, url)).transpose()?;
+    Ok(Refreshed { report, store, took: started.elapsed() })
+}
+
+/// Brings `catalog` up to date with `files`, every session file on this
+/// machine.
+pub(crate) fn refresh_files(catalog: &mut Catalog, files: &[SourceFile], bar: Bar) -> anyhow::Result<RefreshReport> {
     let mut shown: Option<Progress> = None;
-    let report = catalog.refresh(&files, &mut |progress| {
+    let report = catalog.refresh(files, &mut |progress| {
         if bar == Bar::Shown && progress.total >= PROGRESS_FROM {
             let shown = shown.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
             shown.set(progress.done as u64);
@@ -111,9 +120,7 @@ pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>, bar: Bar) -> a
     if let Some(shown) = &shown {
         shown.finish();
     }
-    let report = report.with_context(|| format!("cannot refresh the catalog `{}`", catalog.path().display()))?;
-    let store = store.map(|url| refresh_store(catalog, url)).transpose()?;
-    Ok(Refreshed { report, store, took: started.elapsed() })
+    report.with_context(|| format!("cannot refresh the catalog `{}`", catalog.path().display()))
 }
 
 /// Brings the catalog's sessions of the store `url` up to date: each
@@ -145,12 +152,29 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
 /// any, each source's in turn. Names that are not regular files (a FIFO, a
 /// device) are skipped with a warning.
 pub(crate) fn session_files() -> Vec<SourceFile> {
+    let found = find_files();
+    for (_, skipped) in &found.skipped {
+        warn_skipped(skipped);
+    }
+    found.files
+}
+
+/// Every session file of every agent on this machine, and each source's
+/// names that are not regular files (for the caller to report).
+pub(crate) struct Found {
+    pub(crate) files: Vec<SourceFile>,
+    pub(crate) skipped: Vec<(SourceKind, Vec<(PathBuf, FileKind)>)>,
+}
+
+/// [`session_files`], without a warning.
+pub(crate) fn find_files() -> Found {
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for kind in sess_sources::registry() {
         let found = kind.source().files(sources_env());
-        warn_skipped(&found.skipped);
+        skipped.push((kind, found.skipped));
         files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));
         files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));
     }
-    files
+    Found { files, skipped }
 }

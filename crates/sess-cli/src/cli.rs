@@ -280,6 +280,9 @@ pub(crate) struct ListArgs {
     /// this name (or id, or id prefix).
     #[arg(long, value_name = "NAME")]
     pub(crate) machine: Option<String>,
+    /// List by reading every session file, not from the search catalog.
+    #[arg(long)]
+    pub(crate) no_catalog: bool,
 }
 
 /// Which agents' sessions: one source of the registry, or every one (`all`).

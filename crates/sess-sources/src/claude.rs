@@ -77,6 +77,8 @@ pub struct Part {
     pub transcript: Transcript,
     /// The first line's timestamp.
     pub created: Option<String>,
+    /// The first real prompt.
+    pub first_prompt: Option<String>,
     /// The title the lines themselves set (`custom-title`, `ai-title`, a
     /// `summary` of one of them), without the first-prompt fallback.
     pub explicit_title: Option<String>,
@@ -103,6 +105,7 @@ fn part(parsed: parse::Parsed) -> Part {
     Part {
         transcript: parsed.transcript,
         created: parsed.created,
+        first_prompt: parsed.first_prompt,
         explicit_title: parsed.explicit_title,
         earlier_subagents: parsed.earlier_subagents,
         usage: parsed.usage,

@@ -124,7 +124,7 @@ pub use turns::{Compaction, Turn, Turns, turns, turns_of};
 pub use verify::verify;
 
 use crate::error::{Error, Result};
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, modified_ms};
 use crate::transcript::Transcript;
 
 /// The Codex home: `$CODEX_HOME` when set and non-empty, else `home/.codex`.
@@ -303,7 +303,18 @@ fn session_info<'a>(
         }
     }
     let bytes = compression::read_rollout(path)?;
-    let rollout = read_thread(path, &bytes, rollouts);
+    let mut listed = listed(path, &bytes, file_id, rollouts);
+    listed.title = titled(titles, &listed);
+    Ok(Some(listed.info(SOURCE, path.to_owned(), modified_ms(&metadata))))
+}
+
+/// What a listing says of the rollout at `path`, whose bytes are `bytes`,
+/// apart from its time, titled by its first prompt (a listing names it by
+/// `session_index.jsonl` when that names it: [`titled`]). `file_id` is the
+/// thread id its name gives; `rollouts` the Codex home's rollouts, asked for
+/// only for a fork by reference.
+fn listed<'a>(path: &Path, bytes: &[u8], file_id: String, rollouts: impl FnOnce() -> &'a lineage::Rollouts) -> Listed {
+    let rollout = read_thread(path, bytes, rollouts);
     // A fork by reference is titled by its own first prompt, as Codex titles
     // it; its messages count the history it continues too.
     let first_message = rollout.own_first_prompt().or_else(|| rollout.transcript.first_prompt()).map(ToOwned::to_owned);
@@ -314,19 +325,50 @@ fn session_info<'a>(
         None if transcript.id.is_empty() => file_id,
         None => transcript.id.clone(),
     };
-    Ok(Some(SessionInfo {
-        source: SOURCE,
-        flavor: None,
-        title: titles.get(&id).map(ToOwned::to_owned).or_else(|| first_message.clone()),
+    Listed {
+        title: first_message.clone(),
         id,
-        path: path.to_owned(),
         cwd: transcript.cwd,
         created: rollout.created,
-        modified_ms: modified_ms(&metadata),
         message_count: transcript.messages.len(),
         first_message,
         parent_session: rollout.forked_from,
-    }))
+        ..Listed::default()
+    }
+}
+
+/// A listed thread's title: its name in `session_index.jsonl`, else its
+/// first prompt.
+fn titled(titles: &index::Titles, listed: &Listed) -> Option<String> {
+    titles.get(&listed.id).map(ToOwned::to_owned).or_else(|| listed.first_message.clone())
+}
+
+/// [`listed`] of the rollout at `path`, whose bytes (decompressed) are
+/// `bytes`, with the rollouts of its Codex home.
+pub(crate) fn listed_file(path: &Path, bytes: &[u8]) -> Listed {
+    let file_id = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name).unwrap_or_default();
+    let rollouts = std::cell::OnceCell::new();
+    let all = || files::home_of(path).map(lineage::Rollouts::of_home).unwrap_or_default();
+    listed(path, bytes, file_id, || rollouts.get_or_init(all))
+}
+
+/// [`list`] from what the catalog holds (`catalogued`): titled by the
+/// home's `session_index.jsonl` as it is now; a project's sessions are those
+/// whose `session_meta.cwd` is its directory.
+pub fn list_catalogued(codex_home: &Path, scope: Scope<'_>, catalogued: Catalogued) -> Listing {
+    let titles = index::Titles::read(codex_home);
+    let mut listing = catalogued.into_listing(
+        |info| match scope {
+            Scope::All => true,
+            Scope::Project(dir) => info.cwd.as_deref().is_some_and(|cwd| Path::new(cwd) == dir),
+        },
+        |_| true,
+    );
+    for info in &mut listing.sessions {
+        let listed = Listed { id: info.id.clone(), first_message: info.first_message.clone(), ..Listed::default() };
+        info.title = titled(&titles, &listed);
+    }
+    listing
 }
 
 #[cfg(test)]

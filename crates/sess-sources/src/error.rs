@@ -56,6 +56,15 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// A file an earlier read could not read (the search catalog keeps what
+    /// that read said), and that has not changed since.
+    #[error("{message}")]
+    Unread {
+        /// The file.
+        path: PathBuf,
+        /// What reading it said.
+        message: String,
+    },
     /// A compressed file that does not decompress.
     #[error("decompressing `{}`: {message}", path.display())]
     Decompress {
@@ -68,7 +77,7 @@ pub enum Error {
 
 impl Error {
     /// An I/O error on `path`, `NotFound` when the file is missing.
-    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, source: io::Error) -> Self {
         let path = path.into();
         if source.kind() == io::ErrorKind::NotFound { Self::NotFound { path } } else { Self::Io { path, source } }
     }

@@ -26,6 +26,10 @@ pub struct Indexed {
     pub messages: Vec<Message>,
     /// The model calls the session recorded, in file order (see [`Call`]).
     pub usage: Vec<Call>,
+    /// What `sess list` shows of it, for a source listed from the catalog
+    /// ([`Source::listed`](crate::Source::listed)); `None` when its listing
+    /// leaves it out or its source is listed by reading its files.
+    pub listed: Option<crate::Listed>,
 }
 
 /// What lines added to a session file give.

@@ -51,7 +51,7 @@ pub use env::Env;
 pub use error::{Error, Result};
 pub use index::{Added, Indexed, LateResult};
 pub use line_tree::{LineTree, Node};
-pub use listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, modified_ms};
+pub use listing::{Catalogued, FoundFiles, FoundRow, Listed, Listing, Scope, SessionInfo, modified_ms};
 pub use patch::parse_patch;
 pub use rows::{Cell, RowDump, TableRows};
 pub use source::{Growth, Outline, Source, SourceKind, registry};

@@ -130,3 +130,106 @@ pub fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
         .and_then(|d| i64::try_from(d.as_millis()).ok())
         .unwrap_or(0)
 }
+
+/// What a listing says of one session that can be read from its file alone:
+/// what the search catalog keeps of it for `sess list` (see
+/// [`Source::listed`](crate::Source::listed)). The listing's
+/// [`SessionInfo`] is this with the file's path and modification time, and
+/// what only the files around it say (pi-family's agent, Codex's thread
+/// names), which [`Source::list_catalogued`](crate::Source::list_catalogued)
+/// adds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// [`SessionInfo::id`].
+    pub id: String,
+    /// [`SessionInfo::cwd`].
+    pub cwd: Option<String>,
+    /// [`SessionInfo::title`].
+    pub title: Option<String>,
+    /// [`SessionInfo::created`].
+    pub created: Option<String>,
+    /// [`SessionInfo::modified_ms`] when it is not the file's modification
+    /// time (pi-family: the last message's time).
+    pub active_ms: Option<i64>,
+    /// [`SessionInfo::message_count`].
+    pub message_count: usize,
+    /// [`SessionInfo::first_message`].
+    pub first_message: Option<String>,
+    /// [`SessionInfo::parent_session`].
+    pub parent_session: Option<String>,
+    /// pi-family: how many messages `sess show --all` shows (the transcript
+    /// at the last entry), which `sess list --json` prints.
+    pub shown_messages: Option<usize>,
+}
+
+impl Listed {
+    /// The listing's item of the session file at `path` of `source`, whose
+    /// modification time is `file_modified_ms`.
+    pub fn info(self, source: SourceKind, path: PathBuf, file_modified_ms: i64) -> SessionInfo {
+        SessionInfo {
+            source,
+            flavor: None,
+            id: self.id,
+            path,
+            cwd: self.cwd,
+            title: self.title,
+            created: self.created,
+            modified_ms: self.active_ms.unwrap_or(file_modified_ms),
+            message_count: self.message_count,
+            first_message: self.first_message,
+            parent_session: self.parent_session,
+        }
+    }
+}
+
+impl From<SessionInfo> for Listed {
+    /// What `info` says, its time included.
+    fn from(info: SessionInfo) -> Self {
+        Self {
+            id: info.id,
+            cwd: info.cwd,
+            title: info.title,
+            created: info.created,
+            active_ms: Some(info.modified_ms),
+            message_count: info.message_count,
+            first_message: info.first_message,
+            parent_session: info.parent_session,
+            shown_messages: None,
+        }
+    }
+}
+
+/// What the catalog holds of one source's session files, for
+/// [`Source::list_catalogued`](crate::Source::list_catalogued): every file of
+/// [`Source::files`](crate::Source::files).
+#[derive(Debug, Default)]
+pub struct Catalogued {
+    /// The sessions its listing shows, from what the catalog keeps
+    /// ([`Listed::info`]).
+    pub sessions: Vec<SessionInfo>,
+    /// The names that are not regular files (never opened).
+    pub skipped: Vec<(PathBuf, FileKind)>,
+    /// The files that could not be read, with why.
+    pub unreadable: Vec<(PathBuf, String)>,
+}
+
+impl Catalogued {
+    /// The listing of the sessions `keep` keeps, with the skipped names and
+    /// unreadable files among the paths `near` keeps as its problems (a
+    /// listing reports those in the folders it looks in).
+    pub(crate) fn into_listing(self, keep: impl Fn(&SessionInfo) -> bool, near: impl Fn(&Path) -> bool) -> Listing {
+        let mut listing = Listing::default();
+        for (path, kind) in self.skipped {
+            if near(&path) {
+                listing.problems.push(Error::NotASessionFile { path, kind });
+            }
+        }
+        for (path, message) in self.unreadable {
+            if near(&path) {
+                listing.problems.push(Error::Unread { path, message });
+            }
+        }
+        listing.sessions = self.sessions.into_iter().filter(|info| keep(info)).collect();
+        listing
+    }
+}

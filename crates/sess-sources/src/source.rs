@@ -18,7 +18,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
-use crate::listing::{FoundFiles, Listing, Scope};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -97,6 +97,27 @@ pub trait Source: Sync {
 
     /// Its sessions in `env` within `scope`, each summarised.
     fn list(&self, env: &Env, scope: Scope<'_>) -> Listing;
+
+    /// What [`list`](Self::list) says of the session file at `path`, whose
+    /// bytes (as [`read_whole`](Self::read_whole) reads them) are `bytes`,
+    /// from the file alone: the same code. `None` when the listing leaves the
+    /// file out, or when this source is listed by reading its files (the
+    /// default: [`list_catalogued`](Self::list_catalogued) gives `None`).
+    /// [`index`](Self::index) gives the same in [`Indexed::listed`].
+    fn listed(&self, path: &Path, bytes: &[u8]) -> Option<Listed> {
+        let _ = (path, bytes);
+        None
+    }
+
+    /// The sessions [`list`](Self::list) gives in `env` and `scope`, from
+    /// what the search catalog holds of every file of [`files`](Self::files)
+    /// (`catalogued`): those of the scope, with what only other files say
+    /// added, and the problems the listing reports. `None` when this source
+    /// is listed by reading its files (the default).
+    fn list_catalogued(&self, env: &Env, scope: Scope<'_>, catalogued: Catalogued) -> Option<Listing> {
+        let _ = (env, scope, catalogued);
+        None
+    }
 
     /// The position of the first line of `head` that says this agent wrote
     /// the file (0 when the name or the first bytes say it); `None` when no

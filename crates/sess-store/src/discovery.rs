@@ -67,4 +67,4 @@ pub use listing::{
 };
 pub use recent::{RECENT_PREFIX_BYTES, RecentSession, most_recent, recent_sessions};
 pub use resolve::resolve_session;
-pub use summary::{MessageText, NO_MESSAGES, SessionSummary, SummaryTally};
+pub use summary::{MessageText, NO_MESSAGES, SessionSummary, SummaryTally, summarize_bytes};

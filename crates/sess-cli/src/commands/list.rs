@@ -1,17 +1,21 @@
-//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N]`.
+//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N] [--no-catalog]`.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::num::NonZeroUsize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use anyhow::Context as _;
 use serde::Serialize;
 use sess_core::{Leaf, SessionFile, format_iso_millis};
-use sess_sources::{Scope, SessionInfo};
+use sess_sources::{Catalogued, Listing, Scope, SessionInfo, SourceKind};
 use sess_store::{Backend, FileStorage, SessionStorage as _, SessionSummary};
 
 use crate::Outcome;
+use crate::catalog;
 use crate::cli::ListArgs;
+use crate::env::sources_env;
 use crate::output::{print_json, stdout, warn};
 use crate::summary::one_line;
 
@@ -68,7 +72,11 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
     let backend = store.map(crate::store::open).transpose()?;
     let mut rows = match &backend {
         Some(backend) => store_rows(backend.as_ref(), args, &cwd)?,
-        None => source_rows(args, &cwd),
+        None if args.no_catalog => source_rows(args, &cwd),
+        None => catalog_rows(args, &cwd).unwrap_or_else(|err| {
+            warn(format_args!("{err:#}; listing by reading the session files"));
+            source_rows(args, &cwd)
+        }),
     };
     rows.sort_by(|a, b| b.info.modified_ms.cmp(&a.info.modified_ms).then_with(|| a.info.path.cmp(&b.info.path)));
     if let Some(limit) = args.limit {
@@ -158,24 +166,73 @@ fn store_rows(backend: &dyn Backend, args: &ListArgs, cwd: &Path) -> anyhow::Res
         .collect())
 }
 
-/// The sessions the agents keep on this machine.
+/// The sessions the agents keep on this machine, each file read.
 fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut rows = Vec::new();
     for kind in args.scope.source.kinds() {
-        let listing = crate::sources::list(kind, scope);
-        for problem in &listing.problems {
-            warn(format_args!("{kind}: {problem}"));
-        }
-        rows.extend(listing.sessions.into_iter().map(|info| Row {
-            source: kind.as_str(),
-            agent: info.flavor,
-            info,
-            pi: kind.is_native().then_some(PiSession::File),
-            shown: None,
-        }));
+        add_rows(&mut rows, kind, crate::sources::list(kind, scope), &HashMap::new());
     }
     rows
+}
+
+/// The sessions the agents keep on this machine, from the search catalog,
+/// brought up to date first (as `sess search` does); a source that is not
+/// listed from the catalog is listed by reading its files. An error when the
+/// catalog cannot be opened or written.
+fn catalog_rows(args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
+    let mut catalog = catalog::open(&catalog::path(None)?)?;
+    let found = catalog::find_files();
+    catalog::refresh_files(&mut catalog, &found.files, catalog::Bar::Shown)?;
+    let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
+    let mut rows = Vec::new();
+    for kind in args.scope.source.kinds() {
+        let listed =
+            catalog.listed(kind).with_context(|| format!("cannot read the catalog `{}`", catalog.path().display()))?;
+        let mut shown = HashMap::new();
+        let mut sessions = Vec::with_capacity(listed.sessions.len());
+        for (info, count) in listed.sessions {
+            if let Some(count) = count {
+                shown.insert(info.path.clone(), count);
+            }
+            sessions.push(info);
+        }
+        let skipped = found.skipped.iter().filter(|(of, _)| *of == kind).flat_map(|(_, s)| s.clone()).collect();
+        let mut unreadable = listed.unreadable;
+        // A file the refresh could not even look at (a dangling link).
+        for file in
+            found.files.iter().filter(|f| f.source == kind && f.row.is_none() && !listed.known.contains(&f.path))
+        {
+            if let Err(err) = std::fs::metadata(&file.path) {
+                unreadable.push((file.path.clone(), sess_sources::Error::io(&file.path, err).to_string()));
+            }
+        }
+        let catalogued = Catalogued { sessions, skipped, unreadable };
+        let listing = kind
+            .source()
+            .list_catalogued(sources_env(), scope, catalogued)
+            .unwrap_or_else(|| crate::sources::list(kind, scope));
+        add_rows(&mut rows, kind, listing, &shown);
+    }
+    Ok(rows)
+}
+
+/// Adds `kind`'s `listing` to `rows`, warning about its problems; `shown`
+/// holds the counts of shown messages the catalog knows.
+fn add_rows(rows: &mut Vec<Row>, kind: SourceKind, listing: Listing, shown: &HashMap<PathBuf, usize>) {
+    for problem in &listing.problems {
+        warn(format_args!("{kind}: {problem}"));
+    }
+    rows.extend(listing.sessions.into_iter().map(|info| {
+        let shown = shown.get(&info.path).copied();
+        Row {
+            source: kind.as_str(),
+            agent: info.flavor,
+            pi: (kind.is_native() && shown.is_none()).then_some(PiSession::File),
+            shown,
+            info,
+        }
+    }));
 }
 
 /// How many messages `sess show --all` shows of each pi-family session (its

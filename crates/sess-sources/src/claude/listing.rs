@@ -3,13 +3,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::parse::parse;
+use super::Part;
 use super::paths::{MAX_NAME_UNITS, project_dir_name, session_files_in};
 use crate::detect::detect_whole;
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
-use crate::project_folders::{list_found, subfolders};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, modified_ms};
+use crate::project_folders::{list_found, same_dir, subfolders};
 
 /// Sessions in `<config>/projects/*/` for each config folder.
 ///
@@ -93,21 +93,66 @@ fn list_folder(folder: &Path, cwd: Option<&str>, listing: &mut Listing) {
 fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo>> {
     let metadata = fs::metadata(path).map_err(|err| Error::io(path, err))?;
     let bytes = read_file(path)?;
-    if detect_whole(path, &bytes) != Some(super::SOURCE) {
-        return Ok(None);
+    Ok(listed(path, &bytes, id).map(|listed| listed.info(super::SOURCE, path.to_owned(), modified_ms(&metadata))))
+}
+
+/// What a listing says of the session file at `path`, whose bytes are
+/// `bytes`, apart from its time; `None` when it is not a Claude Code
+/// session.
+pub(super) fn listed(path: &Path, bytes: &[u8], id: String) -> Option<Listed> {
+    if detect_whole(path, bytes) != Some(super::SOURCE) {
+        return None;
     }
-    let parsed = parse(&bytes, &id, false);
-    Ok(Some(SessionInfo {
-        source: super::SOURCE,
-        flavor: None,
+    let part = super::parse_part(bytes, &id);
+    Some(listed_of(id, &part))
+}
+
+/// What a listing says of a session whose file read whole gave `part`.
+pub(super) fn listed_of(id: String, part: &Part) -> Listed {
+    Listed {
         id,
-        path: path.to_owned(),
-        cwd: parsed.transcript.cwd,
-        title: parsed.transcript.title,
-        created: parsed.created,
-        modified_ms: modified_ms(&metadata),
-        message_count: parsed.transcript.messages.len(),
-        first_message: parsed.first_prompt,
-        parent_session: None,
-    }))
+        cwd: part.transcript.cwd.clone(),
+        title: part.transcript.title.clone(),
+        created: part.created.clone(),
+        message_count: part.transcript.messages.len(),
+        first_message: part.first_prompt.clone(),
+        ..Listed::default()
+    }
+}
+
+/// [`list`] from what the catalog holds (`catalogued`): the same folders
+/// and, where a folder holds several projects, the same `cwd` rule.
+pub(super) fn list_catalogued(config_dirs: &[PathBuf], scope: Scope<'_>, catalogued: Catalogued) -> Listing {
+    let Scope::Project(cwd) = scope else { return catalogued.into_listing(|_| true, |_| true) };
+    let cwd = cwd.to_string_lossy();
+    // For each project folder this cwd's sessions may be in: whether its
+    // sessions' `cwd` must be the cwd.
+    let mut folders: Vec<(PathBuf, bool)> = Vec::new();
+    for config in config_dirs {
+        let projects = config.join("projects");
+        let name = project_dir_name(&cwd);
+        if name.len() <= MAX_NAME_UNITS && projects.join(&name).is_dir() {
+            folders.push((projects.join(&name), false));
+            continue;
+        }
+        let mut matching = Vec::new();
+        if name.len() > MAX_NAME_UNITS {
+            let prefix = format!("{}-", &name[..MAX_NAME_UNITS]);
+            matching = subfolders(&projects)
+                .into_iter()
+                .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+                .collect();
+        }
+        let matching = if matching.is_empty() { subfolders(&projects) } else { matching };
+        folders.extend(matching.into_iter().map(|folder| (folder, true)));
+    }
+    let folder_of = |path: &Path| folders.iter().find(|(folder, _)| path.parent() == Some(folder.as_path()));
+    catalogued.into_listing(
+        |info| match folder_of(&info.path) {
+            Some((_, false)) => true,
+            Some((_, true)) => info.cwd.as_deref().is_some_and(|found| same_dir(found, &cwd)),
+            None => false,
+        },
+        |path| folder_of(path).is_some(),
+    )
 }

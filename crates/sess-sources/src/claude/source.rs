@@ -10,7 +10,7 @@ use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed, LateResult};
-use crate::listing::{FoundFiles, Listing, Scope};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
 use crate::source::{Outline, Source, SourceKind};
 use crate::transcript::{Block, Message, ToolCall, Transcript, content_text};
 use crate::verify::Checked;
@@ -52,6 +52,14 @@ impl Source for Claude {
 
     fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
         super::list(&config_dirs_of(env), scope)
+    }
+
+    fn listed(&self, path: &Path, bytes: &[u8]) -> Option<Listed> {
+        super::listing::listed(path, bytes, session_id(path))
+    }
+
+    fn list_catalogued(&self, env: &Env, scope: Scope<'_>, catalogued: Catalogued) -> Option<Listing> {
+        Some(super::listing::list_catalogued(&config_dirs_of(env), scope, catalogued))
     }
 
     /// A line of a type only Claude Code writes (`user`, `assistant`,
@@ -97,10 +105,12 @@ impl Source for Claude {
         if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Claude Code session: none of its first lines is one".to_owned());
         }
-        let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let id = session_id(path);
         let part = super::parse_part(bytes, &id);
+        let listed = super::listing::listed_of(id.clone(), &part);
         let transcript = part.transcript;
         Ok(Indexed {
+            listed: Some(listed),
             session_id: id,
             title_explicit: part.explicit_title.is_some(),
             title: transcript.title,
@@ -136,6 +146,11 @@ impl Source for Claude {
     fn usage(&self, _path: &Path, bytes: &[u8]) -> Vec<crate::Call> {
         super::usage::of_bytes(bytes)
     }
+}
+
+/// A session's id: its file's name without `.jsonl`.
+fn session_id(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn config_dirs_of(env: &Env) -> Vec<PathBuf> {

@@ -7,7 +7,7 @@ use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
-use crate::listing::{FoundFiles, Listing, Scope};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
 use crate::source::{Outline, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
@@ -47,6 +47,14 @@ impl Source for Codex {
 
     fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
         super::list(&home_of(env), scope)
+    }
+
+    fn listed(&self, path: &Path, bytes: &[u8]) -> Option<Listed> {
+        Some(super::listed_file(path, bytes))
+    }
+
+    fn list_catalogued(&self, env: &Env, scope: Scope<'_>, catalogued: Catalogued) -> Option<Listing> {
+        Some(super::list_catalogued(&home_of(env), scope, catalogued))
     }
 
     /// A file named `rollout-*` or compressed with zstd, or a line of a
@@ -91,6 +99,7 @@ impl Source for Codex {
     }
 
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        let listed = Some(super::listed_file(path, bytes));
         let (mut transcript, inherited) = super::read_counting_inherited(path, bytes);
         let title_explicit = transcript.title.is_some() && transcript.title.as_deref() != transcript.first_prompt();
         let message_count = transcript.messages.len();
@@ -107,6 +116,7 @@ impl Source for Codex {
             message_count,
             messages: transcript.messages,
             usage,
+            listed,
         })
     }
 

@@ -106,6 +106,7 @@ impl Source for Copilot {
             message_count: transcript.messages.len(),
             messages: transcript.messages,
             usage: super::usage::calls(bytes),
+            listed: None,
         })
     }
 }

@@ -105,6 +105,7 @@ impl Source for Gemini {
             message_count: transcript.messages.len(),
             messages: transcript.messages,
             usage,
+            listed: None,
         })
     }
 

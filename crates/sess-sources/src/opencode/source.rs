@@ -118,5 +118,6 @@ fn indexed((transcript, usage): (Transcript, Vec<crate::Call>)) -> Indexed {
         message_count: transcript.messages.len(),
         messages: transcript.messages,
         usage,
+        listed: None,
     }
 }

@@ -10,13 +10,14 @@ use crate::index::{Added, Indexed, LateResult};
 use crate::transcript::{Block, Message, content_text, first_prompt};
 
 /// A whole session file's complete lines.
-pub(super) fn whole(bytes: &[u8]) -> Result<Indexed, String> {
+pub(super) fn whole(path: &std::path::Path, bytes: &[u8]) -> Result<Indexed, String> {
     let outcome = sess_core::read(bytes);
     let file = outcome.file;
     let Some(header) = file.header() else {
         let why = outcome.issues.first().map_or_else(|| "no session header".to_owned(), ToString::to_string);
         return Err(format!("not a pi-family session: {why}"));
     };
+    let listed = super::source::listed(path, bytes, &file);
     let entries = file.entries();
     let messages = super::entry_messages(entries);
     let own_title = header
@@ -34,6 +35,7 @@ pub(super) fn whole(bytes: &[u8]) -> Result<Indexed, String> {
         message_count: message_entries(entries),
         messages,
         usage: super::usage::calls(entries),
+        listed,
     })
 }
 

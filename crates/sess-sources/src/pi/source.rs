@@ -17,7 +17,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo};
 use crate::source::{Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
@@ -83,6 +83,36 @@ impl Source for Pi {
         listing
     }
 
+    fn listed(&self, path: &Path, bytes: &[u8]) -> Option<Listed> {
+        listed(path, bytes, &sess_core::read(bytes).file)
+    }
+
+    /// Each session's agent is the one whose folder holds it; a project's
+    /// sessions are those directly in its folders (the names
+    /// [`candidate_dir_names`] gives) of each agent.
+    fn list_catalogued(&self, env: &Env, scope: Scope<'_>, mut catalogued: Catalogued) -> Option<Listing> {
+        let env = environment(env);
+        let roots = roots(&env);
+        let folders: Option<Vec<PathBuf>> = match scope {
+            Scope::All => None,
+            Scope::Project(cwd) => {
+                let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+                let names = candidate_dir_names(cwd, &env, &canonical);
+                Some(roots.iter().flat_map(|(_, root)| names.iter().map(|name| root.join(name))).collect())
+            }
+        };
+        let near = |path: &Path| {
+            folders.as_ref().is_none_or(|folders| path.parent().is_some_and(|p| folders.iter().any(|f| f == p)))
+        };
+        // The listing reads each file itself and leaves out those it cannot read, unreported.
+        catalogued.unreadable.clear();
+        let mut listing = catalogued.into_listing(|info| near(&info.path), near);
+        for info in &mut listing.sessions {
+            info.flavor = roots.iter().find(|(_, root)| info.path.starts_with(root)).map(|(agent, _)| agent.name());
+        }
+        Some(listing)
+    }
+
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
         head.first(|line| line.kind.as_deref() == Some("session"))
     }
@@ -102,8 +132,8 @@ impl Source for Pi {
         super::blobs::referenced(path)
     }
 
-    fn index(&self, _path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
-        super::index::whole(bytes)
+    fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        super::index::whole(path, bytes)
     }
 
     fn index_added(&self, _session_id: &str, bytes: &[u8], _lines_before: usize) -> Option<Added> {
@@ -212,4 +242,23 @@ pub fn summary_info(summary: SessionSummary) -> SessionInfo {
         first_message: Some(summary.first_message),
         parent_session: summary.parent_session,
     }
+}
+
+/// What a listing says of the pi-family session file at `path`, whose bytes
+/// are `bytes` and which reads as `file`: discovery's summary (the code of
+/// [`Pi::list`]'s), and how many messages its transcript at the last entry
+/// shows. `None` when it is not a session.
+pub(super) fn listed(path: &Path, bytes: &[u8], file: &SessionFile) -> Option<Listed> {
+    // The summary falls back on the file's time only without a time of its own.
+    let file_time = std::cell::Cell::new(false);
+    let summary = discovery::summarize_bytes(bytes, path.to_owned(), || {
+        file_time.set(true);
+        Some(0)
+    })?;
+    let listed = Listed::from(summary_info(summary));
+    Some(Listed {
+        active_ms: listed.active_ms.filter(|_| !file_time.get()),
+        shown_messages: Some(super::shown_message_count(file, Leaf::Last)),
+        ..listed
+    })
 }

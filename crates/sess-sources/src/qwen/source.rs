@@ -103,6 +103,7 @@ impl Source for Qwen {
             message_count,
             messages: transcript.messages,
             usage: super::usage::calls(bytes),
+            listed: None,
         })
     }
 

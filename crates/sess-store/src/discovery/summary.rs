@@ -70,8 +70,28 @@ pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path, text: Message
     build(header, builder.tally, builder.all_messages_text, path.to_owned(), modified)
 }
 
+/// The summary a listing makes of a session file (see
+/// [`summarize_sessions`](super::summarize_sessions)), of its bytes read
+/// already (the search catalog's listing): the same lines, the same rules,
+/// without [`SessionSummary::all_messages_text`]. `modified_fallback` is
+/// called only when no message and no header timestamp give the last
+/// activity (a listing gives the file's modification time).
+pub fn summarize_bytes(
+    bytes: &[u8],
+    path: PathBuf,
+    modified_fallback: impl FnOnce() -> Option<i64>,
+) -> Option<SessionSummary> {
+    let mut builder = Builder { collect_text: false, ..Builder::default() };
+    scan_lines(bytes, &mut builder).ok()?;
+    let Stage::Body(header) = builder.stage else { return None };
+    build(header, builder.tally, builder.all_messages_text, path, modified_fallback)
+}
+
 fn scan(storage: &dyn SessionStorage, path: &Path, builder: &mut Builder) -> io::Result<()> {
-    let mut input = BufReader::with_capacity(1 << 16, storage.open_read(path)?);
+    scan_lines(BufReader::with_capacity(1 << 16, storage.open_read(path)?), builder)
+}
+
+fn scan_lines(mut input: impl BufRead, builder: &mut Builder) -> io::Result<()> {
     let mut buffer = Vec::new();
     let mut first = true;
     loop {
