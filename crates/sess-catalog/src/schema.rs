@@ -82,6 +82,8 @@ CREATE TABLE sessions (
     list_stale INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX sessions_store ON sessions (store);
+-- A listing reads one agent's sessions at a time.
+CREATE INDEX sessions_source ON sessions (source, store);
 CREATE INDEX sessions_cwd ON sessions (cwd);
 CREATE INDEX sessions_modified ON sessions (modified_ms DESC);
 CREATE TABLE docs (
