@@ -634,12 +634,11 @@ pub(crate) fn insert_doc(tx: &Transaction<'_>, key: i64, doc: &Doc, stored: Opti
     // A title is searched in its own column, which ranks double.
     let (body, title) = if doc.role == "title" { ("", doc.body.as_str()) } else { (doc.body.as_str(), "") };
     let own;
-    let stored = match stored {
-        Some(stored) => stored,
-        None => {
-            own = Stored::of(body);
-            &own
-        }
+    let stored = if let Some(stored) = stored {
+        stored
+    } else {
+        own = Stored::of(body);
+        &own
     };
     statement.execute(params![key, doc.entry_id, doc.role, stored.value(body), title])?;
     let id = tx.last_insert_rowid();

@@ -3,78 +3,20 @@
 #![allow(clippy::unwrap_used, reason = "tests")]
 #![allow(clippy::disallowed_methods, reason = "tests write the agents' files directly")]
 
-use std::fmt::Write as _;
+mod common;
+
 use std::fs::{self, OpenOptions};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use common::{FIXTURES, Setup, pi_session};
 use pretty_assertions::assert_eq;
-use sess_catalog::{Catalog, Hit, ListParams, SearchParams, SourceFile, StoredSession};
-use sess_sources::SourceKind;
-use tempfile::TempDir;
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
-
-struct Setup {
-    dir: TempDir,
-    catalog: Catalog,
-    files: Vec<SourceFile>,
-}
-
-impl Setup {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let catalog = Catalog::open(dir.path().join("cache/catalog.sqlite")).unwrap();
-        Self { dir, catalog, files: Vec::new() }
-    }
-
-    /// Adds a file with `text` as `name`.
-    fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(name);
-        fs::write(&path, text).unwrap();
-        self.files.push(SourceFile::new(source, path.clone()));
-        path
-    }
-
-    fn copy(&mut self, source: SourceKind, fixture: &str, name: &str) -> PathBuf {
-        let text = fs::read_to_string(Path::new(FIXTURES).join(fixture)).unwrap();
-        self.add(source, name, &text)
-    }
-
-    fn refresh(&mut self) -> sess_catalog::RefreshReport {
-        self.catalog.refresh(&self.files, &mut |_| {}).unwrap()
-    }
-
-    fn search(&self, query: &str) -> Vec<Hit> {
-        self.catalog.search(&SearchParams::new(query)).unwrap()
-    }
-
-    fn ids(&self, query: &str) -> Vec<String> {
-        self.search(query).into_iter().map(|h| h.session.id).collect()
-    }
-}
+use sess_catalog::{ListParams, SearchParams, StoredSession};
 
 fn claude_line(uuid: &str, role: &str, text: &str) -> String {
     format!(
         r#"{{"type":"{role}","uuid":"{uuid}","sessionId":"s","cwd":"/work/app","timestamp":"2026-01-02T03:04:05.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}]}}}}"#
     ) + "\n"
-}
-
-fn pi_session(id: &str, cwd: &str, messages: &[(&str, &str)]) -> String {
-    let mut out =
-        format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}}"#)
-            + "\n";
-    let mut parent = "null".to_owned();
-    for (i, (role, text)) in messages.iter().enumerate() {
-        let entry = format!("e{i}");
-        writeln!(
-            out,
-            r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-01-01T00:00:0{i}.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
-        )
-        .unwrap();
-        parent = format!("\"{entry}\"");
-    }
-    out
 }
 
 fn append(path: &Path, text: &str) {

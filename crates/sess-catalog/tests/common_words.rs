@@ -4,77 +4,36 @@
 #![allow(clippy::unwrap_used, reason = "tests")]
 #![allow(clippy::disallowed_methods, reason = "tests write the agents' files directly")]
 
-use std::collections::HashSet;
-use std::fmt::Write as _;
-use std::fs;
-use std::path::PathBuf;
+mod common;
 
+use std::collections::HashSet;
+
+use common::{Setup, pi_session};
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use sess_catalog::{Catalog, Hit, SearchParams, SourceFile};
-use sess_sources::SourceKind;
+use sess_catalog::{Hit, SearchParams};
 
 /// More messages than one window (1,000) say `error`.
 const SESSIONS: usize = 40;
 const MESSAGES: usize = 30;
 
-/// A pi session in `cwd` whose user messages are `texts`.
-fn pi_session(id: &str, cwd: &str, texts: &[String]) -> String {
-    let mut out =
-        format!(r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"{cwd}"}}"#)
-            + "\n";
-    let mut parent = "null".to_owned();
-    for (i, text) in texts.iter().enumerate() {
-        let entry = format!("e{i}");
-        let message = json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1});
-        writeln!(
-            out,
-            r#"{{"type":"message","id":"{entry}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{message}}}"#
-        )
-        .unwrap();
-        parent = format!("\"{entry}\"");
+/// `count` pi sessions in `cwd`, each with [`MESSAGES`] messages that say
+/// `error`, read by one refresh (so they are newer than any read before).
+fn add_erring(s: &mut Setup, prefix: &str, cwd: &str, count: usize) {
+    for i in 0..count {
+        let texts: Vec<String> = (0..MESSAGES).map(|m| format!("error number {m} in step {i}")).collect();
+        let messages: Vec<(&str, &str)> = texts.iter().map(|t| ("user", t.as_str())).collect();
+        s.add(
+            sess_sources::pi::SOURCE,
+            &format!("{prefix}{i:02}.jsonl"),
+            &pi_session(&format!("{prefix}{i:02}"), cwd, &messages),
+        );
     }
-    out
+    s.refresh();
 }
 
-struct Setup {
-    dir: tempfile::TempDir,
-    catalog: Catalog,
-    files: Vec<SourceFile>,
-}
-
-impl Setup {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let catalog = Catalog::open(dir.path().join("catalog.sqlite")).unwrap();
-        Self { dir, catalog, files: Vec::new() }
-    }
-
-    fn add(&mut self, source: SourceKind, name: &str, text: &str) -> PathBuf {
-        let path = self.dir.path().join(name);
-        fs::write(&path, text).unwrap();
-        self.files.push(SourceFile::new(source, path.clone()));
-        path
-    }
-
-    /// `count` pi sessions in `cwd`, each with [`MESSAGES`] messages that
-    /// say `error`, read by one refresh (so they are newer than any read
-    /// before).
-    fn add_erring(&mut self, prefix: &str, cwd: &str, count: usize) {
-        for i in 0..count {
-            let texts: Vec<String> = (0..MESSAGES).map(|m| format!("error number {m} in step {i}")).collect();
-            self.add(
-                sess_sources::pi::SOURCE,
-                &format!("{prefix}{i:02}.jsonl"),
-                &pi_session(&format!("{prefix}{i:02}"), cwd, &texts),
-            );
-        }
-        self.catalog.refresh(&self.files, &mut |_| {}).unwrap();
-    }
-
-    fn search(&self, params: &SearchParams) -> Vec<Hit> {
-        self.catalog.search(params).unwrap()
-    }
+fn search(s: &Setup, params: &SearchParams) -> Vec<Hit> {
+    s.catalog.search(params).unwrap()
 }
 
 fn ids(hits: &[Hit]) -> Vec<String> {
@@ -84,9 +43,9 @@ fn ids(hits: &[Hit]) -> Vec<String> {
 #[test]
 fn a_common_word_fills_every_hit_from_its_newest_matches() {
     let mut s = Setup::new();
-    s.add_erring("old", "/work/old", 5);
-    s.add_erring("new", "/work/new", SESSIONS);
-    let hits = s.search(&SearchParams { limit: 25, ..SearchParams::new("error") });
+    add_erring(&mut s, "old", "/work/old", 5);
+    add_erring(&mut s, "new", "/work/new", SESSIONS);
+    let hits = search(&s, &SearchParams { limit: 25, ..SearchParams::new("error") });
     let found = ids(&hits);
     assert_eq!(found.len(), 25, "{found:?}");
     assert_eq!(found.iter().collect::<HashSet<_>>().len(), 25, "one hit per session: {found:?}");
@@ -101,25 +60,25 @@ fn a_common_word_fills_every_hit_from_its_newest_matches() {
 #[test]
 fn a_filter_reads_older_windows_until_it_has_its_hits() {
     let mut s = Setup::new();
-    s.add_erring("old", "/work/old", 5);
-    s.add_erring("new", "/work/new", SESSIONS);
+    add_erring(&mut s, "old", "/work/old", 5);
+    add_erring(&mut s, "new", "/work/new", SESSIONS);
     // Every match of the newest windows is another project's.
     let params = SearchParams { cwd: Some("/work/old".into()), ..SearchParams::new("error") };
-    let mut found = ids(&s.search(&params));
+    let mut found = ids(&search(&s, &params));
     found.sort();
     assert_eq!(found, ["old00", "old01", "old02", "old03", "old04"]);
     // So does a page past the newest window's sessions.
-    let all: Vec<String> = ids(&s.search(&SearchParams { limit: 45, ..SearchParams::new("error") }));
+    let all: Vec<String> = ids(&search(&s, &SearchParams { limit: 45, ..SearchParams::new("error") }));
     assert_eq!(all.iter().collect::<HashSet<_>>().len(), 45, "{all:?}");
 }
 
 #[test]
 fn a_rare_word_is_ranked_over_all_its_matches() {
     let mut s = Setup::new();
-    let texts = vec!["the zebra crossing fails".to_owned(), "zebra zebra zebra".to_owned()];
+    let texts = [("user", "the zebra crossing fails"), ("user", "zebra zebra zebra")];
     s.add(sess_sources::pi::SOURCE, "zebra.jsonl", &pi_session("zebra", "/work/z", &texts));
-    s.add_erring("new", "/work/new", SESSIONS);
-    let hits = s.search(&SearchParams::new("zebra"));
+    add_erring(&mut s, "new", "/work/new", SESSIONS);
+    let hits = search(&s, &SearchParams::new("zebra"));
     assert_eq!(ids(&hits), ["zebra"]);
     // Its best message: the one that says it most.
     assert_eq!(hits[0].entry_id.as_deref(), Some("e1"));
@@ -164,8 +123,8 @@ fn tool_output_matches_a_phrases_words_and_shows_the_phrase_where_it_has_it() {
         "b.jsonl",
         &claude_session("b", "build again", "error: connection refused (port 5432)"),
     );
-    s.catalog.refresh(&s.files, &mut |_| {}).unwrap();
-    let hits = s.search(&SearchParams::new("\"connection refused\""));
+    s.refresh();
+    let hits = search(&s, &SearchParams::new("\"connection refused\""));
     let mut found = ids(&hits);
     found.sort();
     assert_eq!(found, ["a", "b"], "both outputs hold the words");
@@ -183,14 +142,14 @@ fn tool_output_matches_a_phrases_words_and_shows_the_phrase_where_it_has_it() {
 #[test]
 fn a_refresh_that_finds_nothing_changed_does_not_wait_for_a_writer() {
     let mut s = Setup::new();
-    s.add_erring("p", "/work/p", 2);
+    add_erring(&mut s, "p", "/work/p", 2);
     // Another process writes to the catalog (an index build, say) and keeps
     // its write lock.
-    let other = rusqlite::Connection::open(s.dir.path().join("catalog.sqlite")).unwrap();
+    let other = rusqlite::Connection::open(s.catalog.path()).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     // (A refresh that wrote would wait 30 s for the lock, then fail.)
-    let report = s.catalog.refresh(&s.files, &mut |_| {}).unwrap();
+    let report = s.refresh();
     assert_eq!((report.unchanged, report.added), (2, 0));
-    assert_eq!(ids(&s.search(&SearchParams::new("error"))).len(), 2);
+    assert_eq!(ids(&search(&s, &SearchParams::new("error"))).len(), 2);
     other.execute_batch("ROLLBACK").unwrap();
 }

@@ -30,7 +30,7 @@ pub struct Row {
     pub project: Option<String>,
     /// The session's title.
     pub title: Option<String>,
-    /// What identifies the response across sessions: the [`key_hash`] of
+    /// What identifies the response across sessions: the [`key_hash`](crate::key_hash) of
     /// its key (`sess_sources::Call::key`).
     pub key: Option<i64>,
     /// When the call was made (milliseconds since the Unix epoch).
