@@ -25,7 +25,12 @@ fn append(path: &Path, text: &str) {
 
 /// `(session id, output tokens)` of every call, in order.
 fn calls(catalog: &Catalog) -> Vec<(String, u64)> {
-    catalog.usage(&UsageParams::default()).unwrap().into_iter().map(|row| (row.session_id, row.tokens.output)).collect()
+    catalog
+        .usage(&UsageParams::default())
+        .unwrap()
+        .into_iter()
+        .map(|row| (row.session.session_id.clone(), row.tokens.output))
+        .collect()
 }
 
 #[test]
@@ -116,7 +121,12 @@ fn a_sessions_calls_come_with_those_of_the_sessions_sharing_a_response() {
     };
     let of = |session: i64| -> Vec<(String, u64)> {
         let params = UsageParams { session: Some(session), ..UsageParams::default() };
-        catalog.usage(&params).unwrap().into_iter().map(|row| (row.session_id, row.tokens.output)).collect()
+        catalog
+            .usage(&params)
+            .unwrap()
+            .into_iter()
+            .map(|row| (row.session.session_id.clone(), row.tokens.output))
+            .collect()
     };
     // Earliest session first: the copy of msg_a counts in the original.
     assert_eq!(of(key(fork)), [(original.to_owned(), 1), (fork.to_owned(), 1), (fork.to_owned(), 3)]);

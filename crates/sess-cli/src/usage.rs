@@ -108,17 +108,20 @@ pub(crate) fn archived(
 pub(crate) fn session_rows(session: &ArchivedSession, files: &[StoredFile]) -> anyhow::Result<Vec<Row>> {
     let scratch = tempfile::Builder::new().prefix("sess-usage-").tempdir().context("cannot make a scratch folder")?;
     let calls = sess_archive::usage(session, files, scratch.path())?;
+    let of = std::sync::Arc::new(sess_usage::SessionOf {
+        source: session.source.clone(),
+        session_id: session.meta.session_id.clone(),
+        path: session.path.clone(),
+        project: session.meta.cwd.clone(),
+        title: session.meta.title.clone(),
+    });
     Ok(calls
         .into_iter()
         .map(|call| Row {
-            source: session.source.clone(),
-            session_id: session.meta.session_id.clone(),
-            path: session.path.clone(),
-            project: session.meta.cwd.clone(),
-            title: session.meta.title.clone(),
+            session: of.clone(),
             key: call.key.as_deref().map(sess_usage::key_hash),
             at_ms: call.timestamp.as_deref().and_then(sess_core::parse_iso_millis).unwrap_or(session.meta.modified_ms),
-            model: call.model,
+            model: call.model.map(Into::into),
             tokens: sess_usage::Tokens {
                 input: call.input,
                 output: call.output,

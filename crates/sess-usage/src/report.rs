@@ -8,6 +8,8 @@
 //! it) counts once, in the first session given.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use jiff::civil::Date;
@@ -20,23 +22,16 @@ use crate::prices::Prices;
 /// One model call and the session it was made in: what a report is made of.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
-    /// The agent (`claude`, `codex`, …).
-    pub source: String,
-    /// The session's id.
-    pub session_id: String,
-    /// Where the session is (its file), which tells two sessions with one id apart.
-    pub path: String,
-    /// The directory the agent worked in.
-    pub project: Option<String>,
-    /// The session's title.
-    pub title: Option<String>,
+    /// The session, shared by its calls' rows (a history has hundreds of
+    /// thousands of calls in tens of thousands of sessions).
+    pub session: Arc<SessionOf>,
     /// What identifies the response across sessions: the [`key_hash`](crate::key_hash) of
     /// its key (`sess_sources::Call::key`).
     pub key: Option<i64>,
     /// When the call was made (milliseconds since the Unix epoch).
     pub at_ms: i64,
-    /// The model that answered.
-    pub model: Option<String>,
+    /// The model that answered (shared by the rows of its calls).
+    pub model: Option<Arc<str>>,
     /// Its tokens.
     pub tokens: Tokens,
     /// The cost its agent recorded, in US dollars.
@@ -149,15 +144,15 @@ pub struct Group {
 }
 
 /// What a session's line says of it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionOf {
     /// The session's id.
     #[serde(skip)]
     pub session_id: String,
-    /// The agent.
+    /// The agent (`claude`, `codex`, …).
     pub source: String,
-    /// Its file.
+    /// Its file, which tells two sessions with one id apart.
     pub path: String,
     /// Its title.
     pub title: Option<String>,
@@ -222,8 +217,8 @@ impl Acc {
         self.complete &= cost.is_some();
         self.calls += 1;
         self.last_ms = self.last_ms.max(row.at_ms);
-        self.models.entry(model.to_owned()).or_default().add(&row.tokens, cost);
-        self.sources.entry(row.source.clone()).or_default().add(&row.tokens, cost);
+        entry(&mut self.models, model).add(&row.tokens, cost);
+        entry(&mut self.sources, &row.session.source).add(&row.tokens, cost);
     }
 
     fn finish(self) -> Sum {
@@ -258,6 +253,18 @@ impl Acc {
     }
 }
 
+/// The value of `name` in `map`, made when missing (without a new `String`
+/// when it is there: a report adds to the same few names a million times).
+fn entry<'a, V: Default>(map: &'a mut HashMap<String, V>, name: &str) -> &'a mut V {
+    if !map.contains_key(name) {
+        map.insert(name.to_owned(), V::default());
+    }
+    match map.get_mut(name) {
+        Some(value) => value,
+        None => unreachable!("inserted above"),
+    }
+}
+
 /// The name a call without a model is counted under.
 pub const UNKNOWN_MODEL: &str = "unknown";
 
@@ -265,7 +272,8 @@ impl Report {
     /// Sums `rows` (a session's rows after those of sessions that began
     /// earlier, for the count-once rule) as `options` say.
     pub fn build(rows: impl IntoIterator<Item = Row>, options: &Options<'_>) -> Self {
-        let mut seen: HashSet<(String, i64)> = HashSet::new();
+        let mut seen: HashMap<String, HashSet<i64>> = HashMap::new();
+        let mut label = String::new();
         let mut groups: HashMap<String, (Acc, Option<SessionOf>)> = HashMap::new();
         let mut totals = Acc::default();
         let mut priced: HashMap<String, bool> = HashMap::new();
@@ -274,8 +282,8 @@ impl Report {
             if options.since.is_some_and(|since| date < since) || options.until.is_some_and(|until| date > until) {
                 continue;
             }
-            if let Some(key) = &row.key
-                && !seen.insert((row.source.clone(), *key))
+            if let Some(key) = row.key
+                && !entry(&mut seen, &row.session.source).insert(key)
             {
                 continue;
             }
@@ -285,23 +293,19 @@ impl Report {
             // they cannot price): the table is asked instead.
             let recorded = row.cost.filter(|cost| *cost > 0.0 || row.tokens.total() == 0);
             let cost = recorded.or_else(|| options.prices.cost(model, &row.tokens));
-            *priced.entry(model.to_owned()).or_default() |= cost.is_some();
-            let label = match options.by {
-                By::Daily => date.to_string(),
-                By::Monthly => format!("{:04}-{:02}", date.year(), date.month()),
-                By::Session => format!("{}\0{}", row.source, row.path),
-                By::Project => row.project.clone().unwrap_or_default(),
-                By::Model => model.to_owned(),
+            *entry(&mut priced, model) |= cost.is_some();
+            label.clear();
+            // Writing to a `String` does not fail.
+            let _ = match options.by {
+                By::Daily => write!(label, "{date}"),
+                By::Monthly => write!(label, "{:04}-{:02}", date.year(), date.month()),
+                By::Session => write!(label, "{}\0{}", row.session.source, row.session.path),
+                By::Project => write!(label, "{}", row.session.project.as_deref().unwrap_or_default()),
+                By::Model => write!(label, "{model}"),
             };
-            let (acc, session) = groups.entry(label).or_default();
+            let (acc, session) = entry(&mut groups, &label);
             if options.by == By::Session && session.is_none() {
-                *session = Some(SessionOf {
-                    session_id: row.session_id.clone(),
-                    source: row.source.clone(),
-                    path: row.path.clone(),
-                    title: row.title.clone(),
-                    project: row.project.clone(),
-                });
+                *session = Some(SessionOf::clone(&row.session));
             }
             acc.add(&row, model, cost);
             totals.add(&row, model, cost);
@@ -385,5 +389,5 @@ fn dollars(sum: f64) -> f64 {
 
 /// The day `at_ms` falls on in `zone`.
 pub fn day_of(at_ms: i64, zone: &TimeZone) -> Date {
-    Timestamp::from_millisecond(at_ms).unwrap_or(Timestamp::UNIX_EPOCH).to_zoned(zone.clone()).date()
+    zone.to_datetime(Timestamp::from_millisecond(at_ms).unwrap_or(Timestamp::UNIX_EPOCH)).date()
 }

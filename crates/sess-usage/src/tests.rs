@@ -5,11 +5,13 @@ use super::*;
 
 fn row(session: &str, key: Option<&str>, at: &str, model: &str, input: u64, output: u64) -> Row {
     Row {
-        source: "claude".into(),
-        session_id: session.into(),
-        path: format!("/p/{session}.jsonl"),
-        project: Some("/work/app".into()),
-        title: None,
+        session: std::sync::Arc::new(SessionOf {
+            source: "claude".into(),
+            session_id: session.into(),
+            path: format!("/p/{session}.jsonl"),
+            project: Some("/work/app".into()),
+            title: None,
+        }),
         key: key.map(key_hash),
         at_ms: at.parse::<jiff::Timestamp>().unwrap().as_millisecond(),
         model: Some(model.into()),

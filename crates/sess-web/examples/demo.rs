@@ -49,11 +49,13 @@ fn demo_calls(id: &str) -> Vec<sess_usage::Row> {
             let model = models[usize::try_from((day + seed) % 5).unwrap_or(0) % 3];
             let size = (day * 37 + seed) % 90 + 10;
             sess_usage::Row {
-                source: if seed % 2 == 0 { "claude" } else { "pi" }.into(),
-                session_id: id.into(),
-                path: format!("/demo/{id}"),
-                project: Some("/home/dev/shop".into()),
-                title: None,
+                session: std::sync::Arc::new(sess_usage::SessionOf {
+                    source: if seed % 2 == 0 { "claude" } else { "pi" }.into(),
+                    session_id: id.into(),
+                    path: format!("/demo/{id}"),
+                    project: Some("/home/dev/shop".into()),
+                    title: None,
+                }),
                 key: Some(sess_usage::key_hash(&format!("{id}:{day}"))),
                 at_ms: END_MS - i64::try_from(day).unwrap_or(0) * DAY_MS,
                 model: Some(model.into()),

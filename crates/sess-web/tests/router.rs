@@ -193,11 +193,13 @@ impl Library for Fake {
 /// of a model it does not know.
 fn calls() -> Vec<Row> {
     let row = |at_ms: i64, model: &str, input: u64, output: u64| Row {
-        source: "claude".into(),
-        session_id: "s1-session".into(),
-        path: "/home/u/.claude/projects/p/s1.jsonl".into(),
-        project: Some("/home/u/proj".into()),
-        title: None,
+        session: std::sync::Arc::new(sess_usage::SessionOf {
+            source: "claude".into(),
+            session_id: "s1-session".into(),
+            path: "/home/u/.claude/projects/p/s1.jsonl".into(),
+            project: Some("/home/u/proj".into()),
+            title: None,
+        }),
         key: Some(sess_usage::key_hash(&format!("{model}:{at_ms}"))),
         at_ms,
         model: Some(model.into()),
