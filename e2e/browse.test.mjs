@@ -115,6 +115,35 @@ function startServer(home, args = []) {
   });
 }
 
+/// Writes `lines` as a JSONL file (its folder made).
+function writeJsonl(file, lines) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+}
+
+/// Launches Chromium and opens a page of `viewport`; its script errors go to
+/// `pageErrors`, and, when `dialogs` is given, its dialogs' messages there
+/// (each dismissed).
+async function openBrowser({ viewport, timeout = 10_000, pageErrors, dialogs }) {
+  const browser = await chromium.launch({ executablePath: browserPath });
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(timeout);
+  if (dialogs) page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { browser, page };
+}
+
+/// Closes the browser, stops the server, and removes the scratch home (kept
+/// with SESS_E2E_KEEP_HOME).
+async function closeAll(browser, killServer, home) {
+  try {
+    await browser?.close();
+  } finally {
+    killServer();
+    if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
 /// Waits until `check` returns a truthy value (retrying while it throws or is falsy).
 async function until(what, check, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -165,21 +194,10 @@ describe('sess serve in a browser', () => {
     fs.mkdirSync(screenshots, { recursive: true });
     home = makeHome();
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, pageErrors, dialogs }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   /// Opens a route of the page and waits for `ready`.
   async function open(hash, ready) {
@@ -382,24 +400,12 @@ describe('edits as diffs in a browser', () => {
       },
     ];
     const file = path.join(home, '.pi/agent/sessions/--home-dev-notes--/2026-11-30T09-00-00-000Z_notes.jsonl');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    writeJsonl(file, lines);
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, pageErrors, dialogs }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   async function openSession(source) {
     await page.goto(server.url);
@@ -517,20 +523,10 @@ describe('subagents and parts not understood in a browser', () => {
     place(path.join(fixtures, 'codex/codex-0.146-null-image.jsonl'),
       path.join(home, `.codex/sessions/2026/02/11/rollout-2026-02-11T16-04-00-${CODEX_NULL_IMAGE}.jsonl`), 10);
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, pageErrors }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   async function openSession(source) {
     await page.goto(server.url);
@@ -613,20 +609,10 @@ describe('an archive of two machines in a browser', () => {
     archiveAs('laptop');
     archiveAs('desk');
     server = await startServer(home, ['--store', store]);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, pageErrors }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   test('the machine filter narrows the list, and the deleted session is marked', async () => {
     assert.equal(server.sessions, 7, server.stderr());
@@ -742,8 +728,7 @@ describe('usage in a browser', () => {
     // The oldest call first in the file, as the agent would have written them.
     lines.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
     const file = path.join(home, `.claude/projects/-home-dev-usage-demo/${RECENT}.jsonl`);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    writeJsonl(file, lines);
   }
 
   before(async () => {
@@ -758,21 +743,11 @@ describe('usage in a browser', () => {
       path.join(home, '.pi/agent/sessions/--home-dev-demo-project--/bun.jsonl'), 45);
     writeRecentSession();
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 900 }, pageErrors }));
     page.on('request', (request) => requests.push(request.url()));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   const isUsage = (response) => new URL(response.url()).pathname === '/api/usage';
 
@@ -1071,24 +1046,12 @@ describe('Markdown and export in a browser', () => {
       },
     ];
     const file = path.join(home, '.pi/agent/sessions/--home-dev-markdown--/2026-12-01T08-00-00-000Z_md.jsonl');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    writeJsonl(file, lines);
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(10_000);
-    page.on('dialog', (dialog) => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}); });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 900 }, pageErrors, dialogs }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   /// Checks the Markdown message under `root` renders every construct, and its hostile HTML stays text.
   async function checkMarkdown(root) {
@@ -1238,7 +1201,7 @@ function makeBigHome() {
       },
     ];
     const file = path.join(dir, `${at.replace(/[:.]/g, '-')}_${id}.jsonl`);
-    fs.writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+    writeJsonl(file, lines);
     const when = new Date(Date.now() - (BIG_COUNT + 10 - i) * 60_000);
     fs.utimesSync(file, when, when);
   };
@@ -1271,20 +1234,10 @@ describe('5,000 sessions in a browser', () => {
       { cwd: home, env: sessEnv(home), encoding: 'utf8' });
     assert.equal(index.status, 0, index.stderr);
     server = await startServer(home);
-    browser = await chromium.launch({ executablePath: browserPath });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, timeout: 20_000, pageErrors }));
   });
 
-  after(async () => {
-    try {
-      await browser?.close();
-    } finally {
-      killServer();
-      if (home && !process.env.SESS_E2E_KEEP_HOME) fs.rmSync(home, { recursive: true, force: true });
-    }
-  });
+  after(() => closeAll(browser, killServer, home));
 
   /// Waits in the page until the session count reads `count` with rows under it, and one more frame:
   /// the milliseconds since `since` (a `performance.now()`; 0 is the navigation's start).

@@ -14,6 +14,9 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 /// Bodies shorter than this are stored as they are: zstd's frame would cost
 /// more than it saves.
 const MIN_PACKED: usize = 96;
+/// The longest text a stored body gives back: the catalog keeps at most 16
+/// KiB of a message (`extract.rs`); a frame that says more is damaged.
+const MAX_TEXT: usize = 1024 * 1024;
 /// zstd's level: 3 is its default, about 300 MB/s on one core here and a
 /// third of the size of prose and tool output.
 const LEVEL: i32 = 3;
@@ -61,7 +64,8 @@ pub(crate) fn unpack(value: ValueRef<'_>) -> Result<String, String> {
                 .ok()
                 .flatten()
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or("a stored text without its size")?;
+                .filter(|n| *n <= MAX_TEXT)
+                .ok_or("a stored text without its size, or larger than any the catalog stores")?;
             let bytes = zstd::bulk::decompress(packed, size).map_err(|e| e.to_string())?;
             String::from_utf8(bytes).map_err(|e| e.to_string())
         }

@@ -94,6 +94,31 @@ pub(crate) fn replace_from(
     Some(FileEdit::replace(text(input, path_key)?, text(input, old_key)?, text(input, new_key)?, all))
 }
 
+/// Several replacements of the file named by `input[path_key]`, applied in
+/// order: the array `input[list_key]`, each item with the fields of
+/// [`replace_from`]; `None` when a field is missing.
+pub(crate) fn replacements_from(
+    input: &serde_json::Value,
+    path_key: &str,
+    list_key: &str,
+    [old_key, new_key]: [&str; 2],
+    all_key: Option<&str>,
+) -> Option<FileEdit> {
+    let replacements = input
+        .get(list_key)?
+        .as_array()?
+        .iter()
+        .map(|item| {
+            Some(Replacement {
+                old: text(item, old_key)?.to_owned(),
+                new: text(item, new_key)?.to_owned(),
+                all: all_key.is_some_and(|key| flag(item, key)),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(FileEdit::replacements(text(input, path_key)?, replacements))
+}
+
 /// A whole file written: the file named by `input[path_key]` with the
 /// content `input[content_key]`; `None` when a field is missing.
 pub(crate) fn write_from(input: &serde_json::Value, path_key: &str, content_key: &str) -> Option<FileEdit> {

@@ -166,21 +166,26 @@ type Daily = BTreeMap<String, (Counts, BTreeMap<String, ModelDay>)>;
 /// with `date`, the token counts and `modelBreakdowns[]`, whose `cost` sess
 /// leaves `null` for a model it does not price).
 fn claude_daily(report: &Value) -> Daily {
-    let days = report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}"));
-    days.iter()
+    days(report)
         .map(|day| {
-            let models = day["modelBreakdowns"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| {
-                    let name = m["modelName"].as_str().unwrap().to_owned();
-                    (name, ModelDay { counts: Counts::of(m), cost: m["cost"].as_f64() })
-                })
+            let models = model_breakdowns(day)
+                .map(|(name, m)| (name, ModelDay { counts: Counts::of(m), cost: m["cost"].as_f64() }))
                 .collect();
             (day["date"].as_str().unwrap().to_owned(), (Counts::of(day), models))
         })
         .collect()
+}
+
+/// The days of a `daily --json` report (`daily[]`).
+fn days(report: &Value) -> impl Iterator<Item = &Value> {
+    report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}")).iter()
+}
+
+/// A day's models in sess's (and ccusage's Claude Code) report: each
+/// `modelBreakdowns[]` item with its `modelName`.
+fn model_breakdowns(day: &Value) -> impl Iterator<Item = (String, &Value)> {
+    let models = day["modelBreakdowns"].as_array().unwrap_or_else(|| panic!("no modelBreakdowns in {day}"));
+    models.iter().map(|m| (m["modelName"].as_str().unwrap().to_owned(), m))
 }
 
 /// Each model's tokens over every day.
@@ -563,18 +568,13 @@ fn count(value: &Value, key: &str) -> u64 {
 /// from the cache (`cacheReadTokens`) and written to it (`cacheCreationTokens`,
 /// Codex's `cache_write_input_tokens`), which ccusage-codex's input includes.
 fn sess_codex_daily(report: &Value) -> CodexDaily {
-    let days = report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}"));
-    days.iter()
+    days(report)
         .map(|day| {
-            let models = day["modelBreakdowns"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| {
+            let models = model_breakdowns(day)
+                .map(|(name, m)| {
                     let cached = count(m, "cacheReadTokens");
                     let input = count(m, "inputTokens") + cached + count(m, "cacheCreationTokens");
-                    let counts = [input, cached, count(m, "outputTokens"), count(m, "reasoningTokens")];
-                    (m["modelName"].as_str().unwrap().to_owned(), counts)
+                    (name, [input, cached, count(m, "outputTokens"), count(m, "reasoningTokens")])
                 })
                 .collect();
             let cost = (day["costComplete"] == true).then(|| day["totalCost"].as_f64().unwrap());
@@ -584,8 +584,7 @@ fn sess_codex_daily(report: &Value) -> CodexDaily {
 }
 
 fn ccusage_codex_daily(report: &Value) -> CodexDaily {
-    let days = report["daily"].as_array().unwrap_or_else(|| panic!("no daily in {report}"));
-    days.iter()
+    days(report)
         .map(|day| {
             let models = day["models"]
                 .as_object()

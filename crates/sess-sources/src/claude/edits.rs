@@ -11,9 +11,7 @@
 //!   replace_all?}]}`, the replacements applied in order. No fixture has it
 //!   (2.1.332 no longer declares it); its items are `Edit`'s fields.
 
-use serde_json::Value;
-
-use crate::edit::{FileEdit, Replacement, flag, replace_from, text, write_from};
+use crate::edit::{FileEdit, replace_from, replacements_from, write_from};
 use crate::transcript::ToolCall;
 
 /// The files `call` changes, when it is one of Claude Code's edit tools.
@@ -22,35 +20,21 @@ pub(super) fn edits(call: &ToolCall) -> Vec<FileEdit> {
     let edit = match call.name.as_str() {
         "Edit" => replace_from(input, "file_path", "old_string", "new_string", Some("replace_all")),
         "Write" => write_from(input, "file_path", "content"),
-        "MultiEdit" => multi_edit(input),
+        "MultiEdit" => {
+            replacements_from(input, "file_path", "edits", ["old_string", "new_string"], Some("replace_all"))
+        }
         _ => None,
     };
     edit.into_iter().collect()
 }
 
-fn multi_edit(input: &Value) -> Option<FileEdit> {
-    let path = text(input, "file_path")?;
-    let replacements = input
-        .get("edits")?
-        .as_array()?
-        .iter()
-        .map(|item| {
-            Some(Replacement {
-                old: text(item, "old_string")?.to_owned(),
-                new: text(item, "new_string")?.to_owned(),
-                all: flag(item, "replace_all"),
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(FileEdit::replacements(path, replacements))
-}
-
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::edit::Replacement;
     use crate::edit::testing::{calls, fixture};
 
     fn call(name: &str, input: Value) -> ToolCall {

@@ -9,16 +9,16 @@
 //! A pi-family agent whose `edit` takes other fields (oh-my-pi's
 //! line-addressed edits) shows no diff.
 
-use serde_json::Value;
-
-use crate::edit::{FileEdit, Replacement, replace_from, text, write_from};
+use crate::edit::{FileEdit, replace_from, replacements_from, write_from};
 use crate::transcript::ToolCall;
 
 /// The files `call` changes, when it is one of pi's edit tools.
 pub(super) fn edits(call: &ToolCall) -> Vec<FileEdit> {
     let input = &call.input;
     let edit = match call.name.as_str() {
-        "edit" if input.get("edits").is_some() => multi_edit(input),
+        "edit" if input.get("edits").is_some() => {
+            replacements_from(input, "path", "edits", ["oldText", "newText"], None)
+        }
         "edit" => replace_from(input, "path", "oldText", "newText", None),
         "write" => write_from(input, "path", "content"),
         _ => None,
@@ -26,29 +26,13 @@ pub(super) fn edits(call: &ToolCall) -> Vec<FileEdit> {
     edit.into_iter().collect()
 }
 
-fn multi_edit(input: &Value) -> Option<FileEdit> {
-    let path = text(input, "path")?;
-    let replacements = input
-        .get("edits")?
-        .as_array()?
-        .iter()
-        .map(|item| {
-            Some(Replacement {
-                old: text(item, "oldText")?.to_owned(),
-                new: text(item, "newText")?.to_owned(),
-                all: false,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(FileEdit::replacements(path, replacements))
-}
-
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::edit::Replacement;
 
     fn call(name: &str, input: Value) -> ToolCall {
         ToolCall::running("c", name, input)
