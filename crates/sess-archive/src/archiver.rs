@@ -118,7 +118,16 @@ pub fn archive(
     let mut found = Vec::new();
     for &source in sources {
         let files = source.source().files(env);
-        report.skipped.extend(files.skipped.iter().map(|(path, _)| path.display().to_string()));
+        for (path, kind) in &files.skipped {
+            if *kind == sess_core::FileKind::Symlink {
+                // A link that leads to no file (dangling, or a loop) is a
+                // session file that cannot be read, not one of another kind.
+                let why = std::fs::metadata(path).map_or_else(|e| e.to_string(), |_| "a link to no file".to_owned());
+                report.failed.push((path.display().to_string(), why));
+            } else {
+                report.skipped.push(path.display().to_string());
+            }
+        }
         found.extend(files.files.into_iter().map(|(id, path)| Found { source, main: Main::File(path), id }));
         found.extend(files.rows.into_iter().map(|row| Found { source, id: row.id.clone(), main: Main::Row(row) }));
     }

@@ -296,6 +296,26 @@ fn a_file_rewritten_in_place_is_archived_as_a_new_version() {
     assert_eq!(fs::read(first["files"][0]["path"].as_str().unwrap()).unwrap(), original);
 }
 
+// Issue 26, item 11: a symbolic link loop named like a pi session was
+// skipped in silence (exit 0), though README says a file that could not be
+// read is exit 1.
+#[test]
+fn a_link_loop_among_the_sessions_is_a_file_that_could_not_be_read() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    claude_session(home, "8d4e1f2a-0000-4000-8000-000000000007");
+    let folder = home.join(".pi/agent/sessions/--work--");
+    fs::create_dir_all(&folder).unwrap();
+    let name = "2026-01-01T00-00-00-000Z_0199a000-0000-7000-8000-000000000001.jsonl";
+    std::os::unix::fs::symlink(name, folder.join(name)).unwrap();
+    let output = run(home, &["archive", "--json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(name) && stderr.contains("symbolic links"), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["added"], 1, "{report}");
+}
+
 // Issue 26, item 11: `restore ''` took the empty id as a prefix of every
 // session (and restored the one session there was).
 #[test]
