@@ -3,10 +3,13 @@
 //! A session is its main file (or its rows in an agent's database) and the
 //! files it is made of besides ([`Source::companions`]). A main file whose
 //! size and modification time are what the archive holds is not read (its
-//! companions are looked at when it changes); a changed one is read from
-//! where the archive's copy ends when it grew by lines
-//! ([`Source::growth`]), else whole, as a new version. Its listing and text
-//! are taken again from the whole session ([`Source::index`]). Sessions are
+//! companions are looked at when it changes); a changed one that grows by
+//! lines ([`Source::growth`]) is hashed up to where the archive's copy ends,
+//! and when that is still what the archive holds (its digest), read from
+//! there on; else it is read whole, as a new version. When only lines were
+//! appended to the main file, only they are indexed, their text added to
+//! the session's ([`sess_catalog::tail`]); else the listing and text are
+//! taken again from the whole session ([`Source::index`]). Sessions are
 //! read on every core and stored in batches, each one transaction; the next
 //! batch is read while one is stored. A session
 //! no source finds any more is marked gone, never removed.
@@ -22,7 +25,7 @@ use sess_sources::{Env, FoundRow, Growth, Source, SourceKind};
 use crate::error::Result;
 use crate::machine::Machine;
 use crate::read::{read_change, stat, unchanged, whole};
-use crate::vault::{Doc, FileWrite, Kind, KnownFile, Meta, SessionWrite, Vault};
+use crate::vault::{Doc, FileWrite, Grown, Kind, KnownFile, Meta, SessionChange, SessionWrite, Vault};
 
 /// The most bytes read into memory before a batch is stored.
 const BATCH_BYTES: usize = 64 << 20;
@@ -115,7 +118,16 @@ pub fn archive(
     let mut found = Vec::new();
     for &source in sources {
         let files = source.source().files(env);
-        report.skipped.extend(files.skipped.iter().map(|(path, _)| path.display().to_string()));
+        for (path, kind) in &files.skipped {
+            if *kind == sess_core::FileKind::Symlink {
+                // A link that leads to no file (dangling, or a loop) is a
+                // session file that cannot be read, not one of another kind.
+                let why = std::fs::metadata(path).map_or_else(|e| e.to_string(), |_| "a link to no file".to_owned());
+                report.failed.push((path.display().to_string(), why));
+            } else {
+                report.skipped.push(path.display().to_string());
+            }
+        }
         found.extend(files.files.into_iter().map(|(id, path)| Found { source, main: Main::File(path), id }));
         found.extend(files.rows.into_iter().map(|row| Found { source, id: row.id.clone(), main: Main::Row(row) }));
     }
@@ -258,11 +270,17 @@ fn read_session(found: &Found, known: &HashMap<String, KnownFile>) -> Option<Rea
             };
             let mut writes = Vec::new();
             let mut failures = Vec::new();
-            match read_change(found.source.as_str(), path, kind_of(source, path), known.get(&key), size, mtime) {
-                Ok(write) => writes.push(write),
+            let base = known.get(&key);
+            let lines_before = match read_change(found.source.as_str(), path, kind_of(source, path), base, size, mtime)
+            {
+                Ok(change) => {
+                    writes.push(change.write);
+                    // Lines appended to a session the archive lists.
+                    change.lines_before.filter(|_| base.is_some_and(|k| k.main && !k.deleted))
+                }
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
                 Err(err) => return Some(failed(&key, new, err.to_string())),
-            }
+            };
             let companions = source.companions(path);
             let mut members = vec![key.clone()];
             for companion in &companions {
@@ -274,20 +292,24 @@ fn read_session(found: &Found, known: &HashMap<String, KnownFile>) -> Option<Rea
                     continue;
                 }
                 match read_change(found.source.as_str(), companion, kind_of(source, companion), known, size, mtime) {
-                    Ok(write) => writes.push(write),
+                    Ok(change) => writes.push(change.write),
                     Err(err) => failures.push((name, err.to_string())),
                 }
             }
-            let (meta, docs, unreadable) = index_file(source, path, &found.id, mtime);
+            // Only its main file grew: what the new lines add, read alone.
+            let grown = match (lines_before, writes.as_slice(), failures.is_empty()) {
+                (Some(lines), [write], true) => grown(found, write, lines, mtime),
+                _ => None,
+            };
+            let (change, unreadable) = if let Some(grown) = grown {
+                (SessionChange::Grown(grown), None)
+            } else {
+                let (meta, docs, unreadable) = index_file(source, path, &found.id, mtime);
+                (SessionChange::Whole { meta, docs }, unreadable)
+            };
             Some(Read {
                 writes,
-                session: Some(SessionWrite {
-                    source: found.source.as_str().to_owned(),
-                    path: key,
-                    meta,
-                    members,
-                    docs,
-                }),
+                session: Some(SessionWrite { source: found.source.as_str().to_owned(), path: key, members, change }),
                 unreadable,
                 failed: failures,
                 native: source.native().then(|| path.clone()),
@@ -329,15 +351,31 @@ fn read_row(found: &Found, row: &FoundRow, known: Option<&KnownFile>, new: bool)
         session: Some(SessionWrite {
             source: found.source.as_str().to_owned(),
             path: key.clone(),
-            meta,
             members: vec![key],
-            docs,
+            change: SessionChange::Whole { meta, docs },
         }),
         unreadable,
         failed: Vec::new(),
         native: None,
         new,
     }
+}
+
+/// What the lines `write` appended to the main file of `found` (after its
+/// first `lines_before` lines) add, read alone; `None` when its source reads
+/// its files only whole.
+fn grown(found: &Found, write: &FileWrite, lines_before: usize, mtime_ns: i64) -> Option<Grown> {
+    let tail = sess_catalog::tail(found.source, &found.id, &write.chunk, lines_before)?;
+    Some(Grown {
+        title: tail.title,
+        message_count: i64::try_from(tail.message_count).unwrap_or(i64::MAX),
+        modified_ms: mtime_ns / 1_000_000,
+        docs: docs_of(tail.docs),
+    })
+}
+
+fn docs_of(docs: Vec<sess_catalog::Doc>) -> Vec<Doc> {
+    docs.into_iter().map(|d| Doc { entry_id: d.entry_id, role: d.role.to_owned(), body: d.body }).collect()
 }
 
 /// The listing and text of the session file at `path`.
@@ -360,7 +398,5 @@ fn indexed_meta(indexed: sess_sources::Indexed, modified_ms: i64) -> (Meta, Vec<
         message_count: i64::try_from(full.message_count).unwrap_or(i64::MAX),
         modified_ms,
     };
-    let docs =
-        full.docs.into_iter().map(|d| Doc { entry_id: d.entry_id, role: d.role.to_owned(), body: d.body }).collect();
-    (meta, docs, None)
+    (meta, docs_of(full.docs), None)
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::vault::{Doc, FileWrite, KnownFile, SessionWrite, Stored};
+use crate::vault::{Doc, FileWrite, Grown, KnownFile, Meta, SessionChange, SessionWrite, Stored};
 
 /// The archive's tables but its text index, with `{KEY}` (an integer key
 /// the database makes), `{INT}` (a 64-bit integer) and `{BYTES}` for the
@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS archive_files (
     id {KEY}, machine TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL,
     growth TEXT NOT NULL, version {INT} NOT NULL, size {INT} NOT NULL, mtime {INT} NOT NULL,
     head TEXT NOT NULL, stored {INT} NOT NULL, mark TEXT NOT NULL, deleted_ms {INT},
-    UNIQUE (machine, path));
+    digest TEXT NOT NULL DEFAULT '', UNIQUE (machine, path));
 CREATE TABLE IF NOT EXISTS archive_chunks (
     file {INT} NOT NULL, version {INT} NOT NULL, start {INT} NOT NULL, bytes {BYTES} NOT NULL,
     UNIQUE (file, version, start));
@@ -42,15 +42,29 @@ pub(crate) fn tables(key: &str, int: &str, bytes: &str) -> String {
 
 /// A new file, unless another archiver made it first (then no row).
 pub(crate) const INSERT_FILE: &str = "INSERT INTO archive_files
-    (machine, source, path, growth, version, size, mtime, head, stored, mark)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    (machine, source, path, growth, version, size, mtime, head, stored, mark, digest)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
     ON CONFLICT (machine, path) DO NOTHING RETURNING id";
 
-/// A file's new state, only if its row is still what was read (`$9`: its
-/// key, `$10` and `$11`: the version and stored length read).
+/// A file's new state, only if its row is still what was read (`$10`: its
+/// key, `$11` and `$12`: the version and stored length read).
 pub(crate) const UPDATE_FILE: &str = "UPDATE archive_files SET source = $1, growth = $2, version = $3,
-    size = $4, mtime = $5, head = $6, stored = $7, mark = $8, deleted_ms = NULL
-    WHERE id = $9 AND version = $10 AND stored = $11";
+    size = $4, mtime = $5, head = $6, stored = $7, mark = $8, digest = $9, deleted_ms = NULL
+    WHERE id = $10 AND version = $11 AND stored = $12";
+
+/// The files of an archive made before it kept digests (schema version 1)
+/// whose digest is the hash of their stored lines: key and current version.
+pub(crate) const LINE_FILES: &str = "SELECT id, version FROM archive_files WHERE growth = 'lines'";
+
+/// A whole file's digest is the hash of all of it, which it kept as its head.
+pub(crate) const WHOLE_DIGESTS: &str = "UPDATE archive_files SET digest = head WHERE growth <> 'lines'";
+
+/// The stored lines of a version of a file, in order.
+pub(crate) const VERSION_CHUNKS: &str =
+    "SELECT bytes FROM archive_chunks WHERE file = $1 AND version = $2 ORDER BY start";
+
+/// A file's digest.
+pub(crate) const SET_DIGEST: &str = "UPDATE archive_files SET digest = $2 WHERE id = $1";
 
 /// Lines (or a whole file) at their place in a version; stored once.
 pub(crate) const INSERT_CHUNK: &str =
@@ -69,6 +83,12 @@ pub(crate) const PUT_SESSION: &str = "INSERT INTO archive_sessions (machine, sou
       created = excluded.created, message_count = excluded.message_count,
       modified_ms = excluded.modified_ms, updated_ms = excluded.updated_ms, deleted_ms = NULL
     RETURNING id";
+
+/// What lines appended to a session's main file add to its listing (and it
+/// is no longer gone); its key, no row when the archive has no such session.
+pub(crate) const GROW_SESSION: &str = "UPDATE archive_sessions SET title = COALESCE($3, title),
+    message_count = message_count + $4, modified_ms = $5, updated_ms = $6, deleted_ms = NULL
+    WHERE machine = $1 AND path = $2 RETURNING id";
 
 /// The key of a machine's file.
 pub(crate) const FILE_ID: &str = "SELECT id FROM archive_files WHERE machine = $1 AND path = $2";
@@ -90,13 +110,29 @@ pub(crate) trait Writer {
     /// [`PUT_TAIL`].
     fn put_tail(&mut self, file: i64, write: &FileWrite) -> Result<(), Self::Error>;
     /// [`PUT_SESSION`]: the session's key.
-    fn put_session(&mut self, machine_id: &str, session: &SessionWrite, now_ms: i64) -> Result<i64, Self::Error>;
+    fn put_session(
+        &mut self,
+        machine_id: &str,
+        session: &SessionWrite,
+        meta: &Meta,
+        now_ms: i64,
+    ) -> Result<i64, Self::Error>;
+    /// [`GROW_SESSION`]: the session's key, `None` when it has no row.
+    fn grow_session(
+        &mut self,
+        machine_id: &str,
+        path: &str,
+        grown: &Grown,
+        now_ms: i64,
+    ) -> Result<Option<i64>, Self::Error>;
     /// [`FILE_ID`].
     fn file_id(&mut self, machine_id: &str, path: &str) -> Result<Option<i64>, Self::Error>;
     /// [`LINK`].
     fn link(&mut self, session: i64, file: i64, position: i64) -> Result<(), Self::Error>;
     /// The session's searchable text, in place of what it had.
     fn replace_docs(&mut self, session: i64, docs: &[Doc]) -> Result<(), Self::Error>;
+    /// More searchable text of the session, after what it has.
+    fn append_docs(&mut self, session: i64, docs: &[Doc]) -> Result<(), Self::Error>;
 }
 
 /// Stores `files`, then `sessions`, of the machine `machine_id` with
@@ -132,7 +168,16 @@ pub(crate) fn store<W: Writer>(
         writer.put_tail(id, write)?;
     }
     for session in sessions {
-        let key = writer.put_session(machine_id, session, now_ms)?;
+        let key = match &session.change {
+            SessionChange::Whole { meta, .. } => writer.put_session(machine_id, session, meta, now_ms)?,
+            // What appended lines add goes with the lines: when another
+            // archiver stored them first (or they were left out), it did.
+            SessionChange::Grown(_) if !ids.contains_key(session.path.as_str()) => continue,
+            SessionChange::Grown(grown) => {
+                let Some(key) = writer.grow_session(machine_id, &session.path, grown, now_ms)? else { continue };
+                key
+            }
+        };
         for (position, member) in session.members.iter().enumerate() {
             let file = match ids.get(member.as_str()) {
                 Some(&id) => Some(id),
@@ -142,7 +187,10 @@ pub(crate) fn store<W: Writer>(
                 writer.link(key, file, i64::try_from(position).unwrap_or(i64::MAX))?;
             }
         }
-        writer.replace_docs(key, &session.docs)?;
+        match &session.change {
+            SessionChange::Whole { docs, .. } => writer.replace_docs(key, docs)?,
+            SessionChange::Grown(grown) => writer.append_docs(key, &grown.docs)?,
+        }
     }
     Ok(stored)
 }

@@ -6,6 +6,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use sess_sources::{Call, RowDump, SourceKind, Transcript};
+use sess_store::SessionStorage;
 
 use crate::error::{Error, Result};
 use crate::vault::{ArchivedSession, Kind, StoredFile};
@@ -118,7 +119,7 @@ fn write_scratch(session: &ArchivedSession, files: &[StoredFile], scratch: &Path
     }
     for file in files {
         let target = under(scratch, &file.path);
-        write_new(&target, &file.bytes)?;
+        write_scratch_file(&target, &file.bytes)?;
     }
     Ok((source, Main::File(under(scratch, &main.path))))
 }
@@ -130,7 +131,7 @@ fn rows_of(file: &StoredFile) -> Result<RowDump> {
     })
 }
 
-fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+fn write_scratch_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io("making", parent, e))?;
     }
@@ -154,9 +155,26 @@ pub struct Restored {
 /// (`to` is `None`), or under `to` keeping their layout below the folder
 /// they share. Nothing is written when one of them exists with other bytes
 /// ([`Error::WouldOverwrite`]); a file there with the same bytes is left as
-/// it is. A session kept as rows of an agent's database is written only
-/// under `to`, as a database file of its own.
+/// it is. Each file is published without replacing anything: one that
+/// appears at its place while the session is restored is left as it is, and
+/// the files this call wrote are removed again ([`Error::Appeared`]). No
+/// file is written through a link: a symbolic link where a file goes is
+/// refused ([`Error::LinkAtTarget`]), and under `to`, a folder that leads
+/// out of it ([`Error::OutsideTarget`]). A session kept as rows of an
+/// agent's database is written only under `to`, as a database file of its
+/// own.
 pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path>) -> Result<Vec<Restored>> {
+    restore_with(&sess_store::FileStorage, session, files, to)
+}
+
+/// [`restore`] through `storage` (the file storage; a test's, to make
+/// another writer's file appear at the wrong moment).
+fn restore_with(
+    storage: &dyn SessionStorage,
+    session: &ArchivedSession,
+    files: &[StoredFile],
+    to: Option<&Path>,
+) -> Result<Vec<Restored>> {
     if files.first().is_some_and(|f| f.kind == Kind::Rows) {
         let Some(to) = to else {
             let agent = SourceKind::from_name(&session.source)
@@ -164,11 +182,16 @@ pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path
             return Err(Error::RowsInPlace { agent, id: session.meta.session_id.clone() });
         };
         let target = to.join(format!("{}.db", sanitize(&session.meta.session_id)));
+        std::fs::create_dir_all(to).map_err(|e| Error::io("making", to, e))?;
+        check_target(&target, Some(to))?;
         if target.exists() {
             return Err(Error::WouldOverwrite { path: target });
         }
-        std::fs::create_dir_all(to).map_err(|e| Error::io("making", to, e))?;
-        rows_of(&files[0])?.write_database(&target)?;
+        // It claims the name with O_EXCL: a file or link there is refused.
+        match rows_of(&files[0])?.write_database(&target) {
+            Err(sess_sources::Error::Exists { .. }) => return Err(Error::Appeared { path: target }),
+            other => other?,
+        }
         let bytes = std::fs::metadata(&target).map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
         return Ok(vec![Restored { path: target, unchanged: false, bytes }]);
     }
@@ -184,10 +207,10 @@ pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path
         .collect();
     let mut unchanged = Vec::with_capacity(files.len());
     for (file, target) in files.iter().zip(&targets) {
+        check_target(target, to)?;
         // What is there is read only if it is a regular file: a FIFO there
         // would block the read, a device never end it.
-        let existing =
-            sess_store::storage::regular_file(&sess_store::FileStorage, target).and_then(|_| std::fs::read(target));
+        let existing = sess_store::storage::regular_file(storage, target).and_then(|_| storage.read(target));
         match existing {
             Ok(existing) if existing == file.bytes => unchanged.push(true),
             Ok(_) => return Err(Error::WouldOverwrite { path: target.clone() }),
@@ -195,14 +218,63 @@ pub fn restore(session: &ArchivedSession, files: &[StoredFile], to: Option<&Path
             Err(err) => return Err(Error::io("reading", target, err)),
         }
     }
-    let mut done = Vec::with_capacity(files.len());
+    let mut done: Vec<Restored> = Vec::with_capacity(files.len());
     for ((file, target), unchanged) in files.iter().zip(targets).zip(unchanged) {
-        if !unchanged {
-            write_new(&target, &file.bytes)?;
+        if !unchanged && let Err(err) = publish(storage, &target, &file.bytes) {
+            // Nothing is written when a file cannot be: those this call
+            // wrote go again.
+            for written in done.iter().filter(|r| !r.unchanged) {
+                let _ = storage.remove_file(&written.path);
+            }
+            return Err(err);
         }
         done.push(Restored { path: target, unchanged, bytes: file.bytes.len() });
     }
     Ok(done)
+}
+
+/// Writes `bytes` as a new file at `target` (and its folders), never
+/// replacing what appeared there.
+fn publish(storage: &dyn SessionStorage, target: &Path, bytes: &[u8]) -> Result<()> {
+    let parent = sess_store::storage::parent_dir(target);
+    storage.create_dir_all(parent).map_err(|e| Error::io("making", parent, e))?;
+    match sess_store::storage::write_new(storage, target, bytes) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(Error::Appeared { path: target.to_owned() }),
+        Err(err) => Err(Error::io("writing", target, err)),
+    }
+}
+
+/// Refuses a symbolic link at `target` (a restore writes through none, a
+/// dangling one included) and, under `to`, a target whose folder resolves
+/// out of `to` (through a link among the folders there).
+fn check_target(target: &Path, to: Option<&Path>) -> Result<()> {
+    if std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink()) {
+        let points_to = std::fs::read_link(target).unwrap_or_default();
+        return Err(Error::LinkAtTarget { path: target.to_owned(), points_to });
+    }
+    let Some(to) = to else { return Ok(()) };
+    let root = resolve(to)?;
+    let folder = sess_store::storage::parent_dir(target);
+    let resolved = resolve(folder)?;
+    if resolved.starts_with(&root) {
+        return Ok(());
+    }
+    Err(Error::OutsideTarget { path: target.to_owned(), resolved, to: to.to_owned() })
+}
+
+/// `path` with every link resolved: its deepest part that exists, made
+/// canonical, and the rest (which has no links yet).
+fn resolve(path: &Path) -> Result<PathBuf> {
+    let path = std::path::absolute(path).map_err(|e| Error::io("resolving", path, e))?;
+    for ancestor in path.ancestors() {
+        match std::fs::canonicalize(ancestor) {
+            Ok(real) => return Ok(real.join(path.strip_prefix(ancestor).unwrap_or(Path::new("")))),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(Error::io("resolving", ancestor, err)),
+        }
+    }
+    Ok(path)
 }
 
 /// The deepest folder that holds every one of `paths`.
@@ -278,6 +350,130 @@ mod tests {
         let err = restore(&session, &files, Some(dir.path())).unwrap_err().to_string();
         assert!(err.contains("FIFO"), "{err}");
         assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    fn session(path: &str) -> ArchivedSession {
+        ArchivedSession {
+            key: 1,
+            machine_id: "m".to_owned(),
+            machine: "m".to_owned(),
+            source: "claude".to_owned(),
+            path: path.to_owned(),
+            meta: crate::Meta::default(),
+            archived_ms: 0,
+            updated_ms: 0,
+            deleted_ms: None,
+        }
+    }
+
+    fn stored(path: &Path, bytes: &[u8]) -> StoredFile {
+        StoredFile { path: path.to_string_lossy().into_owned(), kind: Kind::Lines, version: 1, bytes: bytes.to_vec() }
+    }
+
+    // Issue 26, item 5: a dangling link where a file is restored was
+    // followed, and the file written wherever it pointed.
+    #[test]
+    fn a_dangling_link_where_a_file_is_restored_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (target, elsewhere) = (dir.path().join("p/s.jsonl"), dir.path().join("agent/s.jsonl"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &target).unwrap();
+        let files = [stored(&target, b"{}\n")];
+        let err = restore(&session(&files[0].path), &files, None).unwrap_err();
+        assert!(matches!(err, Error::LinkAtTarget { .. }), "{err}");
+        assert!(!elsewhere.exists(), "written through the link");
+        assert!(std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
+    }
+
+    // Issue 26, item 5: a folder under `--to DIR` that is a link into an
+    // agent's folder was written through.
+    #[test]
+    fn a_folder_link_under_the_restore_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (to, agent) = (dir.path().join("to"), dir.path().join("agent"));
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::create_dir_all(&agent).unwrap();
+        std::os::unix::fs::symlink(&agent, to.join("sub")).unwrap();
+        let files = [stored(Path::new("/h/p/b.jsonl"), b"{}\n"), stored(Path::new("/h/p/sub/a.jsonl"), b"{}\n")];
+        let err = restore(&session(&files[0].path), &files, Some(&to)).unwrap_err();
+        assert!(matches!(err, Error::OutsideTarget { .. }), "{err}");
+        assert!(!agent.join("a.jsonl").exists(), "written through the link");
+        assert!(!to.join("b.jsonl").exists(), "something was written");
+    }
+
+    /// The file storage, but another writer makes a file at `intruded` just
+    /// before a file is published there.
+    #[derive(Debug)]
+    struct Intruder {
+        intruded: PathBuf,
+    }
+
+    impl SessionStorage for Intruder {
+        fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+            sess_store::FileStorage.create_dir_all(dir)
+        }
+        fn stat(&self, path: &Path) -> io::Result<sess_store::storage::FileStat> {
+            sess_store::FileStorage.stat(path)
+        }
+        fn open_read(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
+            sess_store::FileStorage.open_read(path)
+        }
+        fn read_range(&self, path: &Path, offset: u64, max: usize) -> io::Result<Vec<u8>> {
+            sess_store::FileStorage.read_range(path, offset, max)
+        }
+        fn list_dir(&self, dir: &Path) -> io::Result<Vec<sess_store::storage::DirEntry>> {
+            sess_store::FileStorage.list_dir(dir)
+        }
+        fn create_new(&self, path: &Path) -> io::Result<Box<dyn sess_store::storage::StorageWriter>> {
+            sess_store::FileStorage.create_new(path)
+        }
+        fn open_append(&self, path: &Path) -> io::Result<Box<dyn sess_store::storage::StorageWriter>> {
+            sess_store::FileStorage.open_append(path)
+        }
+        fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
+            sess_store::FileStorage.truncate(path, len)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.intrude(to);
+            sess_store::FileStorage.rename(from, to)
+        }
+        fn link_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.intrude(to);
+            sess_store::FileStorage.link_new(from, to)
+        }
+        fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+            sess_store::FileStorage.sync_dir(dir)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            sess_store::FileStorage.remove_file(path)
+        }
+        fn lock(&self, path: &Path) -> io::Result<Box<dyn sess_store::storage::StorageLock>> {
+            sess_store::FileStorage.lock(path)
+        }
+    }
+
+    impl Intruder {
+        fn intrude(&self, to: &Path) {
+            if to == self.intruded {
+                sess_store::storage::write_atomic(&sess_store::FileStorage, to, b"theirs\n").unwrap();
+            }
+        }
+    }
+
+    // Issue 26, item 3: a file that appeared at a restore target after the
+    // check was replaced (5 of 40 races).
+    #[test]
+    fn a_file_that_appears_while_restoring_is_left_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let to = dir.path().join("to");
+        let files = [stored(Path::new("/h/p/a.jsonl"), b"{}\n"), stored(Path::new("/h/p/b.jsonl"), b"{}\n")];
+        let storage = Intruder { intruded: to.join("b.jsonl") };
+        let err = restore_with(&storage, &session(&files[0].path), &files, Some(&to)).unwrap_err();
+        assert!(matches!(err, Error::Appeared { .. }), "{err}");
+        assert_eq!(std::fs::read(to.join("b.jsonl")).unwrap(), b"theirs\n");
+        let left: Vec<_> = std::fs::read_dir(&to).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["b.jsonl"], "the file written first is removed, no temporary file is left");
     }
 
     #[test]

@@ -64,6 +64,31 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// A file appeared where `sess restore` was writing one: it is left as
+    /// it is, and nothing of the session is written.
+    #[error("`{}` appeared while the session was restored; it was left as it is and nothing was written", path.display())]
+    Appeared {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A symbolic link stands where `sess restore` would write a file.
+    #[error("`{}` is a symbolic link (to `{}`); sess restores no file through a link: nothing was written (remove the link, or restore with --to DIR)", path.display(), points_to.display())]
+    LinkAtTarget {
+        /// The link.
+        path: PathBuf,
+        /// What it points to.
+        points_to: PathBuf,
+    },
+    /// A folder under `--to DIR` leads out of it through a link.
+    #[error("`{}` would be written in `{}`, outside `{}` (a folder on the way is a link); nothing was written", path.display(), resolved.display(), to.display())]
+    OutsideTarget {
+        /// The file restore would write.
+        path: PathBuf,
+        /// Where its folder really is.
+        resolved: PathBuf,
+        /// The folder the user gave.
+        to: PathBuf,
+    },
     /// A session kept as rows of a database cannot be written back there.
     #[error(
         "{agent} keeps session `{id}` in its database, which sess never writes; restore it with --to DIR (a database file of its own)"

@@ -30,5 +30,6 @@ pub use machine::{MACHINE_FILE, Machine, host_name};
 pub use postgres::PostgresVault;
 pub use sqlite::SqliteVault;
 pub use vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
+    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionChange, SessionWrite, Stored,
+    StoredFile, Vault,
 };

@@ -12,12 +12,12 @@ use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::tsvector::Tsvector;
 use crate::vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
-    snippet_parts,
+    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile,
+    Vault, snippet_parts,
 };
 
-/// The schema version this build writes.
-const VERSION: i64 = 1;
+/// The schema version this build writes: 2 keeps each file's digest.
+const VERSION: i64 = 2;
 
 /// The text index: a `tsvector` made here per doc ([`Tsvector`]), in a GIN
 /// index; stored text compressed with lz4.
@@ -54,6 +54,7 @@ impl PostgresVault {
             Some(found) if found > VERSION => {
                 return Err(Error::TooNew { location: location.clone(), found, known: VERSION });
             }
+            Some(found) if found < 2 => add_digests(&mut tx).map_err(fail)?,
             Some(_) => {}
             None => {
                 tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', $1)", &[&VERSION.to_string()])
@@ -112,6 +113,24 @@ impl PostgresVault {
     }
 }
 
+/// Schema 1 to 2: every file gets its digest, the hash of what is stored
+/// of its current version (read from its chunks, a file at a time).
+fn add_digests(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
+    tx.batch_execute("ALTER TABLE archive_files ADD COLUMN IF NOT EXISTS digest TEXT NOT NULL DEFAULT ''")?;
+    tx.execute(batch::WHOLE_DIGESTS, &[])?;
+    let files: Vec<(i64, i64)> = tx.query(batch::LINE_FILES, &[])?.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let chunks = tx.prepare(batch::VERSION_CHUNKS)?;
+    for (id, version) in files {
+        let mut digest = crate::read::Sha256::default();
+        for row in tx.query(&chunks, &[&id, &version])? {
+            crate::read::Digest::update(&mut digest, row.get::<_, &[u8]>(0));
+        }
+        tx.execute(batch::SET_DIGEST, &[&id, &crate::read::short(&digest)])?;
+    }
+    tx.execute("UPDATE archive_meta SET value = $1 WHERE key = 'version'", &[&VERSION.to_string()])?;
+    Ok(())
+}
+
 /// Text as PostgreSQL takes it: no NUL characters.
 fn text(value: &str) -> std::borrow::Cow<'_, str> {
     if value.contains('\0') { value.replace('\0', " ").into() } else { value.into() }
@@ -168,6 +187,7 @@ impl Writer for PostgresWriter<'_, '_> {
             &w.head,
             &w.stored,
             &w.mark,
+            &w.digest,
         ];
         Ok(self.0.query_opt(batch::INSERT_FILE, &row)?.map(|r| r.get(0)))
     }
@@ -183,6 +203,7 @@ impl Writer for PostgresWriter<'_, '_> {
             &w.head,
             &w.stored,
             &w.mark,
+            &w.digest,
             &base.id,
             &base.version,
             &base.stored,
@@ -198,8 +219,13 @@ impl Writer for PostgresWriter<'_, '_> {
         self.0.execute(batch::PUT_TAIL, &[&file, &w.version, &w.tail]).map(drop)
     }
 
-    fn put_session(&mut self, machine_id: &str, session: &SessionWrite, now_ms: i64) -> Result<i64, postgres::Error> {
-        let m = &session.meta;
+    fn put_session(
+        &mut self,
+        machine_id: &str,
+        session: &SessionWrite,
+        m: &Meta,
+        now_ms: i64,
+    ) -> Result<i64, postgres::Error> {
         let (path, id) = (text(&session.path), text(&m.session_id));
         let (title, cwd, created) =
             (opt_text(m.title.as_ref()), opt_text(m.cwd.as_ref()), opt_text(m.created.as_ref()));
@@ -218,6 +244,19 @@ impl Writer for PostgresWriter<'_, '_> {
         Ok(self.0.query_one(batch::PUT_SESSION, &row)?.get(0))
     }
 
+    fn grow_session(
+        &mut self,
+        machine_id: &str,
+        path: &str,
+        grown: &Grown,
+        now_ms: i64,
+    ) -> Result<Option<i64>, postgres::Error> {
+        let (path, title) = (text(path), opt_text(grown.title.as_ref()));
+        let row =
+            [&machine_id as &(dyn ToSql + Sync), &path, &title, &grown.message_count, &grown.modified_ms, &now_ms];
+        Ok(self.0.query_opt(batch::GROW_SESSION, &row)?.map(|r| r.get(0)))
+    }
+
     fn file_id(&mut self, machine_id: &str, path: &str) -> Result<Option<i64>, postgres::Error> {
         Ok(self.0.query_opt(batch::FILE_ID, &[&machine_id, &text(path)])?.map(|r| r.get(0)))
     }
@@ -228,11 +267,30 @@ impl Writer for PostgresWriter<'_, '_> {
 
     fn replace_docs(&mut self, session: i64, docs: &[Doc]) -> Result<(), postgres::Error> {
         self.0.execute("DELETE FROM archive_docs WHERE session = $1", &[&session])?;
+        self.insert_docs(session, 0, docs)
+    }
+
+    fn append_docs(&mut self, session: i64, docs: &[Doc]) -> Result<(), postgres::Error> {
         if docs.is_empty() {
             return Ok(());
         }
-        // One statement for all of a session's docs.
-        let seqs: Vec<i32> = (0..docs.len()).map(|seq| i32::try_from(seq).unwrap_or(i32::MAX)).collect();
+        let next: i32 = self
+            .0
+            .query_one("SELECT COALESCE(max(seq) + 1, 0) FROM archive_docs WHERE session = $1", &[&session])?
+            .get(0);
+        self.insert_docs(session, next, docs)
+    }
+}
+
+impl PostgresWriter<'_, '_> {
+    /// Inserts `docs` as the session's from the number `from` on, in one
+    /// statement.
+    fn insert_docs(&mut self, session: i64, from: i32, docs: &[Doc]) -> Result<(), postgres::Error> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let seqs: Vec<i32> =
+            (0..docs.len()).map(|seq| from.saturating_add(i32::try_from(seq).unwrap_or(i32::MAX))).collect();
         let entry_ids: Vec<Option<String>> = docs.iter().map(|d| opt_text(d.entry_id.as_ref())).collect();
         let roles: Vec<&str> = docs.iter().map(|d| d.role.as_str()).collect();
         let bodies: Vec<std::borrow::Cow<'_, str>> = docs.iter().map(|d| text(&d.body)).collect();
@@ -269,7 +327,7 @@ impl Vault for PostgresVault {
         let rows = self
             .client
             .query(
-                "SELECT id, path, source, version, size, mtime, head, stored, mark, deleted_ms IS NOT NULL,
+                "SELECT id, path, source, version, size, mtime, head, stored, mark, deleted_ms IS NOT NULL, digest,
                    EXISTS (SELECT 1 FROM archive_sessions s WHERE s.machine = archive_files.machine AND s.path = archive_files.path)
                  FROM archive_files WHERE machine = $1",
                 &[&machine_id],
@@ -287,8 +345,9 @@ impl Vault for PostgresVault {
                 head: r.get(6),
                 stored: r.get(7),
                 mark: r.get(8),
+                digest: r.get(10),
                 deleted: r.get(9),
-                main: r.get(10),
+                main: r.get(11),
             })
             .collect())
     }

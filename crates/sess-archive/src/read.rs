@@ -6,7 +6,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+pub(crate) use sha2::{Digest, Sha256};
 
 use crate::vault::{FileWrite, Kind, KnownFile};
 
@@ -39,9 +39,17 @@ fn open(path: &Path) -> io::Result<File> {
     })
 }
 
+/// How much of a file is read at a time when its stored lines are hashed.
+const BLOCK: usize = 1 << 20;
+
 /// A short hash of `bytes`.
 pub(crate) fn hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
+    short(&Sha256::new_with_prefix(bytes))
+}
+
+/// The short form of what `hasher` has hashed so far.
+pub(crate) fn short(hasher: &Sha256) -> String {
+    let digest = hasher.clone().finalize();
     let mut out = String::with_capacity(24);
     for byte in &digest[..12] {
         out.push(char::from(HEX[usize::from(byte >> 4)]));
@@ -56,6 +64,15 @@ pub(crate) fn unchanged(known: Option<&KnownFile>, size: i64, mtime: i64) -> boo
     known.is_some_and(|k| !k.deleted && k.size == size && k.mtime == mtime)
 }
 
+/// What to store of a changed file.
+pub(crate) struct Change {
+    /// The write.
+    pub(crate) write: FileWrite,
+    /// When it adds lines to the version the archive holds: how many whole
+    /// lines that version had.
+    pub(crate) lines_before: Option<usize>,
+}
+
 /// What to store of the file at `path` (of `source`, changing as `kind`),
 /// which the archive holds as `known`; `size` and `mtime` are from its stat.
 pub(crate) fn read_change(
@@ -65,19 +82,19 @@ pub(crate) fn read_change(
     known: Option<&KnownFile>,
     size: i64,
     mtime: i64,
-) -> io::Result<FileWrite> {
+) -> io::Result<Change> {
     let mut file = open(path)?;
     let name = path.to_string_lossy().into_owned();
     if kind == Kind::Lines
         && let Some(base) = known
-        && let Some(write) = read_added(&mut file, source, &name, base, size, mtime)?
+        && let Some((write, lines)) = read_added(&mut file, source, &name, base, size, mtime)?
     {
-        return Ok(write);
+        return Ok(Change { write, lines_before: Some(lines) });
     }
     file.seek(SeekFrom::Start(0))?;
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.read_to_end(&mut bytes)?;
-    Ok(whole(source, &name, kind, known, bytes, mtime))
+    Ok(Change { write: whole(source, &name, kind, known, bytes, mtime), lines_before: None })
 }
 
 /// A new version of a file (or, for a whole file whose bytes are the same,
@@ -117,11 +134,13 @@ pub(crate) fn whole(
             head,
             stored: base.stored,
             mark: base.mark.clone(),
+            digest: base.digest.clone(),
         };
     }
     let tail = bytes.split_off(lines_end);
     let stored = i64::try_from(lines_end).unwrap_or(i64::MAX);
     let mark = hash(&bytes[lines_end.saturating_sub(PROBE)..]);
+    let digest = if kind == Kind::Lines { hash(&bytes) } else { head.clone() };
     FileWrite {
         source: source.to_owned(),
         path: path.to_owned(),
@@ -136,12 +155,17 @@ pub(crate) fn whole(
         head,
         stored,
         mark,
+        digest,
     }
 }
 
-/// The lines added to a file the archive holds `base` of, when its start and
-/// the bytes before where its stored lines end are the same; `None` when it
-/// was rewritten otherwise (a new version).
+/// The lines added to a file the archive holds `base` of, when the bytes
+/// it stored as whole lines are still the file's start (their hash is the
+/// [`digest`](KnownFile::digest) the archive keeps); `None` when it was
+/// rewritten otherwise (a new version). The stored part is read a block at a
+/// time and hashed (and its lines counted), so a change anywhere in it is
+/// seen; what was added is read into memory. With the write, how many whole
+/// lines were stored before it.
 fn read_added(
     file: &mut File,
     source: &str,
@@ -149,46 +173,76 @@ fn read_added(
     base: &KnownFile,
     size: i64,
     mtime: i64,
-) -> io::Result<Option<FileWrite>> {
-    if size < base.stored {
+) -> io::Result<Option<(FileWrite, usize)>> {
+    if size < base.stored || base.digest.is_empty() {
         return Ok(None);
     }
-    let stored = u64::try_from(base.stored).unwrap_or(0);
-    let mut head = vec![0; usize::try_from(size).unwrap_or(usize::MAX).min(PROBE)];
-    file.read_exact(&mut head)?;
-    let head_len = usize::try_from(stored).unwrap_or(usize::MAX).min(PROBE);
-    if hash(&head[..head_len.min(head.len())]) != base.head {
+    let mut left = usize::try_from(base.stored).unwrap_or(usize::MAX);
+    let mut digest = Sha256::new();
+    // The first bytes, and those just before the stored end (the probes the
+    // archive keeps besides the digest).
+    let mut head: Vec<u8> = Vec::with_capacity(PROBE);
+    let mut last: Vec<u8> = Vec::with_capacity(PROBE);
+    let mut lines = 0;
+    let mut block = vec![0; BLOCK.min(left).max(1)];
+    while left > 0 {
+        let n = file.read(&mut block[..left.min(BLOCK)])?;
+        if n == 0 {
+            // Shorter than its stat said: it is being rewritten.
+            return Ok(None);
+        }
+        let got = &block[..n];
+        digest.update(got);
+        lines += memchr::memchr_iter(b'\n', got).count();
+        if head.len() < PROBE {
+            head.extend_from_slice(&got[..(PROBE - head.len()).min(n)]);
+        }
+        keep_last(&mut last, got);
+        left -= n;
+    }
+    if short(&digest) != base.digest {
         return Ok(None);
     }
-    let mark_start = stored.saturating_sub(PROBE as u64);
-    file.seek(SeekFrom::Start(mark_start))?;
-    let mut rest = Vec::with_capacity(usize::try_from(u64::try_from(size).unwrap_or(0) - mark_start).unwrap_or(0));
-    file.read_to_end(&mut rest)?;
-    let before = usize::try_from(stored - mark_start).unwrap_or(0);
-    if rest.len() < before || hash(&rest[..before]) != base.mark {
-        return Ok(None);
+    let mut added = Vec::with_capacity(usize::try_from(size - base.stored).unwrap_or(0));
+    file.read_to_end(&mut added)?;
+    let end = memchr::memrchr(b'\n', &added).map_or(0, |i| i + 1);
+    let new_lines = &added[..end];
+    digest.update(new_lines);
+    if head.len() < PROBE {
+        head.extend_from_slice(&new_lines[..(PROBE - head.len()).min(end)]);
     }
-    let added = &rest[before..];
-    let end = memchr::memrchr(b'\n', added).map_or(0, |i| i + 1);
+    keep_last(&mut last, new_lines);
     let new_stored = base.stored + i64::try_from(end).unwrap_or(i64::MAX);
-    let full = &rest[..before + end];
-    let mark = hash(&full[full.len().saturating_sub(PROBE)..]);
-    let head_hash = hash(&head[..head.len().min(usize::try_from(new_stored).unwrap_or(usize::MAX))]);
-    Ok(Some(FileWrite {
+    let write = FileWrite {
         source: source.to_owned(),
         path: path.to_owned(),
         kind: Kind::Lines,
         base: Some(base.clone()),
         version: base.version,
         start: base.stored,
-        chunk: added[..end].to_vec(),
+        chunk: new_lines.to_vec(),
         tail: added[end..].to_vec(),
         size: base.stored + i64::try_from(added.len()).unwrap_or(i64::MAX),
         mtime,
-        head: head_hash,
+        head: hash(&head),
         stored: new_stored,
-        mark,
-    }))
+        mark: hash(&last),
+        digest: short(&digest),
+    };
+    Ok(Some((write, lines)))
+}
+
+/// Keeps in `last` the up to [`PROBE`] bytes that end `more` (after what it
+/// held).
+fn keep_last(last: &mut Vec<u8>, more: &[u8]) {
+    if more.len() >= PROBE {
+        last.clear();
+        last.extend_from_slice(&more[more.len() - PROBE..]);
+    } else {
+        last.extend_from_slice(more);
+        let extra = last.len().saturating_sub(PROBE);
+        last.drain(..extra);
+    }
 }
 
 #[cfg(test)]
@@ -207,6 +261,7 @@ mod tests {
             head: write.head.clone(),
             stored: write.stored,
             mark: write.mark.clone(),
+            digest: write.digest.clone(),
             deleted: false,
             main: true,
         }
@@ -214,7 +269,7 @@ mod tests {
 
     fn read(path: &Path, kind: Kind, base: Option<&KnownFile>) -> FileWrite {
         let (size, mtime) = stat(path).unwrap();
-        read_change("claude", path, kind, base, size, mtime).unwrap()
+        read_change("claude", path, kind, base, size, mtime).unwrap().write
     }
 
     #[test]
@@ -263,6 +318,49 @@ mod tests {
         std::fs::write(&path, "{\"a\":2}").unwrap();
         let changed = read(&path, Kind::Whole, Some(&known(&first)));
         assert_eq!((changed.version, changed.chunk.as_slice()), (2, &b"{\"a\":2}"[..]));
+    }
+
+    // Issue 26, item 2: a change the probes of the start and of the bytes
+    // before the stored end do not see was taken as growth, and the archive
+    // kept the old middle.
+    #[test]
+    fn a_long_file_rewritten_in_the_middle_to_the_same_size_is_a_new_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let line = |c: char| format!("{{\"t\":\"{}\"}}\n", c.to_string().repeat(1000));
+        let lines: Vec<String> = (0..12).map(|_| line('x')).collect();
+        std::fs::write(&path, lines.concat()).unwrap();
+        let first = read(&path, Kind::Lines, None);
+        let mut changed = lines.clone();
+        changed[6] = line('y');
+        std::fs::write(&path, changed.concat()).unwrap();
+        let second = read(&path, Kind::Lines, Some(&known(&first)));
+        assert_eq!((second.version, second.start), (2, 0));
+        assert_eq!(second.chunk, changed.concat().as_bytes());
+    }
+
+    // Issue 26, item 2: a change in the middle plus an append was stored as
+    // the appended lines only (restore gave the old middle and the new tail).
+    #[test]
+    fn a_change_in_the_middle_with_lines_appended_is_a_new_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let line = |c: char| format!("{{\"t\":\"{}\"}}\n", c.to_string().repeat(1000));
+        let lines: Vec<String> = (0..12).map(|_| line('x')).collect();
+        std::fs::write(&path, lines.concat()).unwrap();
+        let first = read(&path, Kind::Lines, None);
+        let mut changed = lines.clone();
+        changed[5] = line('y');
+        changed.push(line('z'));
+        std::fs::write(&path, changed.concat()).unwrap();
+        let second = read(&path, Kind::Lines, Some(&known(&first)));
+        assert_eq!((second.version, second.start), (2, 0));
+        assert_eq!(second.chunk, changed.concat().as_bytes());
+        // Then lines appended to the new version are growth again.
+        changed.push(line('w'));
+        std::fs::write(&path, changed.concat()).unwrap();
+        let third = read(&path, Kind::Lines, Some(&known(&second)));
+        assert_eq!((third.version, third.start, third.chunk.as_slice()), (2, second.stored, line('w').as_bytes()));
     }
 
     #[test]

@@ -10,12 +10,12 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile, Vault,
-    snippet_parts,
+    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile,
+    Vault, snippet_parts,
 };
 
-/// The schema version this build writes.
-const VERSION: i64 = 1;
+/// The schema version this build writes: 2 keeps each file's digest.
+const VERSION: i64 = 2;
 
 /// How many documents a session may have: a document's FTS rowid is its
 /// session's key shifted by this many bits, plus its number.
@@ -59,6 +59,7 @@ impl SqliteVault {
             Some(found) if found > VERSION => {
                 return Err(Error::TooNew { location: path.display().to_string(), found, known: VERSION });
             }
+            Some(found) if found < 2 => add_digests(&tx).map_err(fail)?,
             Some(_) => {}
             None => {
                 tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', ?1)", [VERSION.to_string()])
@@ -131,6 +132,28 @@ impl SqliteVault {
     }
 }
 
+/// Schema 1 to 2: every file gets its digest, the hash of what is stored
+/// of its current version (read from its chunks, one at a time).
+fn add_digests(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch("ALTER TABLE archive_files ADD COLUMN digest TEXT NOT NULL DEFAULT ''")?;
+    tx.execute(batch::WHOLE_DIGESTS, [])?;
+    let files = tx
+        .prepare(batch::LINE_FILES)?
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut chunks = tx.prepare(&batch::sqlite_form(batch::VERSION_CHUNKS))?;
+    for (id, version) in files {
+        let mut digest = crate::read::Sha256::default();
+        let mut rows = chunks.query(params![id, version])?;
+        while let Some(row) = rows.next()? {
+            crate::read::Digest::update(&mut digest, row.get_ref(0)?.as_blob()?);
+        }
+        tx.execute(&batch::sqlite_form(batch::SET_DIGEST), params![id, crate::read::short(&digest)])?;
+    }
+    tx.execute("UPDATE archive_meta SET value = ?1 WHERE key = 'version'", [VERSION.to_string()])?;
+    Ok(())
+}
+
 fn session_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedSession> {
     Ok(ArchivedSession {
         key: row.get("id")?,
@@ -176,6 +199,19 @@ impl SqliteWriter<'_> {
     }
 }
 
+impl SqliteWriter<'_> {
+    /// Inserts `docs` from the rowid `from`, up to the last of its session's.
+    fn insert_docs(&self, from: i64, docs: &[Doc]) -> rusqlite::Result<()> {
+        let end = ((from >> DOC_BITS) + 1) << DOC_BITS;
+        let mut insert =
+            self.0.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
+        for (rowid, doc) in (from..end).zip(docs) {
+            insert.execute(params![rowid, doc.body, doc.role, doc.entry_id])?;
+        }
+        Ok(())
+    }
+}
+
 impl Writer for SqliteWriter<'_> {
     type Error = rusqlite::Error;
 
@@ -183,7 +219,7 @@ impl Writer for SqliteWriter<'_> {
         let kind = w.kind.as_str();
         self.one(
             batch::INSERT_FILE,
-            params![machine_id, w.source, w.path, kind, w.version, w.size, w.mtime, w.head, w.stored, w.mark],
+            params![machine_id, w.source, w.path, kind, w.version, w.size, w.mtime, w.head, w.stored, w.mark, w.digest],
         )
     }
 
@@ -200,6 +236,7 @@ impl Writer for SqliteWriter<'_> {
                 w.head,
                 w.stored,
                 w.mark,
+                w.digest,
                 base.id,
                 base.version,
                 base.stored
@@ -216,8 +253,13 @@ impl Writer for SqliteWriter<'_> {
         self.run(batch::PUT_TAIL, params![file, w.version, w.tail]).map(drop)
     }
 
-    fn put_session(&mut self, machine_id: &str, session: &SessionWrite, now_ms: i64) -> rusqlite::Result<i64> {
-        let m = &session.meta;
+    fn put_session(
+        &mut self,
+        machine_id: &str,
+        session: &SessionWrite,
+        m: &Meta,
+        now_ms: i64,
+    ) -> rusqlite::Result<i64> {
         let row = params![
             machine_id,
             session.source,
@@ -231,6 +273,17 @@ impl Writer for SqliteWriter<'_> {
             now_ms
         ];
         self.one(batch::PUT_SESSION, row)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
+    }
+
+    fn grow_session(
+        &mut self,
+        machine_id: &str,
+        path: &str,
+        grown: &Grown,
+        now_ms: i64,
+    ) -> rusqlite::Result<Option<i64>> {
+        let row = params![machine_id, path, grown.title, grown.message_count, grown.modified_ms, now_ms];
+        self.one(batch::GROW_SESSION, row)
     }
 
     fn file_id(&mut self, machine_id: &str, path: &str) -> rusqlite::Result<Option<i64>> {
@@ -247,13 +300,16 @@ impl Writer for SqliteWriter<'_> {
             "DELETE FROM archive_fts WHERE rowid BETWEEN ?1 AND ?2",
             params![first, first | ((1 << DOC_BITS) - 1)],
         )?;
-        let mut insert =
-            self.0.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
-        for (seq, doc) in docs.iter().take(1 << DOC_BITS).enumerate() {
-            let rowid = first | i64::try_from(seq).unwrap_or(0);
-            insert.execute(params![rowid, doc.body, doc.role, doc.entry_id])?;
-        }
-        Ok(())
+        self.insert_docs(first, docs)
+    }
+
+    fn append_docs(&mut self, session: i64, docs: &[Doc]) -> rusqlite::Result<()> {
+        let first = session << DOC_BITS;
+        let last: Option<i64> = self.one(
+            "SELECT max(rowid) FROM archive_fts WHERE rowid BETWEEN $1 AND $2",
+            params![first, first | ((1 << DOC_BITS) - 1)],
+        )?;
+        self.insert_docs(last.map_or(first, |last| last + 1), docs)
     }
 }
 
@@ -278,7 +334,7 @@ impl Vault for SqliteVault {
         let mut statement = self
             .conn
             .prepare(
-                "SELECT id, path, source, version, size, mtime, head, stored, mark, deleted_ms IS NOT NULL,
+                "SELECT id, path, source, version, size, mtime, head, stored, mark, deleted_ms IS NOT NULL, digest,
                    EXISTS (SELECT 1 FROM archive_sessions s WHERE s.machine = archive_files.machine AND s.path = archive_files.path)
                  FROM archive_files WHERE machine = ?1",
             )
@@ -295,8 +351,9 @@ impl Vault for SqliteVault {
                     head: r.get(6)?,
                     stored: r.get(7)?,
                     mark: r.get(8)?,
+                    digest: r.get(10)?,
                     deleted: r.get(9)?,
-                    main: r.get(10)?,
+                    main: r.get(11)?,
                 })
             })
             .map_err(&fail)?;

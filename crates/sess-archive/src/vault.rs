@@ -5,7 +5,7 @@
 //! ```text
 //! archive_machines  id, name, first_ms, last_ms
 //! archive_files     id, machine, source, path, growth, version, size, mtime, head, stored, mark,
-//!                   deleted_ms                                   UNIQUE (machine, path)
+//!                   deleted_ms, digest                           UNIQUE (machine, path)
 //! archive_chunks    file, version, start, bytes                  PRIMARY KEY (file, version, start)
 //! archive_tails     file, version, bytes                         PRIMARY KEY (file, version)
 //! archive_sessions  id, machine, source, path, session_id, title, cwd, created, message_count,
@@ -17,7 +17,9 @@
 //! A file's version is its content from one write of it on: a file that grows
 //! by lines keeps one version, its lines stored as chunks of whole lines at
 //! their offsets (and the bytes after the last newline as its tail); a file
-//! rewritten otherwise gets a new version, the old ones kept. Every write is
+//! rewritten otherwise gets a new version, the old ones kept (a file is taken
+//! as grown only when the hash of what the archive stored of it, its digest,
+//! is still the hash of its start). Every write is
 //! checked against the state it was read from (compare and set), so two
 //! archivers never store a line twice or over each other.
 
@@ -81,6 +83,10 @@ pub struct KnownFile {
     pub stored: i64,
     /// A hash of the up to 4 KiB before `stored`.
     pub mark: String,
+    /// A hash of the `stored` bytes of the current version (a whole file's:
+    /// of all of it): a file that changed is compared with it, so a change
+    /// anywhere in what was archived is a new version.
+    pub digest: String,
     /// Whether its original was gone at the last archive.
     pub deleted: bool,
     /// Whether it is a session's main file (or rows).
@@ -117,6 +123,8 @@ pub struct FileWrite {
     pub stored: i64,
     /// See [`KnownFile::mark`].
     pub mark: String,
+    /// See [`KnownFile::digest`].
+    pub digest: String,
 }
 
 /// What a session's listing shows.
@@ -148,19 +156,46 @@ pub struct Doc {
     pub body: String,
 }
 
-/// A session whose files changed: its listing, its files (the main one first)
-/// and its text.
+/// A session whose files changed: its files (the main one first), and its
+/// listing and text.
 #[derive(Clone, Debug)]
 pub struct SessionWrite {
     /// The source that found it.
     pub source: String,
     /// Its main file (or `DATABASE#id`).
     pub path: String,
-    /// What its listing shows.
-    pub meta: Meta,
     /// The paths of its files, the main one first.
     pub members: Vec<String>,
-    /// Its searchable text.
+    /// How its listing and text change.
+    pub change: SessionChange,
+}
+
+/// How an archived session's listing and text change.
+#[derive(Clone, Debug)]
+pub enum SessionChange {
+    /// Read whole: its listing, and its text in place of what it had.
+    Whole {
+        /// What its listing shows.
+        meta: Meta,
+        /// Its searchable text.
+        docs: Vec<Doc>,
+    },
+    /// Lines appended to its main file, read alone (the work is that of the
+    /// lines): what they add. Applied only with the lines, in the same
+    /// transaction: lines another archiver stored first add nothing twice.
+    Grown(Grown),
+}
+
+/// What lines appended to a session's main file add to its listing and text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grown {
+    /// A title of the session's own that they set.
+    pub title: Option<String>,
+    /// How many messages they add.
+    pub message_count: i64,
+    /// The main file's new modification time, in ms.
+    pub modified_ms: i64,
+    /// Their searchable text, after the session's.
     pub docs: Vec<Doc>,
 }
 

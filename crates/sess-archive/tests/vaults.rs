@@ -10,7 +10,8 @@
 
 use pretty_assertions::assert_eq;
 use sess_archive::{
-    Doc, FileWrite, Filter, Kind, KnownFile, Machine, Meta, PostgresVault, SessionWrite, SqliteVault, Vault,
+    Doc, FileWrite, Filter, Grown, Kind, KnownFile, Machine, Meta, PostgresVault, SessionChange, SessionWrite,
+    SqliteVault, Vault,
 };
 
 fn machine(name: &str) -> Machine {
@@ -34,6 +35,7 @@ fn write(path: &str, base: Option<&KnownFile>, version: i64, start: i64, chunk: 
         head: format!("h{version}"),
         stored,
         mark: format!("m{stored}"),
+        digest: format!("d{stored}"),
     }
 }
 
@@ -41,16 +43,18 @@ fn session(path: &str, id: &str, words: &str) -> SessionWrite {
     SessionWrite {
         source: "claude".to_owned(),
         path: path.to_owned(),
-        meta: Meta {
-            session_id: id.to_owned(),
-            title: Some(format!("about {words}")),
-            cwd: Some("/work".to_owned()),
-            created: None,
-            message_count: 2,
-            modified_ms: 1_000,
-        },
         members: vec![path.to_owned()],
-        docs: vec![Doc { entry_id: Some("u1".to_owned()), role: "user".to_owned(), body: words.to_owned() }],
+        change: SessionChange::Whole {
+            meta: Meta {
+                session_id: id.to_owned(),
+                title: Some(format!("about {words}")),
+                cwd: Some("/work".to_owned()),
+                created: None,
+                message_count: 2,
+                modified_ms: 1_000,
+            },
+            docs: vec![Doc { entry_id: Some("u1".to_owned()), role: "user".to_owned(), body: words.to_owned() }],
+        },
     }
 }
 
@@ -76,6 +80,7 @@ fn suite(vault: &mut dyn Vault) {
     assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2");
     let base = known(vault, &alpha, path);
     assert!(base.main && !base.deleted);
+    assert_eq!(base.digest, "d8", "the digest of the stored lines is kept");
 
     // Lines added: stored once; a second write from the same (stale) read
     // stores nothing.
@@ -85,13 +90,41 @@ fn suite(vault: &mut dyn Vault) {
     assert_eq!((again.files, again.raced), (0, 1));
     assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
 
+    // Issue 26, item 9: lines appended add their text and messages to the
+    // session's (its text is not rebuilt); lines another archiver stored
+    // first add nothing twice.
+    let base = known(vault, &alpha, path);
+    let grown = |words: &str| SessionWrite {
+        change: SessionChange::Grown(Grown {
+            title: None,
+            message_count: 1,
+            modified_ms: 2_000,
+            docs: vec![Doc { entry_id: Some("u9".to_owned()), role: "user".to_owned(), body: words.to_owned() }],
+        }),
+        ..session(path, "s1", "")
+    };
+    let more = write(path, Some(&base), 1, 24, b"{\"n\":4}\n", b"");
+    vault.store(&alpha.id, std::slice::from_ref(&more), &[grown("platypus")], 22).unwrap();
+    vault.store(&alpha.id, &[more], &[grown("platypus")], 23).unwrap();
+    let listed = vault.sessions(&Filter::default()).unwrap();
+    assert_eq!((listed[0].meta.message_count, listed[0].meta.modified_ms), (3, 2_000));
+    assert_eq!(listed[0].meta.title.as_deref(), Some("about quokka migration"));
+    assert_eq!(vault.search("platypus", &Filter::default(), 10).unwrap().len(), 1);
+    assert_eq!(vault.search("quokka", &Filter::default(), 10).unwrap().len(), 1, "the earlier text is kept");
+    let both = vault.search("platypus OR quokka", &Filter::default(), 10).unwrap();
+    assert_eq!(both.len(), 1, "one session");
+
     // A rewrite is a new version; the old one is kept.
     let base = known(vault, &alpha, path);
     let rewritten = write(path, Some(&base), 2, 0, b"{\"n\":9}\n", b"");
     vault.store(&alpha.id, &[rewritten], &[session(path, "s1", "quokka rewritten")], 30).unwrap();
     assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":9}\n");
     let versions: Vec<(i64, Vec<u8>)> = vault.versions(s1).unwrap().into_iter().map(|f| (f.version, f.bytes)).collect();
-    assert_eq!(versions, vec![(1, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n".to_vec()), (2, b"{\"n\":9}\n".to_vec())]);
+    assert_eq!(
+        versions,
+        vec![(1, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n".to_vec()), (2, b"{\"n\":9}\n".to_vec())]
+    );
+    assert!(vault.search("platypus", &Filter::default(), 10).unwrap().is_empty(), "read whole, the text is replaced");
 
     // Search: the newest text only, ranked, with the match marked.
     let hits = vault.search("quokka", &Filter::default(), 10).unwrap();
@@ -144,14 +177,67 @@ fn sqlite_keeps_what_it_is_given() {
     assert_eq!(again.sessions(&Filter::default()).unwrap().len(), 2);
 }
 
+/// The short hash the archive keeps (the first 12 bytes of SHA-256, in hex).
+fn short_hash(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)[..12].iter().fold(String::new(), |hex, b| hex + &format!("{b:02x}"))
+}
+
+/// Stores a file of lines in two chunks and a whole file, for an archive
+/// made before digests were kept.
+fn store_for_migration(vault: &mut dyn Vault) -> (Machine, &'static str, &'static str) {
+    let alpha = machine("alpha");
+    vault.register(&alpha, 1).unwrap();
+    let (lines, whole) = ("/h/.claude/projects/p/s1.jsonl", "/h/.gemini/tmp/p/chats/s2.json");
+    vault
+        .store(&alpha.id, &[write(lines, None, 1, 0, b"{\"n\":1}\n", b"{\"n")], &[session(lines, "s1", "a")], 2)
+        .unwrap();
+    let base = known(vault, &alpha, lines);
+    vault.store(&alpha.id, &[write(lines, Some(&base), 1, 8, b"{\"n\":2}\n", b"")], &[], 3).unwrap();
+    let doc = FileWrite { kind: Kind::Whole, head: "whole-head".to_owned(), ..write(whole, None, 1, 0, b"{}", b"") };
+    vault.store(&alpha.id, &[doc], &[session(whole, "s2", "b")], 4).unwrap();
+    (alpha, lines, whole)
+}
+
+/// What an archive made before digests were kept holds, once opened: the
+/// digest of each file's stored lines (a whole file's: its head).
+fn check_migrated(vault: &mut dyn Vault, alpha: &Machine, lines: &str, whole: &str) {
+    assert_eq!(known(vault, alpha, lines).digest, short_hash(b"{\"n\":1}\n{\"n\":2}\n"));
+    assert_eq!(known(vault, alpha, whole).digest, "whole-head");
+    let s1 = key(vault, "s1");
+    assert_eq!(vault.files(s1).unwrap()[0].bytes, b"{\"n\":1}\n{\"n\":2}\n");
+}
+
+// Issue 26, item 2: the digest is a new column; an archive the previous
+// version made (schema 1, no digests) must still open, with digests made
+// from what it stored.
+#[test]
+fn a_sqlite_archive_made_before_digests_opens_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.sqlite");
+    let (alpha, lines, whole) = store_for_migration(&mut SqliteVault::open(&path).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE archive_files DROP COLUMN digest; UPDATE archive_meta SET value = '1' WHERE key = 'version'",
+    )
+    .unwrap();
+    drop(conn);
+    let mut vault = SqliteVault::open(&path).unwrap();
+    check_migrated(&mut vault, &alpha, lines, whole);
+    drop(vault);
+    // Opened again, nothing more to do.
+    check_migrated(&mut SqliteVault::open(&path).unwrap(), &alpha, lines, whole);
+}
+
 #[test]
 fn a_sqlite_file_without_an_archive_is_not_one() {
     let dir = tempfile::tempdir().unwrap();
     assert!(!SqliteVault::holds_archive(&dir.path().join("missing.sqlite")));
 }
 
-#[test]
-fn postgres_keeps_what_it_is_given() {
+/// Runs `test` on the URL of a fresh schema of the server `SESS_TEST_PG_URL`
+/// names (and the server's URL), then drops the schema; skipped without it.
+fn on_postgres(test: impl FnOnce(&str, &str) + std::panic::UnwindSafe) {
     let server = match std::env::var("SESS_TEST_PG_URL") {
         Ok(url) if !url.trim().is_empty() => url,
         _ => {
@@ -163,15 +249,37 @@ fn postgres_keeps_what_it_is_given() {
     let schema = format!("sess_archive_{}", uuid::Uuid::new_v4().simple());
     let separator = if server.contains('?') { '&' } else { '?' };
     let url = format!("{server}{separator}options=-csearch_path%3D{schema}");
-    assert!(!PostgresVault::holds_archive(&url).unwrap());
-    let result = std::panic::catch_unwind(|| {
-        suite(&mut PostgresVault::connect(&url).unwrap());
-        assert!(PostgresVault::holds_archive(&url).unwrap());
-    });
+    let result = std::panic::catch_unwind(|| test(&url, &server));
     if let Ok(mut client) = postgres::Client::connect(&server, postgres::NoTls) {
         let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"));
     }
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
     }
+}
+
+#[test]
+fn postgres_keeps_what_it_is_given() {
+    on_postgres(|url, _| {
+        assert!(!PostgresVault::holds_archive(url).unwrap());
+        suite(&mut PostgresVault::connect(url).unwrap());
+        assert!(PostgresVault::holds_archive(url).unwrap());
+    });
+}
+
+// Issue 26, item 2: as on SQLite, a schema made before digests were kept.
+#[test]
+fn a_postgres_archive_made_before_digests_opens_with_them() {
+    on_postgres(|url, _| {
+        let (alpha, lines, whole) = store_for_migration(&mut PostgresVault::connect(url).unwrap());
+        let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+        client
+            .batch_execute(
+                "ALTER TABLE archive_files DROP COLUMN digest; UPDATE archive_meta SET value = '1' WHERE key = 'version'",
+            )
+            .unwrap();
+        drop(client);
+        check_migrated(&mut PostgresVault::connect(url).unwrap(), &alpha, lines, whole);
+        check_migrated(&mut PostgresVault::connect(url).unwrap(), &alpha, lines, whole);
+    });
 }

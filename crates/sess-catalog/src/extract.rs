@@ -64,14 +64,17 @@ pub struct Full {
     pub listed: Option<sess_sources::Listed>,
 }
 
-/// Lines added to a session file.
+/// What lines added to a session file give.
 #[derive(Debug, Default)]
-pub(crate) struct Tail {
-    /// A title the new lines set.
-    pub(crate) title: Option<String>,
-    pub(crate) message_count: usize,
-    pub(crate) docs: Vec<Doc>,
-    pub(crate) usage: Vec<sess_sources::Call>,
+pub struct Tail {
+    /// A title of the session's own the new lines set.
+    pub title: Option<String>,
+    /// How many messages they add.
+    pub message_count: usize,
+    /// Their searchable text.
+    pub docs: Vec<Doc>,
+    /// The model calls they recorded.
+    pub usage: Vec<sess_sources::Call>,
 }
 
 /// Reads the complete lines `bytes` of a whole file at `path` (a compressed
@@ -99,7 +102,7 @@ pub fn full_of(indexed: sess_sources::Indexed) -> Full {
 /// Reads complete lines added to a file of session `session_id`, after its
 /// first `lines_before` lines; `None` when its source does not read files
 /// in part.
-pub(crate) fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Tail> {
+pub fn tail(source: SourceKind, session_id: &str, bytes: &[u8], lines_before: usize) -> Option<Tail> {
     let added = source.source().index_added(session_id, bytes, lines_before)?;
     let mut docs = docs_of(&added.messages);
     // Turns of a subagent whose call was read before.

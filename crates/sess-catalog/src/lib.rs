@@ -61,7 +61,7 @@ mod usage;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
-pub use extract::{Doc, Full, full_of};
+pub use extract::{Doc, Full, Tail, full_of, tail};
 pub use listing::ListedSessions;
 pub use query::{to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};

@@ -109,6 +109,11 @@ pub(crate) fn find(
     arg: &str,
     machine: Option<&str>,
 ) -> anyhow::Result<ArchivedSession> {
+    // An empty prefix is every session's: never a choice.
+    if arg.trim().is_empty() {
+        return Err(anyhow::Error::new(Hint("`sess --store URL list --all-projects` lists them".to_owned()))
+            .context("the session id is empty: give an archived session's id (or the start of it)"));
+    }
     let filter = Filter { machine: machine.map(str::to_owned), id_prefix: Some(arg.to_owned()), ..Filter::default() };
     let mut found = vault.sessions(&filter)?;
     if found.iter().any(|s| s.meta.session_id == arg) {

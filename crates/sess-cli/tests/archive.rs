@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -246,6 +247,160 @@ fn a_grown_file_stores_its_new_lines_and_a_rewritten_one_a_new_version() {
     let missing = run(home, &["restore", "--version", "3", "--to", to.path().to_str().unwrap(), id]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("has no version 3 in the archive (it keeps 1, 2)"));
+}
+
+/// `bytes` with the letter at about the middle in the other case.
+fn changed_in_the_middle(bytes: &[u8]) -> Vec<u8> {
+    let mut changed = bytes.to_vec();
+    let at = (bytes.len() / 2..bytes.len()).find(|&i| bytes[i].is_ascii_alphabetic()).unwrap();
+    changed[at] ^= 0x20;
+    changed
+}
+
+/// Writes `bytes` to `path` with a modification time `seconds` later than
+/// its last.
+fn rewrite(path: &Path, bytes: &[u8], seconds: u64) {
+    let mtime = fs::metadata(path).unwrap().modified().unwrap() + Duration::from_secs(seconds);
+    fs::write(path, bytes).unwrap();
+    fs::File::options().write(true).open(path).unwrap().set_modified(mtime).unwrap();
+}
+
+// Issue 26, item 2: a file rewritten in place to the same size was reported
+// `updated` while the archive kept its old bytes, and a change in the middle
+// with lines appended was stored as the appended lines only (restore gave a
+// file that never existed: the old middle, the new tail).
+#[test]
+fn a_file_rewritten_in_place_is_archived_as_a_new_version() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let store = archive_url(home);
+    let id = "8d4e1f2a-0000-4000-8000-000000000003";
+    let path = claude_session(home, id);
+    ok(home, &["archive"]);
+    let original = fs::read(&path).unwrap();
+    assert!(original.len() > 3 * 4096, "the change must be past the probes: {}", original.len());
+
+    let same_size = changed_in_the_middle(&original);
+    rewrite(&path, &same_size, 10);
+    let report = json(home, &["archive", "--json"]);
+    assert_eq!(report["updated"].as_u64(), Some(1), "{report}");
+    assert_eq!(restored_bytes(home, &store, id), same_size);
+
+    let mut grown = changed_in_the_middle(&same_size);
+    grown.extend_from_slice(b"{\"type\":\"summary\",\"summary\":\"more\"}\n");
+    rewrite(&path, &grown, 20);
+    json(home, &["archive", "--json"]);
+    assert_eq!(restored_bytes(home, &store, id), grown);
+    let to = tempfile::tempdir().unwrap();
+    let first = json(home, &["restore", "--json", "--version", "1", "--to", to.path().to_str().unwrap(), id]);
+    assert_eq!(fs::read(first["files"][0]["path"].as_str().unwrap()).unwrap(), original);
+}
+
+// Issue 26, item 11: a symbolic link loop named like a pi session was
+// skipped in silence (exit 0), though README says a file that could not be
+// read is exit 1.
+#[test]
+fn a_link_loop_among_the_sessions_is_a_file_that_could_not_be_read() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    claude_session(home, "8d4e1f2a-0000-4000-8000-000000000007");
+    let folder = home.join(".pi/agent/sessions/--work--");
+    fs::create_dir_all(&folder).unwrap();
+    let name = "2026-01-01T00-00-00-000Z_0199a000-0000-7000-8000-000000000001.jsonl";
+    std::os::unix::fs::symlink(name, folder.join(name)).unwrap();
+    let output = run(home, &["archive", "--json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(name) && stderr.contains("symbolic links"), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["added"], 1, "{report}");
+}
+
+// Issue 26, item 11: `restore ''` took the empty id as a prefix of every
+// session (and restored the one session there was).
+#[test]
+fn restore_of_an_empty_id_is_a_usage_error() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let id = "8d4e1f2a-0000-4000-8000-000000000004";
+    let path = claude_session(home, id);
+    ok(home, &["archive"]);
+    fs::remove_file(&path).unwrap();
+    for empty in ["", " "] {
+        let refused = run(home, &["restore", empty]);
+        assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stdout));
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("the session id is empty"));
+        assert!(!path.exists(), "restored");
+    }
+}
+
+// Issue 26, item 5: a dangling link where restore writes a file was
+// followed, and the file written where it pointed.
+#[test]
+fn restore_writes_no_file_through_a_link() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let id = "8d4e1f2a-0000-4000-8000-000000000005";
+    let path = claude_session(home, id);
+    ok(home, &["archive"]);
+    fs::remove_file(&path).unwrap();
+    let elsewhere = home.join("elsewhere.jsonl");
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    let refused = run(home, &["restore", id]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is a symbolic link"), "{refused:?}");
+    assert!(!elsewhere.exists(), "written through the link");
+}
+
+/// A Claude Code line of the user's words.
+fn user_line(n: usize, words: &str) -> String {
+    format!(
+        "{{\"type\":\"user\",\"uuid\":\"u{n}\",\"parentUuid\":\"u{}\",\"message\":{{\"role\":\"user\",\"content\":\"{words}\"}}}}\n",
+        n.saturating_sub(1)
+    )
+}
+
+/// The bytes of the archive's files (the database and its log).
+fn archive_bytes(home: &Path) -> u64 {
+    let folder = home.join(".local/share/sess");
+    ["archive.sqlite", "archive.sqlite-wal"]
+        .iter()
+        .map(|name| fs::metadata(folder.join(name)).map_or(0, |m| m.len()))
+        .sum()
+}
+
+// Issue 26, item 9: a line appended to a large session rebuilt the session's
+// text index (57 runs over a 15 MB session left a 150 MB archive): the work
+// and the archive's growth must be those of the line.
+#[test]
+fn a_line_appended_to_a_large_session_adds_only_that_line() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let id = "8d4e1f2a-0000-4000-8000-000000000006";
+    let path = claude_session(home, id);
+    let filler = "lorem ipsum dolor sit amet consectetur ".repeat(12);
+    let text: String = (1..4_000).map(|n| user_line(n, &format!("word{n} {filler}"))).collect();
+    fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(text.as_bytes()).unwrap();
+    ok(home, &["archive"]);
+    let before = archive_bytes(home);
+    for n in 0..5 {
+        let line = user_line(5_000 + n, &format!("appended{n} wombat"));
+        fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(line.as_bytes()).unwrap();
+        let report = json(home, &["archive", "--json"]);
+        assert_eq!((report["updated"].as_u64(), report["bytesStored"].as_u64()), (Some(1), Some(line.len() as u64)));
+    }
+    let grew = archive_bytes(home) - before;
+    assert!(grew < 512 * 1024, "five lines grew the archive by {grew} bytes (the session has {} bytes)", text.len());
+    let store = archive_url(home);
+    assert_eq!(restored_bytes(home, &store, id), fs::read(&path).unwrap());
+    // The text of the new lines and of the old ones is searched.
+    for word in ["appended4", "word17"] {
+        let hits = json(home, &["--store", &store, "search", "--json", word]);
+        assert_eq!(hits.as_array().map(Vec::len), Some(1), "{word}: {hits}");
+    }
+    let listed = json(home, &["--store", &store, "list", "--json"]);
+    let count = listed[0]["messageCount"].as_u64().or_else(|| listed[0]["messages"].as_u64());
+    assert!(count.is_some_and(|c| c >= 4_000), "{}", listed[0]);
 }
 
 #[test]

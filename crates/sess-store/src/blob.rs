@@ -202,6 +202,9 @@ mod tests {
         fn rename(&self, from: &Path, _to: &Path) -> io::Result<()> {
             panic!("rename({})", from.display())
         }
+        fn link_new(&self, from: &Path, _to: &Path) -> io::Result<()> {
+            panic!("link_new({})", from.display())
+        }
         fn sync_dir(&self, dir: &Path) -> io::Result<()> {
             panic!("sync_dir({})", dir.display())
         }

@@ -16,6 +16,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     storage::write_atomic(&FileStorage, path, bytes).map_err(|e| Error::io("writing", path, e))
 }
 
+/// Writes `bytes` as a new file at `path`, atomically and durably, never
+/// replacing a file (or following a link) that is there or appears there
+/// meanwhile: [`storage::write_new`]. Something at `path` is
+/// `io::ErrorKind::AlreadyExists`, under [`Error::Io`].
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    storage::write_new(&FileStorage, path, bytes).map_err(|e| Error::io("writing", path, e))
+}
+
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 mod tests {

@@ -146,6 +146,12 @@ pub trait SessionStorage: Debug + Send + Sync {
     /// Renames `from` to `to`, replacing `to` if it exists.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
 
+    /// Gives the file `from` the second name `to` (`from` keeps its name),
+    /// failing with `io::ErrorKind::AlreadyExists` when anything is at `to`
+    /// (a file, a directory, a link, a dangling link): it never replaces
+    /// and never follows a link at `to`. [`write_new`] publishes with it.
+    fn link_new(&self, from: &Path, to: &Path) -> io::Result<()>;
+
     /// Makes the entries of `dir` (creations, renames) durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
 
@@ -211,6 +217,27 @@ pub fn write_atomic(storage: &dyn SessionStorage, path: &Path, bytes: &[u8]) -> 
     result
 }
 
+/// Writes `bytes` as a new file at `path`, atomically and durably, never
+/// replacing anything: a temporary sibling is written and synced, given the
+/// name `path` with [`SessionStorage::link_new`] (so a file, or a link, that
+/// appeared at `path` meanwhile makes it fail with
+/// `io::ErrorKind::AlreadyExists` and is left as it is), then removed, and
+/// the directory is synced. A reader sees no file or the whole new one.
+pub fn write_new(storage: &dyn SessionStorage, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temp = temp_path(path);
+    let mut writer = storage.create_new(&temp)?;
+    let result = (|| {
+        writer.write_all(bytes)?;
+        writer.sync()?;
+        storage.link_new(&temp, path)
+    })();
+    drop(writer);
+    let removed = storage.remove_file(&temp);
+    result?;
+    removed?;
+    storage.sync_dir(parent_dir(path))
+}
+
 /// The directory holding `path` (`.` for a bare file name).
 pub fn parent_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -258,6 +285,7 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
 #[allow(clippy::disallowed_methods)] // Tests lay out their files directly.
 mod tests {
     use super::*;
+    use std::fs;
 
     #[cfg(unix)]
     #[test]
@@ -279,6 +307,33 @@ mod tests {
             std::fs::read_dir(dir.path().join("real")).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
         assert_eq!(names, ["s.jsonl"]);
+    }
+
+    // Issue 26, item 3: `sess restore` needs a write that never replaces a
+    // file (or follows a link) that is there or appears there.
+    #[test]
+    fn a_new_file_is_written_whole_and_never_over_what_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        write_new(&FileStorage, &path, b"one\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"one\n");
+        let err = write_new(&FileStorage, &path, b"two\n").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&path).unwrap(), b"one\n");
+        let (link, elsewhere) = (dir.path().join("l.jsonl"), dir.path().join("elsewhere.jsonl"));
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        assert_eq!(write_new(&FileStorage, &link, b"two\n").unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert!(!elsewhere.exists(), "written through a dangling link");
+        let mut names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["l.jsonl", "s.jsonl"], "no temporary file is left");
+
+        let memory = MemoryStorage::default();
+        write_new(&memory, Path::new("/m/s.jsonl"), b"one\n").unwrap();
+        let err = write_new(&memory, Path::new("/m/s.jsonl"), b"two\n").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(memory.read(Path::new("/m/s.jsonl")).unwrap(), b"one\n");
+        assert_eq!(memory.list_dir(Path::new("/m")).unwrap().len(), 1);
     }
 
     #[test]

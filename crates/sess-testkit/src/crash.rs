@@ -241,6 +241,18 @@ impl SessionStorage for CrashStorage {
         Ok(())
     }
 
+    fn link_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut state = self.state();
+        state.spend()?;
+        if state.names.contains_key(to) || state.dirs.contains(to) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+        }
+        let ino = state.inode_of(from)?;
+        state.names.insert(to.to_owned(), ino);
+        state.add_dirs(to);
+        Ok(())
+    }
+
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         let mut state = self.state();
         state.spend()?;

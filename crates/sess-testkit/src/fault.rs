@@ -115,6 +115,12 @@ impl SessionStorage for FaultStorage {
         self.inner.rename(from, to)
     }
 
+    /// Counted with the renames: it is the step that publishes a file.
+    fn link_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.check(Op::Rename)?;
+        self.inner.link_new(from, to)
+    }
+
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         self.check(Op::Sync)?;
         self.inner.sync_dir(dir)

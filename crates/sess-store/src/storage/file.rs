@@ -106,6 +106,12 @@ impl SessionStorage for FileStorage {
         fs::rename(from, to)
     }
 
+    fn link_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        // link(2) fails with EEXIST when `to` names anything, a dangling
+        // link included, and never follows it.
+        fs::hard_link(from, to)
+    }
+
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         match File::open(dir)?.sync_all() {
             // Some platforms cannot sync a directory handle; the rename is then as

@@ -238,6 +238,17 @@ impl SessionStorage for MemoryStorage {
         Err(not_found(from))
     }
 
+    fn link_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut state = self.state();
+        if state.files.contains_key(to) || state.specials.contains_key(to) || state.dirs.contains(to) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+        }
+        let file = state.files.get(from).cloned().ok_or_else(|| not_found(from))?;
+        state.files.insert(to.to_owned(), file);
+        state.add_dirs(to);
+        Ok(())
+    }
+
     fn sync_dir(&self, _dir: &Path) -> io::Result<()> {
         Ok(())
     }
