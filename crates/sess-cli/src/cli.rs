@@ -351,8 +351,9 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) redact: bool,
     /// Write to this file (replaced atomically) instead of stdout. A FIFO, a
-    /// device, a folder, a session file of any agent and a path in a folder
-    /// where an agent keeps its sessions are refused.
+    /// device, a folder, a session file of any agent, a path in a folder
+    /// where an agent keeps its sessions or in sess's data folder, an SQLite
+    /// database and a symbolic link are refused.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 }
