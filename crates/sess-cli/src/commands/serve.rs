@@ -293,6 +293,18 @@ impl Library for CatalogLibrary {
         Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage })
     }
 
+    /// Every message, without the diffs of edits or the usage.
+    fn whole_session(&self, id: &str) -> sess_web::Result<SessionPage> {
+        if let Some(gone) = &self.gone
+            && archive::is_archived(id)
+        {
+            return gone.whole(id);
+        }
+        let row = self.row(id)?;
+        let (transcript, tree, leaf) = read_whole(&row, id, None)?;
+        Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage: None })
+    }
+
     fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
