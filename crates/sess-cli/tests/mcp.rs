@@ -243,3 +243,25 @@ fn read_session_pages_through_every_message_and_always_makes_progress() {
         offset = next;
     }
 }
+
+/// Issue 26, item 8: the MCP tools showed secrets unmasked. Listings and
+/// snippets are masked; with `sess mcp --redact`, every answer is.
+#[test]
+fn listings_are_masked_and_redact_masks_every_answer() {
+    const KEY: &str = "ghp_7Hq2LmXv9Rt4Bn8Kc1Wz5Yd3Pf6Js0AeGuVb";
+    let home = home();
+    let id = "7e57a11c-0000-4000-8000-000000000008";
+    long_claude_session(home.path(), id, 1, &format!("the deploy token is {KEY}, keep it"));
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+    let (listed, _) = client.call("list_sessions", json!({"cwd": "/work/long"}));
+    let (found, _) = client.call("search_sessions", json!({"query": "deploy token", "cwd": "*"}));
+    for text in [&listed, &found] {
+        assert!(!text.contains(KEY) && text.contains("[redacted github-token]"), "{text}");
+    }
+    let (read, _) = client.call("read_session", json!({"id": id}));
+    assert!(read.contains(KEY), "without --redact a transcript is shown as written: {read}");
+    drop(client);
+    let mut client = Client::start(home.path(), &["--all-projects", "--redact"]);
+    let (read, error) = client.call("read_session", json!({"id": id}));
+    assert!(!error && !read.contains(KEY) && read.contains("[redacted github-token]"), "{read}");
+}

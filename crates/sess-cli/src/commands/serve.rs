@@ -38,7 +38,8 @@ const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
-    listen_and_serve(args, &said, library)
+    // The page's lists and snippets show no secret; a transcript shows what was written.
+    listen_and_serve(args, &said, Arc::new(sess_web::Masked::listings(library)))
 }
 
 /// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
