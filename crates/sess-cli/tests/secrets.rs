@@ -280,4 +280,12 @@ fn listings_and_snippets_mask_secrets_unless_asked_to_reveal_them() {
     assert!(listed.contains(OPENAI) && listed.contains(GITHUB), "{listed}");
     let found = stdout(&run(home.path(), &["search", "rotate", "--reveal-secrets"]));
     assert!(found.contains(GITHUB), "{found}");
+    // An archive's listing too.
+    assert_eq!(code(&run(home.path(), &["archive"])), Some(0));
+    let url = format!("sqlite:{}", home.path().join(".local/share/sess/archive.sqlite").display());
+    let listed = run(home.path(), &["--store", &url, "list", "--json"]);
+    assert_eq!(code(&listed), Some(0), "{}", stderr(&listed));
+    assert!(stdout(&listed).contains("[redacted "), "{}", stdout(&listed));
+    let revealed = stdout(&run(home.path(), &["--store", &url, "list", "--json", "--reveal-secrets"]));
+    assert!(revealed.contains(OPENAI), "{revealed}");
 }
