@@ -126,6 +126,10 @@ pub(crate) struct McpArgs {
     /// project of the directory the server runs in).
     #[arg(long)]
     pub(crate) all_projects: bool,
+    /// Mask the secrets of everything the tools return: transcripts and
+    /// model contexts too, not only the titles and snippets of listings.
+    #[arg(long)]
+    pub(crate) redact: bool,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
 }
@@ -273,6 +277,10 @@ pub(crate) struct ListArgs {
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Show secrets in titles and first messages as written (they are
+    /// masked by default).
+    #[arg(long)]
+    pub(crate) reveal_secrets: bool,
     /// At most this many sessions.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = count)]
     pub(crate) limit: Option<usize>,
@@ -351,8 +359,9 @@ pub(crate) struct ExportArgs {
     #[arg(long)]
     pub(crate) redact: bool,
     /// Write to this file (replaced atomically) instead of stdout. A FIFO, a
-    /// device, a folder, a session file of any agent and a path in a folder
-    /// where an agent keeps its sessions are refused.
+    /// device, a folder, a session file of any agent, a path in a folder
+    /// where an agent keeps its sessions or in sess's data folder, an SQLite
+    /// database and a symbolic link are refused.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 }
@@ -401,6 +410,10 @@ pub(crate) struct SearchArgs {
     /// (byte ranges in the snippet), `score`.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Show secrets in titles and snippets as written (they are masked by
+    /// default).
+    #[arg(long)]
+    pub(crate) reveal_secrets: bool,
     /// Search the catalog as it is, without looking for new or changed
     /// sessions first.
     #[arg(long)]

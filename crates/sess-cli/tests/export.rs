@@ -1,7 +1,7 @@
 //! `sess export`: every agent's real sessions in every format (found as `sess
 //! show` finds them), stores and archives, `--leaf`, `--redact`, and `-o`
-//! (atomic, and never into a FIFO, a device, a session file or an agent's
-//! folder).
+//! (atomic, and never into a FIFO, a device, a session file, an agent's or
+//! sess's own folder, an SQLite database or through a link).
 
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
@@ -282,12 +282,6 @@ fn output_is_written_atomically_and_the_format_follows_its_extension() {
         fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     names.sort();
     assert_eq!(names, ["claude.HTML", "claude.json", "claude.md"]);
-    // A link is followed: the file it names is replaced, the link kept.
-    let link = dir.join("link.md");
-    std::os::unix::fs::symlink(&md, &link).unwrap();
-    ok(&run(home.path(), &["export", PI_MAIN, "-o", s(&link)]));
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert!(fs::read_to_string(&md).unwrap().contains(PI_MAIN));
 }
 
 #[test]
@@ -322,4 +316,63 @@ fn output_refuses_fifos_devices_sessions_and_agents_folders() {
     fs::create_dir(home.path().join("out")).unwrap();
     refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&sneaky)]), "where Claude Code keeps its sessions");
     refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&home.path().join("nowhere/x.md"))]), "does not exist");
+}
+
+/// Issue 26, item 4: `-o` wrote over sess's own archive and catalog (the
+/// archive may be the only copy of deleted sessions). Any SQLite database and
+/// any file of sess's data folder are refused, as agents' files are.
+#[test]
+fn output_refuses_sess_own_archive_catalog_and_any_sqlite_database() {
+    let home = Home::new();
+    ok(&home.run(&["index"]));
+    ok(&home.run(&["archive"]));
+    let data = home.path().join(".local/share/sess");
+    for name in ["archive.sqlite", "catalog.sqlite"] {
+        let file = data.join(name);
+        let before = fs::read(&file).unwrap();
+        refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&file)]), "sess keeps its own data");
+        assert_eq!(fs::read(&file).unwrap(), before, "{name} is left as it was");
+    }
+    let new = data.join("notes.md");
+    refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&new)]), "sess keeps its own data");
+    assert!(!new.exists());
+    // A database elsewhere, whatever its name, through a `..` too.
+    fs::create_dir(home.path().join("out")).unwrap();
+    let copy = home.path().join("out/backup.md");
+    fs::copy(data.join("archive.sqlite"), &copy).unwrap();
+    let before = fs::read(&copy).unwrap();
+    refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&copy)]), "is an SQLite database");
+    assert_eq!(fs::read(&copy).unwrap(), before);
+    let sneaky = home.path().join("out/../.local/share/sess/archive.sqlite");
+    refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&sneaky)]), "sess keeps its own data");
+}
+
+/// Issue 26, item 5: a link at the `-o` target that pointed into an agent's
+/// folder was written through. The link's final target is checked, and a
+/// link is refused: the user passes the real path.
+#[test]
+fn output_refuses_links_and_names_where_they_lead() {
+    let home = Home::new();
+    let out = home.path().join("out");
+    fs::create_dir(&out).unwrap();
+    // A dangling link into Claude Code's folder, through a second link.
+    let inside = home.path().join(".claude/projects/-home-alice-src-todo-api/planted.jsonl");
+    let hop = out.join("hop.md");
+    std::os::unix::fs::symlink(&inside, &hop).unwrap();
+    let link = out.join("link.md");
+    std::os::unix::fs::symlink(&hop, &link).unwrap();
+    refused(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&link)]), "where Claude Code keeps its sessions");
+    assert!(!inside.exists(), "nothing is written through the link");
+    // A link to a file of one's own: refused, naming the real path, which is written.
+    let real = out.join("real.md");
+    fs::write(&real, "old").unwrap();
+    let mine = out.join("mine.md");
+    std::os::unix::fs::symlink(&real, &mine).unwrap();
+    let output = run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&mine)]);
+    refused(&output, "is a symbolic link");
+    assert!(stderr(&output).contains(s(&fs::canonicalize(&real).unwrap())), "{}", stderr(&output));
+    assert_eq!(fs::read_to_string(&real).unwrap(), "old");
+    ok(&run(home.path(), &["export", CLAUDE_BASIC, "-o", s(&real)]));
+    assert!(fs::read_to_string(&real).unwrap().starts_with("# Add /health endpoint"));
+    assert!(fs::symlink_metadata(&mine).unwrap().file_type().is_symlink());
 }

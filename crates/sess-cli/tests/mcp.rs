@@ -185,3 +185,83 @@ fn the_default_scope_is_the_servers_project() {
     let (demo, _) = client.call("list_sessions", json!({"cwd": "/home/dev/demo-project"}));
     assert!(demo.contains(" · pi 01a22b45"), "{demo}");
 }
+
+/// A Claude Code session of `count` user messages (`message N`) in
+/// `home`, the last of which is `last` instead.
+fn long_claude_session(home: &Path, id: &str, count: usize, last: &str) {
+    let dir = home.join(".claude/projects/-work-long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = String::new();
+    for i in 0..count {
+        let text = if i + 1 == count { last.to_owned() } else { format!("message {i}") };
+        let parent = if i == 0 { Value::Null } else { json!(format!("u{}", i - 1)) };
+        let line = json!({
+            "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": "/work/long",
+            "sessionId": id, "type": "user", "message": {"role": "user", "content": text},
+            "uuid": format!("u{i}"), "timestamp": format!("2026-08-20T09:{:02}:{:02}.000Z", (i / 60) % 60, i % 60),
+        });
+        lines.push_str(&line.to_string());
+        lines.push('\n');
+    }
+    std::fs::write(dir.join(format!("{id}.jsonl")), lines).unwrap();
+}
+
+/// Issue 26, item 6: `read_session` read only the newest 300 messages (the
+/// `sess show` default): of a long session it said "300 messages in all" and
+/// offset 0 was a late message. And a budget smaller than one message gave
+/// nothing with `next: offset 0`, so a client following the cursor looped
+/// forever. The whole transcript is paged, and every answer makes progress.
+#[test]
+fn read_session_pages_through_every_message_and_always_makes_progress() {
+    let home = home();
+    let id = "7e57a11c-0000-4000-8000-000000000026";
+    long_claude_session(home.path(), id, 1_000, &"a long last message ".repeat(300));
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+    let (first, error) = client.call("read_session", json!({"id": id, "offset": 0, "limit": 2}));
+    assert!(!error, "{first}");
+    assert!(first.contains("1000 messages in all"), "{first}");
+    assert!(first.contains("[0] user") && first.contains("message 0\n") && first.contains("message 1\n"), "{first}");
+    assert!(first.contains("\"offset\": 2}"), "{first}");
+    let (late, _) = client.call("read_session", json!({"id": id, "offset": 650, "limit": 1}));
+    assert!(late.contains("[650] user") && late.contains("message 650\n"), "{late}");
+
+    // Following the cursor under the smallest budget reaches the end, each answer further on.
+    let mut offset = 997;
+    let mut answers = 0;
+    loop {
+        let (window, error) = client.call("read_session", json!({"id": id, "offset": offset, "max_chars": 1000}));
+        assert!(!error && window.chars().count() <= 1000, "{window}");
+        answers += 1;
+        assert!(answers < 10, "no progress: {window}");
+        if window.contains("that is the end") {
+            assert!(window.contains("[999] user") && window.contains("cut"), "the last message, cut: {window}");
+            break;
+        }
+        let next = window.rsplit("\"offset\": ").next().unwrap().trim_end_matches(|c: char| !c.is_ascii_digit());
+        let next: usize = next.parse().unwrap();
+        assert!(next > offset, "{window}");
+        offset = next;
+    }
+}
+
+/// Issue 26, item 8: the MCP tools showed secrets unmasked. Listings and
+/// snippets are masked; with `sess mcp --redact`, every answer is.
+#[test]
+fn listings_are_masked_and_redact_masks_every_answer() {
+    const KEY: &str = "ghp_7Hq2LmXv9Rt4Bn8Kc1Wz5Yd3Pf6Js0AeGuVb";
+    let home = home();
+    let id = "7e57a11c-0000-4000-8000-000000000008";
+    long_claude_session(home.path(), id, 1, &format!("the deploy token is {KEY}, keep it"));
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+    let (listed, _) = client.call("list_sessions", json!({"cwd": "/work/long"}));
+    let (found, _) = client.call("search_sessions", json!({"query": "deploy token", "cwd": "*"}));
+    for text in [&listed, &found] {
+        assert!(!text.contains(KEY) && text.contains("[redacted github-token]"), "{text}");
+    }
+    let (read, _) = client.call("read_session", json!({"id": id}));
+    assert!(read.contains(KEY), "without --redact a transcript is shown as written: {read}");
+    drop(client);
+    let mut client = Client::start(home.path(), &["--all-projects", "--redact"]);
+    let (read, error) = client.call("read_session", json!({"id": id}));
+    assert!(!error && !read.contains(KEY) && read.contains("[redacted github-token]"), "{read}");
+}

@@ -232,3 +232,60 @@ fn a_store_and_an_archive_are_read_too() {
     ids.dedup();
     assert_eq!(ids.len(), 3, "both Claude Code sessions and the pi one: {ids:?}");
 }
+
+/// A Claude Code session in the current project whose only secret is in its
+/// title (a `custom-title` line) and whose prompt holds `GITHUB`.
+fn titled_session(home: &Path, id: &str) {
+    let cwd = home.display().to_string();
+    let slug: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let lines = [
+        json!({"parentUuid": null, "isSidechain": false, "userType": "external", "cwd": cwd, "sessionId": id,
+               "type": "user", "message": {"role": "user", "content": format!("rotate the deploy token {GITHUB} today")},
+               "uuid": format!("{id}-1"), "timestamp": "2026-08-20T09:14:01.000Z"}),
+        json!({"type": "custom-title", "customTitle": format!("deploy with {OPENAI}"), "sessionId": id}),
+    ];
+    let dir = home.join(".claude/projects").join(slug);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(format!("{id}.jsonl")), lines.map(|l| l.to_string()).join("\n") + "\n").unwrap();
+}
+
+/// Issue 26, item 8: `sess secrets` missed a secret that was only in a
+/// session's title (`custom-title`), though `export --redact` masks it.
+#[test]
+fn a_secret_in_a_title_is_found() {
+    let home = tempfile::tempdir().unwrap();
+    titled_session(home.path(), CLAUDE_ID);
+    let output = run(home.path(), &["secrets", "--json"]);
+    assert_eq!(code(&output), Some(1), "{}", stderr(&output));
+    let items: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let places: Vec<(&str, &str)> =
+        items.as_array().unwrap().iter().map(|i| (i["place"].as_str().unwrap(), i["rule"].as_str().unwrap())).collect();
+    assert!(places.contains(&("title", "openai-key")), "{items}");
+    let text = stdout(&run(home.path(), &["secrets"]));
+    assert!(text.contains("  title\n") && text.contains("openai-key"), "{text}");
+}
+
+/// Issue 26, item 8: `sess list` and search snippets showed secrets
+/// unmasked. They are masked unless `--reveal-secrets` is given.
+#[test]
+fn listings_and_snippets_mask_secrets_unless_asked_to_reveal_them() {
+    let home = tempfile::tempdir().unwrap();
+    titled_session(home.path(), CLAUDE_ID);
+    for args in [&["list"][..], &["list", "--json"], &["search", "deploy"], &["search", "deploy", "--json"]] {
+        let output = run(home.path(), args);
+        assert_eq!(code(&output), Some(0), "{args:?}: {}", stderr(&output));
+        assert!(stdout(&output).contains("[redacted "), "{args:?}: {}", stdout(&output));
+    }
+    let listed = stdout(&run(home.path(), &["list", "--reveal-secrets", "--json"]));
+    assert!(listed.contains(OPENAI) && listed.contains(GITHUB), "{listed}");
+    let found = stdout(&run(home.path(), &["search", "rotate", "--reveal-secrets"]));
+    assert!(found.contains(GITHUB), "{found}");
+    // An archive's listing too.
+    assert_eq!(code(&run(home.path(), &["archive"])), Some(0));
+    let url = format!("sqlite:{}", home.path().join(".local/share/sess/archive.sqlite").display());
+    let listed = run(home.path(), &["--store", &url, "list", "--json"]);
+    assert_eq!(code(&listed), Some(0), "{}", stderr(&listed));
+    assert!(stdout(&listed).contains("[redacted "), "{}", stdout(&listed));
+    let revealed = stdout(&run(home.path(), &["--store", &url, "list", "--json", "--reveal-secrets"]));
+    assert!(revealed.contains(OPENAI), "{revealed}");
+}

@@ -200,3 +200,23 @@ fn a_stores_sessions_count_once_beside_the_files_they_were_copied_from() {
     // Without --store, neither.
     assert_eq!(usage(home.path(), &["--source", "pi", "--json"])["totals"]["calls"], 0);
 }
+
+/// Issue 26, item 11: `--prices /dev/zero` said "not a session file". A
+/// special file is refused as a price table, and a table without a model's
+/// output price (issue 26, item 7) is refused naming what is missing.
+#[cfg(unix)]
+#[test]
+fn a_special_file_or_a_price_without_output_is_refused_as_a_price_table() {
+    let home = agents_home();
+    let output = sess_at(home.path(), &["usage", "--prices", "/dev/zero"], "");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("price table") && err.contains("character device"), "{err}");
+    assert!(!err.contains("session file"), "{err}");
+    let table = home.path().join("prices.json");
+    fs::write(&table, r#"{"date": "2026-12-01", "models": {"m": {"input": 3}}}"#).unwrap();
+    let output = sess_at(home.path(), &["usage", "--prices", table.to_str().unwrap()], "");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("missing field `output`"), "{err}");
+}

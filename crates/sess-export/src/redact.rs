@@ -157,6 +157,53 @@ impl Redactor {
         found
     }
 
+    /// The secrets of one text that is not a message's (a session's title),
+    /// as [`find_in_message`](Self::find_in_message) gives them, at `place`.
+    pub fn find_in_text(&self, place: &str, text: &str) -> Vec<MessageFinding> {
+        let spans = merge(self.spans(text));
+        let (masked, masks) = self.masked(text, &spans);
+        masks
+            .into_iter()
+            .zip(&spans)
+            .map(|(at, span)| MessageFinding {
+                place: place.to_owned(),
+                rule: self.rules[span.rule].name.clone(),
+                excerpt: excerpt(&masked, at, EXCERPT_CONTEXT),
+            })
+            .collect()
+    }
+
+    /// Masks the secrets of a text cut into `pieces` (a search snippet, its
+    /// matched words apart): the rules see the pieces joined, so a secret
+    /// that a match cuts in two is found; its mask goes in the piece where
+    /// it starts, and the rest of it is taken out of the pieces after. How
+    /// many secrets were masked.
+    pub fn redact_pieces(&self, pieces: &mut [&mut String]) -> usize {
+        let whole: String = pieces.iter().map(|p| p.as_str()).collect();
+        let spans = merge(self.spans(&whole));
+        if spans.is_empty() {
+            return 0;
+        }
+        let mut start = 0;
+        for piece in pieces.iter_mut() {
+            let end = start + piece.len();
+            let mut out = String::with_capacity(piece.len());
+            let mut at = start;
+            for span in spans.iter().filter(|s| s.start < end && s.end > start) {
+                let (from, to) = (span.start.max(start), span.end.min(end));
+                out.push_str(&whole[at.max(start)..from]);
+                if span.start >= start {
+                    out.push_str(&Self::mask(&whole[span.start..span.end], &self.rules[span.rule].name));
+                }
+                at = to;
+            }
+            out.push_str(&whole[at.max(start)..end]);
+            **piece = out;
+            start = end;
+        }
+        spans.len()
+    }
+
     /// The mask of `secret` found by the rule `rule`: its first characters
     /// (at most 4, at most a quarter of it), `…` and `[redacted RULE]`.
     pub fn mask(secret: &str, rule: &str) -> String {

@@ -41,6 +41,22 @@ impl Answer {
         true
     }
 
+    /// Adds as much of `part` as fits (leaving room for the note), then a line
+    /// saying how much of it was cut; `false` when not even that line fits
+    /// (nothing is added).
+    pub(crate) fn push_cut(&mut self, part: &str) -> bool {
+        let room = self.max.saturating_sub(self.text.chars().count() + NOTE_ROOM);
+        let total = part.chars().count();
+        let marker = |cut: usize| {
+            format!("\n  … [cut: {cut} more characters of this message; a larger max_chars shows it whole]\n")
+        };
+        let Some(keep) = room.checked_sub(marker(total).chars().count()) else { return false };
+        let keep = keep.min(total);
+        self.text.extend(part.chars().take(keep));
+        self.text.push_str(&marker(total - keep));
+        true
+    }
+
     /// The answer, with `note` (what was left out, and how to get it) at the end.
     pub(crate) fn finish(mut self, note: Option<String>) -> String {
         if let Some(note) = note {
@@ -181,15 +197,26 @@ pub(crate) fn window(
         }
         next = index + 1;
     }
+    // A first message larger than the budget is cut, not left out: every
+    // answer moves the cursor on, so a client that follows it gets to the end.
+    let mut cut = String::new();
+    if next == offset && offset < total {
+        let shown = answer.push_cut(&message(offset, &transcript.messages[offset]));
+        cut = format!(
+            "message {offset} was {} to fit max_chars. ",
+            if shown { "cut" } else { "left out (not even its start fits)" }
+        );
+        next = offset + 1;
+    }
     let note = if next < total {
         Some(format!(
-            "shown: messages {offset}–{} of {total}. next: read_session {{\"id\": \"{reference}\", \"offset\": {next}}}",
+            "{cut}shown: messages {offset}–{} of {total}. next: read_session {{\"id\": \"{reference}\", \"offset\": {next}}}",
             next.saturating_sub(1)
         ))
     } else if offset >= total {
         Some(format!("no messages from {offset}: the session has {total}"))
     } else {
-        Some(format!("shown: messages {offset}–{} of {total}; that is the end", total - 1))
+        Some(format!("{cut}shown: messages {offset}–{} of {total}; that is the end", total - 1))
     };
     answer.finish(note)
 }

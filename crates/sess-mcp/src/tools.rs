@@ -200,7 +200,8 @@ impl Sess {
     fn read_session(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
         answer((|| {
             let card = self.find(&args.id)?;
-            let page = self.library.session(&card.id, None).map_err(|e| e.to_string())?;
+            // Every message: a window is cut from the whole transcript, never from the page's newest.
+            let page = self.library.whole_session(&card.id).map_err(|e| e.to_string())?;
             let offset = match (&args.around_entry, args.offset) {
                 (Some(entry), _) => {
                     let at = page.transcript.messages.iter().position(|m| {

@@ -21,22 +21,27 @@ const BUNDLED: &str = include_str!("prices.json");
 /// `above200k` prices.
 const TIER: u64 = 200_000;
 
-/// The prices of one model, in US dollars per million tokens.
+/// The highest price a table may give, in US dollars per million tokens: no
+/// model costs a dollar a token, so a price past it is a typo (and one near
+/// `f64::MAX` would make every sum infinite).
+const MAX_PRICE: f64 = 1_000_000.0;
+
+/// The prices of one model, in US dollars per million tokens. Input and
+/// output are required; a model without a cache price has none (a call that
+/// wrote to or read from the cache has no cost then, rather than a wrong one).
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Price {
     /// Input at the full price.
-    #[serde(default)]
     pub input: f64,
     /// Generated tokens.
-    #[serde(default)]
     pub output: f64,
     /// Input written to the prompt cache.
-    #[serde(default)]
-    pub cache_write: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
     /// Input read from the prompt cache.
-    #[serde(default)]
-    pub cache_read: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<f64>,
     /// The prices of a kind whose tokens in one call pass 200,000.
     #[serde(default, rename = "above200k", skip_serializing_if = "Option::is_none")]
     pub above_200k: Option<Tier>,
@@ -61,22 +66,36 @@ pub struct Tier {
 }
 
 impl Price {
-    /// What `tokens` cost at these prices, in US dollars.
-    pub fn cost(&self, tokens: &Tokens) -> f64 {
+    /// What `tokens` cost at these prices, in US dollars; `None` when it
+    /// counted tokens of a kind these prices do not price.
+    pub fn cost(&self, tokens: &Tokens) -> Option<f64> {
         let tier = self.above_200k.as_ref();
-        let kind = |count: u64, base: f64, above: Option<f64>| -> f64 {
-            #[allow(clippy::cast_precision_loss)] // Token counts are far below 2^52.
+        let kind = |count: u64, base: Option<f64>, above: Option<f64>| -> Option<f64> {
+            if count == 0 {
+                return Some(0.0);
+            }
+            let base = base?;
+            #[allow(clippy::cast_precision_loss)] // A cost needs no more than 2^52 of precision.
             let (count_f, tier_f) = (count as f64, TIER as f64);
-            match above {
+            Some(match above {
                 Some(above) if count > TIER => tier_f * base + (count_f - tier_f) * above,
                 _ => count_f * base,
-            }
+            })
         };
-        let dollars = kind(tokens.input, self.input, tier.and_then(|t| t.input))
-            + kind(tokens.output, self.output, tier.and_then(|t| t.output))
-            + kind(tokens.cache_creation, self.cache_write, tier.and_then(|t| t.cache_write))
-            + kind(tokens.cache_read, self.cache_read, tier.and_then(|t| t.cache_read));
-        dollars / 1_000_000.0
+        let dollars = kind(tokens.input, Some(self.input), tier.and_then(|t| t.input))?
+            + kind(tokens.output, Some(self.output), tier.and_then(|t| t.output))?
+            + kind(tokens.cache_creation, self.cache_write, tier.and_then(|t| t.cache_write))?
+            + kind(tokens.cache_read, self.cache_read, tier.and_then(|t| t.cache_read))?;
+        Some(dollars / 1_000_000.0)
+    }
+
+    /// Every number of the price: its prices, its tier's and its fast multiplier.
+    fn numbers(&self) -> impl Iterator<Item = f64> + '_ {
+        let tier = self.above_200k.iter().flat_map(|t| [t.input, t.output, t.cache_write, t.cache_read]);
+        [Some(self.input), Some(self.output), self.cache_write, self.cache_read, self.fast]
+            .into_iter()
+            .chain(tier)
+            .flatten()
     }
 }
 
@@ -109,9 +128,10 @@ impl Prices {
     pub fn from_json(bytes: &[u8]) -> Result<Self> {
         let prices: Self = serde_json::from_slice(bytes).map_err(|err| Error::Prices(err.to_string()))?;
         for (model, price) in &prices.models {
-            let values = [price.input, price.output, price.cache_write, price.cache_read];
-            if values.iter().chain(price.fast.iter()).any(|v| !v.is_finite() || *v < 0.0) {
-                return Err(Error::Prices(format!("the prices of `{model}` must be numbers of 0 or more")));
+            if price.numbers().any(|v| !(0.0..=MAX_PRICE).contains(&v)) {
+                return Err(Error::Prices(format!(
+                    "the prices of `{model}` must be numbers from 0 to {MAX_PRICE} (US dollars per million tokens)"
+                )));
             }
         }
         Ok(prices)
@@ -121,14 +141,14 @@ impl Prices {
     /// no price for it.
     pub fn cost(&self, model: &str, tokens: &Tokens) -> Option<f64> {
         if let Some(price) = self.find(model) {
-            return Some(price.cost(tokens));
+            return price.cost(tokens);
         }
         let base = model.strip_suffix("-fast")?;
         let price = self.find(base)?;
-        Some(price.cost(tokens) * price.fast?)
+        Some(price.cost(tokens)? * price.fast?)
     }
 
-    /// Whether the table prices `model`.
+    /// Whether the table prices `model` (its input and output at least).
     pub fn knows(&self, model: &str) -> bool {
         self.cost(model, &Tokens::default()).is_some()
     }
@@ -187,7 +207,8 @@ mod tests {
     fn a_bad_table_is_refused_with_where() {
         let err = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": "3"}}}"#).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
-        let err = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": -1}}}"#).unwrap_err();
+        let err =
+            Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": -1, "output": 1}}}"#).unwrap_err();
         assert!(err.to_string().contains("`m`"), "{err}");
         let err = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"inptu": 1}}}"#).unwrap_err();
         assert!(err.to_string().contains("inptu"), "{err}");

@@ -173,6 +173,10 @@ pub struct Report {
     pub unpriced_models: Vec<String>,
     /// The day the price table's prices were taken.
     pub prices_date: String,
+    /// What the report could not count as it was written (a recorded cost
+    /// that is not one, a cost too large to add), for the caller to show:
+    /// not in the JSON, whose shape scripts read.
+    pub warnings: Vec<String>,
 }
 
 /// A sum being made.
@@ -182,6 +186,8 @@ struct Acc {
     cost: f64,
     complete: bool,
     calls: u64,
+    /// Costs left out of `cost`: adding them would have made it infinite.
+    out_of_range: u64,
     last_ms: i64,
     models: HashMap<String, Part>,
     sources: HashMap<String, Part>,
@@ -195,15 +201,27 @@ struct Part {
     calls: u64,
 }
 
+/// Adds `cost` to the sum `to`, unless the sum would no longer be a number
+/// (two costs of 1e308): then it is left out, and `false` says the sum is
+/// not complete.
+fn add_cost(to: &mut f64, cost: Option<f64>) -> bool {
+    let Some(cost) = cost else { return false };
+    let sum = *to + cost;
+    if !sum.is_finite() {
+        return false;
+    }
+    *to = sum;
+    true
+}
+
 impl Part {
     fn add(&mut self, tokens: &Tokens, cost: Option<f64>) {
         if self.calls == 0 {
             self.complete = true;
         }
         self.tokens.add(tokens);
-        self.cost += cost.unwrap_or(0.0);
-        self.complete &= cost.is_some();
-        self.calls += 1;
+        self.complete &= add_cost(&mut self.cost, cost);
+        self.calls = self.calls.saturating_add(1);
     }
 }
 
@@ -213,9 +231,12 @@ impl Acc {
             self.complete = true;
         }
         self.tokens.add(&row.tokens);
-        self.cost += cost.unwrap_or(0.0);
-        self.complete &= cost.is_some();
-        self.calls += 1;
+        let added = add_cost(&mut self.cost, cost);
+        if cost.is_some() && !added {
+            self.out_of_range += 1;
+        }
+        self.complete &= added;
+        self.calls = self.calls.saturating_add(1);
         self.last_ms = self.last_ms.max(row.at_ms);
         entry(&mut self.models, model).add(&row.tokens, cost);
         entry(&mut self.sources, &row.session.source).add(&row.tokens, cost);
@@ -277,6 +298,7 @@ impl Report {
         let mut groups: HashMap<String, (Acc, Option<SessionOf>)> = HashMap::new();
         let mut totals = Acc::default();
         let mut priced: HashMap<String, bool> = HashMap::new();
+        let mut not_costs = 0_u64;
         for row in rows {
             let date = day_of(row.at_ms, &options.zone);
             if options.since.is_some_and(|since| date < since) || options.until.is_some_and(|until| date > until) {
@@ -291,7 +313,13 @@ impl Report {
             // A cost of 0 recorded for a call that counted tokens is the
             // agent's own "no price" (pi and OpenCode write 0 for a model
             // they cannot price): the table is asked instead.
-            let recorded = row.cost.filter(|cost| *cost > 0.0 || row.tokens.total() == 0);
+            // A recorded cost that is not a number of 0 or more (NaN, infinite,
+            // negative) is no cost either, and said.
+            let valid = row.cost.filter(|cost| cost.is_finite() && *cost >= 0.0);
+            if row.cost.is_some() && valid.is_none() {
+                not_costs += 1;
+            }
+            let recorded = valid.filter(|cost| *cost > 0.0 || row.tokens.total() == 0);
             let cost = recorded.or_else(|| options.prices.cost(model, &row.tokens));
             *entry(&mut priced, model) |= cost.is_some();
             label.clear();
@@ -334,12 +362,28 @@ impl Report {
         let mut unpriced_models: Vec<String> =
             priced.into_iter().filter(|(_, priced)| !priced).map(|(model, _)| model).collect();
         unpriced_models.sort();
+        let mut warnings = Vec::new();
+        if not_costs > 0 {
+            warnings.push(format!(
+                "{not_costs} call{} recorded cost that is not a number of 0 or more (NaN, infinite or negative): \
+                 priced from the table instead",
+                if not_costs == 1 { "'s" } else { "s'" }
+            ));
+        }
+        if totals.out_of_range > 0 {
+            warnings.push(format!(
+                "{} call{} cost out of range (the sum would be infinite): left out, the cost is incomplete",
+                totals.out_of_range,
+                if totals.out_of_range == 1 { "'s" } else { "s'" }
+            ));
+        }
         Self {
             by: options.by,
             groups,
             totals: totals.finish(),
             unpriced_models,
             prices_date: options.prices.date.clone(),
+            warnings,
         }
     }
 
@@ -384,7 +428,10 @@ impl Report {
 /// A sum of costs to a ten-billionth of a dollar: sums of the same calls
 /// added in another order print the same.
 fn dollars(sum: f64) -> f64 {
-    (sum * 1e10).round() / 1e10
+    let rounded = (sum * 1e10).round() / 1e10;
+    // Past 1e298 the rounding itself would be infinite; such a sum has no
+    // digits to round.
+    if rounded.is_finite() { rounded } else { sum }
 }
 
 /// The day `at_ms` falls on in `zone`.

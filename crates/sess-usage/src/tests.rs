@@ -134,3 +134,57 @@ fn dates_and_zones_are_checked() {
     }
     assert!(zone(Some("Mars/Olympus")).unwrap_err().to_string().contains("Mars/Olympus"));
 }
+
+/// Issue 26, item 7: sums wrapped (two calls of `i64::MAX` input tokens
+/// totalled 0) and costs of 1e308 printed `$inf` with `costComplete: true`.
+/// Token sums saturate; a cost out of range is left out, the sum says it is
+/// incomplete and the report warns.
+#[test]
+fn sums_saturate_and_a_cost_out_of_range_is_left_out_with_a_warning() {
+    let prices = Prices::bundled();
+    let huge = i64::MAX.unsigned_abs();
+    let mut rows = Vec::new();
+    for _ in 0..2 {
+        let mut call = row("a", None, "2026-05-01T10:00:00Z", "mystery-model", huge, huge);
+        call.cost = Some(1e308);
+        rows.push(call);
+    }
+    let report = Report::build(rows, &options(&prices, By::Daily));
+    let totals = &report.totals;
+    assert_eq!(totals.tokens.input, huge * 2);
+    assert_eq!(totals.tokens.total(), u64::MAX, "saturated, not wrapped");
+    assert!(totals.total_cost.is_finite(), "{}", totals.total_cost);
+    assert!(!totals.cost_complete, "a cost left out makes the sum incomplete");
+    assert!(report.groups[0].sum.total_cost.is_finite() && !report.groups[0].sum.cost_complete);
+    assert!(report.warnings.iter().any(|w| w.contains("out of range")), "{:?}", report.warnings);
+    let json = report.to_json();
+    assert_eq!(json["totals"]["costComplete"], false);
+    assert_eq!(json["totals"]["totalTokens"], json!(u64::MAX));
+    // A cost that is not a number of 0 or more is not a cost: the table prices the call.
+    for bad in [f64::NAN, f64::INFINITY, -1.0] {
+        let mut call = row("a", None, "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 100_000, 0);
+        call.cost = Some(bad);
+        let report = Report::build([call], &options(&prices, By::Daily));
+        assert!((report.totals.total_cost - 0.3).abs() < 1e-9, "{bad}: {}", report.totals.total_cost);
+        assert!(report.warnings.iter().any(|w| w.contains("recorded cost")), "{bad}: {:?}", report.warnings);
+    }
+}
+
+/// Issue 26, item 7: a `--prices` model without an output price was priced
+/// $0 silently. A table must give each model's input and output prices; a
+/// call whose tokens of a kind have no price has no cost.
+#[test]
+fn a_price_table_gives_input_and_output_and_a_missing_cache_price_is_no_price() {
+    let err = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": 3}}}"#).unwrap_err();
+    assert!(err.to_string().contains("output"), "{err}");
+    let err = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"output": 3}}}"#).unwrap_err();
+    assert!(err.to_string().contains("input"), "{err}");
+    let err =
+        Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": 1, "output": 1e308}}}"#).unwrap_err();
+    assert!(err.to_string().contains("`m`"), "{err}");
+    let prices = Prices::from_json(br#"{"date": "2026-01-01", "models": {"m": {"input": 1, "output": 2}}}"#).unwrap();
+    let plain = Tokens { input: 1_000_000, output: 1_000_000, ..Tokens::default() };
+    assert_eq!(prices.cost("m", &plain), Some(3.0));
+    let cached = Tokens { cache_read: 1, ..plain };
+    assert_eq!(prices.cost("m", &cached), None, "no cache-read price: the cost is unknown, not $0 for them");
+}

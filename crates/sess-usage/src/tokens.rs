@@ -19,18 +19,19 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// Input, output, cache writes and cache reads.
+    /// Input, output, cache writes and cache reads (at most [`u64::MAX`]).
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_creation + self.cache_read
+        self.input.saturating_add(self.output).saturating_add(self.cache_creation).saturating_add(self.cache_read)
     }
 
-    /// Adds `other`.
+    /// Adds `other`. A count saturates at [`u64::MAX`] rather than wrap: a
+    /// file can claim any number of tokens.
     pub fn add(&mut self, other: &Self) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_creation += other.cache_creation;
-        self.cache_read += other.cache_read;
-        self.reasoning += other.reasoning;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_creation = self.cache_creation.saturating_add(other.cache_creation);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
     }
 }
 

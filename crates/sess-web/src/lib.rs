@@ -72,6 +72,7 @@ mod body;
 mod error;
 mod guard;
 mod library;
+mod masked;
 mod rendered;
 mod server;
 
@@ -81,4 +82,5 @@ pub use library::{
     ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
+pub use masked::Masked;
 pub use server::{ServeConfig, router, serve};

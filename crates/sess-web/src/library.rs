@@ -27,7 +27,25 @@ pub trait Library: Send + Sync + 'static {
     fn sessions(&self, params: &SessionsParams) -> Result<SessionList>;
 
     /// One session's transcript at `leaf` (pi-family and store sessions; None: the default leaf), with its tree.
+    /// The page shows the newest messages: a library may keep only the last
+    /// [`DEFAULT_MAX_MESSAGES`](sess_sources::DEFAULT_MAX_MESSAGES), counting
+    /// the others in [`Transcript::truncated`].
     fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage>;
+
+    /// One session at its default leaf with every message, for a reader that
+    /// pages through all of it (`sess mcp`'s `read_session`); its tree and
+    /// usage may be left empty.
+    ///
+    /// By default, [`Library::session`]'s page when it left no message out,
+    /// and [`Error::Unsupported`](crate::Error::Unsupported) when it did: a
+    /// window of the newest messages is never passed off as the whole.
+    fn whole_session(&self, id: &str) -> Result<SessionPage> {
+        let page = self.session(id, None)?;
+        if page.transcript.truncated > 0 {
+            return Err(crate::Error::Unsupported { operation: "reading every message of a long session".to_owned() });
+        }
+        Ok(page)
+    }
 
     /// Ranked search hits: [`SearchParams::limit`] of them from
     /// [`SearchParams::offset`] on, each page ranked as the first
@@ -382,4 +400,59 @@ pub struct Forked {
     pub path: String,
     /// The command that resumes it in its agent.
     pub resume_command: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Error;
+
+    /// A library whose one session leaves `left_out` messages out of its page.
+    struct Window {
+        left_out: usize,
+    }
+
+    impl Library for Window {
+        fn projects(&self) -> Result<Vec<ProjectCard>> {
+            Ok(Vec::new())
+        }
+        fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
+            Ok(SessionList::default())
+        }
+        fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
+            let mut transcript = Transcript::new(sess_sources::pi::SOURCE, id);
+            transcript.truncated = self.left_out;
+            let session = SessionCard {
+                id: id.to_owned(),
+                source: sess_sources::pi::SOURCE,
+                session_id: id.to_owned(),
+                title: None,
+                cwd: None,
+                created: None,
+                modified_ms: 0,
+                message_count: 0,
+                forkable: false,
+                store: None,
+                machine: None,
+                original: None,
+                restore_command: None,
+            };
+            Ok(SessionPage { session, transcript, tree: Vec::new(), leaf: None, usage: None })
+        }
+        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+            Ok(Vec::new())
+        }
+        fn fork(&self, id: &str, _: &str) -> Result<Forked> {
+            Err(Error::NotFound { what: id.into() })
+        }
+    }
+
+    /// Issue 26, item 6: the default `whole_session` never passes the page's
+    /// newest messages off as the whole session.
+    #[test]
+    fn whole_session_by_default_is_the_page_only_when_it_left_nothing_out() {
+        assert!(Window { left_out: 0 }.whole_session("s").is_ok());
+        let refused = Window { left_out: 5 }.whole_session("s").unwrap_err();
+        assert!(matches!(refused, Error::Unsupported { .. }), "{refused}");
+    }
 }

@@ -52,6 +52,12 @@ pub(crate) fn list(args: &ListArgs, vault: &mut dyn Vault) -> anyhow::Result<Out
     if let Some(limit) = args.limit {
         sessions.truncate(limit);
     }
+    if !args.reveal_secrets {
+        let redactor = sess_export::Redactor::bundled();
+        for session in &mut sessions {
+            crate::redact::text(&redactor, &mut session.meta.title);
+        }
+    }
     let items: Vec<Item<'_>> = sessions.iter().map(item).collect();
     if args.json {
         print_json(&items, false)?;

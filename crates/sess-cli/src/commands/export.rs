@@ -96,11 +96,15 @@ fn check_writable(target: &Path) -> anyhow::Result<()> {
 }
 
 /// Refuses a target that is a session file of any agent (the one exported,
-/// `session`, above all), or a path inside an agent's sessions folder: an
-/// export never lands where an agent would read it as a session.
+/// `session`, above all), a path inside an agent's sessions folder or sess's
+/// own data folder, or an SQLite database (sess's archive or catalog may be
+/// one, wherever it is): an export never lands where an agent would read it
+/// as a session, nor over data that may be the only copy of a session. The
+/// checks are made on the file a write would land in, past any links, and a
+/// link is then refused: the user passes the real path.
 fn check_not_a_session(target: &Path, session: Option<&Path>) -> anyhow::Result<()> {
     let shown = target.display();
-    let at = real_path(target);
+    let at = final_target(target);
     if let Some(session) = session
         && at == real_path(session)
     {
@@ -126,7 +130,55 @@ fn check_not_a_session(target: &Path, session: Option<&Path>) -> anyhow::Result<
             }
         }
     }
+    let data = crate::archive::data_dir();
+    if at.starts_with(real_path(&data)) {
+        return Err(anyhow::Error::new(Hint("write the export outside sess's data folder".to_owned())).context(
+            format!(
+                "`{shown}` is in `{}`, where sess keeps its own data (the archive, the catalog): sess export does \
+                 not write there",
+                data.display()
+            ),
+        ));
+    }
+    if is_sqlite(&at) {
+        return Err(anyhow::Error::new(Hint("write the export to a file of its own".to_owned())).context(format!(
+            "`{shown}` is an SQLite database (sess's archive or catalog may be one): sess export does not replace \
+             databases"
+        )));
+    }
+    if is_link(target) {
+        return Err(anyhow::Error::new(Hint(format!(
+            "to write the file it leads to, give its path: `{}`",
+            at.display()
+        )))
+        .context(format!("`{shown}` is a symbolic link: sess export does not write through links")));
+    }
     Ok(())
+}
+
+/// Whether `path` itself (not what it leads to) is a symbolic link.
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Whether the file at `path` starts with SQLite's header.
+fn is_sqlite(path: &Path) -> bool {
+    use std::io::Read as _;
+    const HEADER: &[u8; 16] = b"SQLite format 3\0";
+    let mut start = [0; 16];
+    std::fs::File::open(path).and_then(|mut file| file.read_exact(&mut start)).is_ok() && &start == HEADER
+}
+
+/// The file a write to `target` lands in: its links followed to the end
+/// (a dangling one too, whose target a write would create), then
+/// [`real_path`]. A loop of links stops after 40 hops, as the kernel does.
+fn final_target(target: &Path) -> PathBuf {
+    let mut at = std::path::absolute(target).unwrap_or_else(|_| target.to_owned());
+    for _ in 0..40 {
+        let Ok(next) = std::fs::read_link(&at) else { break };
+        at = sess_store::storage::parent_dir(&at).join(next);
+    }
+    real_path(&at)
 }
 
 /// `path` with its links and `..` resolved as far as it exists: the file

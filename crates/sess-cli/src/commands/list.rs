@@ -85,6 +85,13 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
     if args.json {
         count_shown_messages(&mut rows, backend.as_deref());
     }
+    if !args.reveal_secrets {
+        let redactor = sess_export::Redactor::bundled();
+        for row in &mut rows {
+            crate::redact::text(&redactor, &mut row.info.title);
+            crate::redact::text(&redactor, &mut row.info.first_message);
+        }
+    }
     let items: Vec<Item<'_>> = rows
         .iter()
         .map(|row| {

@@ -1,5 +1,6 @@
-//! `sess mcp [--all-projects] [--catalog PATH]`: the MCP server on stdio,
-//! over what `sess serve` reads, and the model context of `sess context`.
+//! `sess mcp [--all-projects] [--redact] [--catalog PATH]`: the MCP server on
+//! stdio, over what `sess serve` reads, and the model context of `sess
+//! context`. Listings and snippets are masked; with `--redact`, everything.
 
 use std::sync::Arc;
 
@@ -13,12 +14,21 @@ use crate::resolve::{self, Session};
 
 pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
+    let library: Arc<dyn sess_web::Library> =
+        Arc::new(if args.redact { sess_web::Masked::everything(library) } else { sess_web::Masked::listings(library) });
     // As `sess search`: the current project, unless every one is asked for
     // (or a store's sessions are read).
     let project =
         if args.all_projects || store.is_some() { None } else { Some(std::env::current_dir()?.display().to_string()) };
     let store = store.map(str::to_owned);
-    let context: sess_mcp::ContextFn = Arc::new(move |id, entry| model_context(id, entry, store.as_deref()));
+    let redact = args.redact;
+    let context: sess_mcp::ContextFn = Arc::new(move |id, entry| {
+        let mut context = model_context(id, entry, store.as_deref())?;
+        if redact {
+            crate::redact::json(&sess_export::Redactor::bundled(), &mut context);
+        }
+        Ok(context)
+    });
     sess_mcp::run_stdio(sess_mcp::Sess::new(library, context, project))?;
     Ok(Outcome::Clean)
 }

@@ -49,6 +49,9 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         if let Some(dir) = &cwd {
             hits.retain(|hit| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()));
         }
+        if !args.reveal_secrets {
+            crate::redact::hits(&mut hits);
+        }
         return print(args, &hits, cwd.as_ref(), None);
     }
     if args.machine.is_some() {
@@ -84,6 +87,9 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         }
         more.truncate(args.limit - hits.len());
         hits.extend(more);
+    }
+    if !args.reveal_secrets {
+        crate::redact::hits(&mut hits);
     }
     print(args, &hits, cwd.as_ref(), Some((&catalog, &params)))
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use sess_export::{MessageFinding, Redactor};
-use sess_sources::{Message, Role, Scope, SessionInfo};
+use sess_sources::{Block, Message, Role, Scope, SessionInfo};
 use sess_store::Backend;
 
 use crate::Outcome;
@@ -48,10 +48,11 @@ struct Item<'a> {
     id: &'a str,
     path: &'a str,
     /// The message's place in the session, from 0 (a pi-family session's
-    /// messages are its entries on every branch, in file order).
-    message_index: usize,
+    /// messages are its entries on every branch, in file order); `null` for
+    /// the session's title (`place` is `title`).
+    message_index: Option<usize>,
     message_id: Option<&'a str>,
-    role: &'static str,
+    role: Option<&'static str>,
     place: &'a str,
     rule: &'a str,
     /// The secret's mask with a little of the masked text around it.
@@ -66,11 +67,11 @@ struct Scanned {
     messages: Vec<Found>,
 }
 
-/// A message with secrets.
+/// A message with secrets, or the session's title (no index, id or role).
 struct Found {
-    index: usize,
+    index: Option<usize>,
     id: Option<String>,
-    role: Role,
+    role: Option<Role>,
     findings: Vec<MessageFinding>,
 }
 
@@ -177,7 +178,7 @@ fn archived(
                 source: session.source.clone(),
                 id: session.meta.session_id.clone(),
                 path: session.path.clone(),
-                messages: scan(&messages, redactor),
+                messages: scan(session.meta.title.as_deref(), &messages, redactor),
             });
         }
         if let Some(bar) = &bar {
@@ -221,7 +222,7 @@ fn scan_all(targets: &[Target], redactor: &Redactor) -> Vec<Scanned> {
                         source: info.source.as_str().to_owned(),
                         id: info.id.clone(),
                         path: name,
-                        messages: scan(&messages, redactor),
+                        messages: scan(info.title.as_deref(), &messages, redactor),
                     },
                 ));
             }
@@ -272,16 +273,29 @@ fn messages(target: &Target) -> anyhow::Result<Vec<Message>> {
     }
 }
 
-/// The messages of `messages` with secrets.
-fn scan(messages: &[Message], redactor: &Redactor) -> Vec<Found> {
-    messages
-        .iter()
-        .enumerate()
-        .filter_map(|(index, message)| {
-            let findings = redactor.find_in_message(message);
-            (!findings.is_empty()).then(|| Found { index, id: message.id.clone(), role: message.role, findings })
+/// The session's `title` if it holds secrets (it may be only there: a title
+/// the user set) and is not a message's text (an agent without titles is
+/// listed under its first prompt), then the messages of `messages` with
+/// secrets.
+fn scan(title: Option<&str>, messages: &[Message], redactor: &Redactor) -> Vec<Found> {
+    let in_a_message = |title: &str| {
+        messages.iter().flat_map(|m| &m.blocks).any(|b| matches!(b, Block::Text { text } if text.contains(title)))
+    };
+    let title = title
+        .filter(|title| !in_a_message(title))
+        .map(|title| redactor.find_in_text("title", title))
+        .filter(|findings| !findings.is_empty())
+        .map(|findings| Found { index: None, id: None, role: None, findings });
+    let messages = messages.iter().enumerate().filter_map(|(index, message)| {
+        let findings = redactor.find_in_message(message);
+        (!findings.is_empty()).then(|| Found {
+            index: Some(index),
+            id: message.id.clone(),
+            role: Some(message.role),
+            findings,
         })
-        .collect()
+    });
+    title.into_iter().chain(messages).collect()
 }
 
 fn items(scanned: &Scanned) -> impl Iterator<Item = Item<'_>> {
@@ -292,7 +306,7 @@ fn items(scanned: &Scanned) -> impl Iterator<Item = Item<'_>> {
             path: &scanned.path,
             message_index: message.index,
             message_id: message.id.as_deref(),
-            role: message.role.as_str(),
+            role: message.role.map(Role::as_str),
             place: &finding.place,
             rule: &finding.rule,
             excerpt: &finding.excerpt,
@@ -309,9 +323,12 @@ fn print(found: &[&Scanned], sessions: usize, scope: &str) -> anyhow::Result<()>
     for session in found {
         writeln!(out, "{}  {}  {}", session.source, session.id, session.path)?;
         for message in &session.messages {
-            messages += 1;
+            messages += usize::from(message.index.is_some());
             let id = message.id.as_deref().map(|id| format!("  {id}")).unwrap_or_default();
-            writeln!(out, "  message {}  {}{id}", message.index, message.role.as_str())?;
+            match (message.index, message.role) {
+                (Some(index), Some(role)) => writeln!(out, "  message {index}  {}{id}", role.as_str())?,
+                _ => writeln!(out, "  title")?,
+            }
             for finding in &message.findings {
                 secrets += 1;
                 writeln!(out, "    {}  {}: {}", finding.rule, finding.place, finding.excerpt)?;

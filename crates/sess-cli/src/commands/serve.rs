@@ -38,7 +38,8 @@ const FRESH_FOR: Duration = Duration::from_secs(2);
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
-    listen_and_serve(args, &said, library)
+    // The page's lists and snippets show no secret; a transcript shows what was written.
+    listen_and_serve(args, &said, Arc::new(sess_web::Masked::listings(library)))
 }
 
 /// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
@@ -291,6 +292,18 @@ impl Library for CatalogLibrary {
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = session_sum(rows, &row.path.to_string_lossy());
         Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage })
+    }
+
+    /// Every message, without the diffs of edits or the usage.
+    fn whole_session(&self, id: &str) -> sess_web::Result<SessionPage> {
+        if let Some(gone) = &self.gone
+            && archive::is_archived(id)
+        {
+            return gone.whole(id);
+        }
+        let row = self.row(id)?;
+        let (transcript, tree, leaf) = read_whole(&row, id, None)?;
+        Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage: None })
     }
 
     fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {

@@ -10,7 +10,7 @@ use sess_usage::{By, Options, Prices, Report, Sum};
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::UsageArgs;
-use crate::output::{print_json, stdout};
+use crate::output::{print_json, stdout, warn};
 use crate::summary::{one_line, short};
 use crate::usage::{Scope, archived, rows};
 
@@ -40,6 +40,9 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
     };
     let options = Options { by: args.by.by(), zone, since: args.since, until: args.until, prices: &prices };
     let report = Report::build(rows, &options);
+    for warning in &report.warnings {
+        warn(warning);
+    }
     if args.json {
         print_json(&report.to_json(), false)?;
     } else {
@@ -52,8 +55,15 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
 fn prices(args: &UsageArgs) -> anyhow::Result<Prices> {
     let Some(path) = &args.prices else { return Ok(Prices::bundled()) };
     // A FIFO or a device is refused before it is opened.
-    let bytes = sess_sources::jsonl::read_file(path)
-        .with_context(|| format!("cannot read the price table `{}`", path.display()))?;
+    let bytes = sess_sources::jsonl::read_file(path).map_err(|err| match err {
+        sess_sources::Error::NotASessionFile { kind, .. } => {
+            anyhow::anyhow!(
+                "cannot read the price table `{}`: it is {kind}; a price table is a JSON file",
+                path.display()
+            )
+        }
+        other => anyhow::Error::new(other).context(format!("cannot read the price table `{}`", path.display())),
+    })?;
     Prices::from_json(&bytes).with_context(|| format!("cannot use the price table `{}`", path.display()))
 }
 

@@ -230,3 +230,21 @@ fn a_diff_made_before_the_redaction_is_masked_too() {
     let text = serde_json::to_string(&transcript).unwrap();
     assert!(!text.contains(OPENAI), "{text}");
 }
+
+/// Issue 26, item 8: a search snippet's pieces are masked as one text, so a
+/// secret that a matched word cuts in two is still found.
+#[test]
+fn pieces_are_masked_as_one_text() {
+    let (head, tail) = OPENAI.split_at(8);
+    let mut pieces = [format!("key {head}"), tail.to_owned(), " and more".to_owned()];
+    let mut refs: Vec<&mut String> = pieces.iter_mut().collect();
+    assert_eq!(redactor().redact_pieces(&mut refs), 1);
+    assert_eq!(pieces, ["key sk-p…[redacted openai-key]".to_owned(), String::new(), " and more".to_owned()]);
+    let mut clean = [String::from("nothing here")];
+    assert_eq!(redactor().redact_pieces(&mut clean.iter_mut().collect::<Vec<_>>()), 0);
+    assert_eq!(clean[0], "nothing here");
+    let found = redactor().find_in_text("title", &format!("deploy with {GITHUB}"));
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].place.as_str(), found[0].rule.as_str()), ("title", "github-token"));
+    assert!(!found[0].excerpt.contains(GITHUB));
+}

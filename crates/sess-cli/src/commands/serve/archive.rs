@@ -188,6 +188,14 @@ impl Archive {
         Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage })
     }
 
+    /// The archived session `id` with every message, without the diffs of
+    /// edits or the usage.
+    pub(super) fn whole(&self, id: &str) -> sess_web::Result<SessionPage> {
+        let (session, _, transcript) = self.read_whole(id, None)?;
+        let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
+        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage: None })
+    }
+
     /// The archived session `id` and its files, read whole with its agent's
     /// reader. An archive keeps no entry tree to pick a leaf from: asked for
     /// one, it says so.
@@ -320,6 +328,10 @@ impl Library for ArchiveLibrary {
 
     fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
         self.0.page(id, leaf)
+    }
+
+    fn whole_session(&self, id: &str) -> sess_web::Result<SessionPage> {
+        self.0.whole(id)
     }
 
     fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
