@@ -10,8 +10,9 @@
 
 use pretty_assertions::assert_eq;
 use sess_archive::{
-    Doc, FileWrite, Filter, Kind, KnownFile, Machine, Meta, PostgresVault, SessionWrite, SqliteVault, Vault,
+    Doc, Error, FileWrite, Filter, Kind, KnownFile, Machine, Meta, PostgresVault, SessionWrite, SqliteVault, Vault,
 };
+use sess_catalog::Stop;
 
 fn machine(name: &str) -> Machine {
     Machine { id: format!("{name}-id"), name: name.to_owned() }
@@ -94,13 +95,24 @@ fn suite(vault: &mut dyn Vault) {
     assert_eq!(versions, vec![(1, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n".to_vec()), (2, b"{\"n\":9}\n".to_vec())]);
 
     // Search: the newest text only, ranked, with the match marked.
-    let hits = vault.search("quokka", &Filter::default(), 10).unwrap();
+    let hits = vault.search("quokka", &Filter::default(), 10, &Stop::never()).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].session.meta.session_id, "s1");
     assert!(hits[0].snippet.iter().any(|p| p.hit && p.text.to_lowercase() == "quokka"), "{:?}", hits[0].snippet);
-    assert!(vault.search("migration", &Filter::default(), 10).unwrap().is_empty());
-    assert_eq!(vault.search("quok*", &Filter::default(), 10).unwrap().len(), 1);
-    assert!(vault.search("quokka NOT rewritten", &Filter::default(), 10).unwrap().is_empty());
+    assert!(vault.search("migration", &Filter::default(), 10, &Stop::never()).unwrap().is_empty());
+    assert_eq!(vault.search("quok*", &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
+    assert!(vault.search("quokka NOT rewritten", &Filter::default(), 10, &Stop::never()).unwrap().is_empty());
+    // Issue 26, item 1: a repeated word costs once, a query of thousands of
+    // words is refused, and a search stops when it is cancelled.
+    assert_eq!(vault.search(&"quokka ".repeat(10_000), &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
+    let many: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+    let refused = vault.search(&many.join(" "), &Filter::default(), 10, &Stop::never()).unwrap_err();
+    assert!(matches!(refused, Error::Query(sess_catalog::Error::TooManyWords { .. })), "{refused}");
+    let cancelled = Stop::never().or_when(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
+    let stopped = vault.search("quokka", &Filter::default(), 10, &cancelled).unwrap_err();
+    let reason = sess_catalog::Stopped::Cancelled;
+    assert!(matches!(stopped, Error::Query(sess_catalog::Error::Stopped { reason: r }) if r == reason), "{stopped}");
+    assert_eq!(vault.search("quokka", &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
 
     // Another machine's session of the same path is its own.
     let beta = machine("beta");
@@ -115,7 +127,7 @@ fn suite(vault: &mut dyn Vault) {
     assert_eq!(of(vault, "beta"), vec!["s2"]);
     assert_eq!(of(vault, "beta-i"), vec!["s2"], "an id prefix selects the machine too");
     let beta_only = Filter { machine: Some("beta".to_owned()), ..Filter::default() };
-    assert!(vault.search("quokka", &beta_only, 10).unwrap().is_empty());
+    assert!(vault.search("quokka", &beta_only, 10, &Stop::never()).unwrap().is_empty());
 
     // Gone: marked once, kept, listed as gone; back when it is stored again.
     let base = known(vault, &alpha, path);

@@ -66,7 +66,7 @@ pub use extract::{Doc, Full, full_of};
 pub use listing::ListedSessions;
 pub use query::{MAX_WORDS, check_words, to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
-pub use search::{Hit, SearchParams, SnippetPart};
+pub use search::{Hit, SearchParams, SnippetPart, snippet_window};
 pub use stop::{Stop, Stopped};
 pub use stores::StoredSession;
 pub use usage::UsageParams;

@@ -289,7 +289,7 @@ impl Catalog {
                 let (body, title) = (body.unwrap_or_default(), title.unwrap_or_default());
                 // The column with more matches, the body among equals.
                 let hits = |text: &str| text.matches('\u{2}').count();
-                window(if hits(&title) > hits(&body) { &title } else { &body }, SNIPPET_TOKENS)
+                snippet_window(if hits(&title) > hits(&body) { &title } else { &body }, MARKS, SNIPPET_TOKENS)
             });
             snippets.push(snippet_parts(text.as_deref().unwrap_or_default()));
         }
@@ -297,10 +297,16 @@ impl Catalog {
     }
 }
 
-/// About `size` words of `marked` (a text whose matches are between `\u{2}`
-/// and `\u{3}`) where its matches are densest, the first such place; `…`
-/// where it is cut. In one pass over the text.
-fn window(marked: &str, size: usize) -> String {
+/// The marks `highlight()` puts around the catalog's matches.
+const MARKS: (char, char) = ('\u{2}', '\u{3}');
+
+/// About `size` words of `marked` (a text whose matches are between the two
+/// `marks`, as FTS5's `highlight()` gives it) where its matches are
+/// densest, the first such place; `…` where it is cut. In one pass over the
+/// text, however many matches it has: FTS5's `snippet()` compares every
+/// match with every other.
+pub fn snippet_window(marked: &str, marks: (char, char), size: usize) -> String {
+    let (open, close) = marks;
     // Each word's byte range, and whether a match starts in it.
     let mut words: Vec<(usize, usize, bool)> = Vec::new();
     let mut start = None;
@@ -313,7 +319,7 @@ fn window(marked: &str, size: usize) -> String {
             }
         } else {
             start.get_or_insert(at);
-            starts_match |= c == '\u{2}';
+            starts_match |= c == open;
         }
     }
     if let Some(from) = start {
@@ -344,14 +350,14 @@ fn window(marked: &str, size: usize) -> String {
         text.push('…');
     }
     let before = &marked[..words[from].0];
-    let inside_match = before.rfind('\u{2}') > before.rfind('\u{3}');
+    let inside_match = before.rfind(open) > before.rfind(close);
     if inside_match {
-        text.push('\u{2}');
+        text.push(open);
     }
     let shown = &marked[words[from].0..words[to - 1].1];
     text.push_str(shown);
-    if shown.rfind('\u{2}') > shown.rfind('\u{3}') || (inside_match && !shown.contains('\u{3}')) {
-        text.push('\u{3}');
+    if shown.rfind(open) > shown.rfind(close) || (inside_match && !shown.contains(close)) {
+        text.push(close);
     }
     if to < words.len() {
         text.push('…');
@@ -416,13 +422,13 @@ mod tests {
     #[test]
     fn windows_show_the_densest_matches() {
         let text = "one two three \u{2}four\u{3} five six seven eight nine ten \u{2}x\u{3} \u{2}y\u{3} z end";
-        assert_eq!(window(text, 5), "…ten \u{2}x\u{3} \u{2}y\u{3} z end");
-        assert_eq!(window(text, 3), "…\u{2}x\u{3} \u{2}y\u{3} z…");
-        assert_eq!(window(text, 100), text);
-        assert_eq!(window("a b c d e", 2), "a b…", "no match: the start");
+        assert_eq!(snippet_window(text, MARKS, 5), "…ten \u{2}x\u{3} \u{2}y\u{3} z end");
+        assert_eq!(snippet_window(text, MARKS, 3), "…\u{2}x\u{3} \u{2}y\u{3} z…");
+        assert_eq!(snippet_window(text, MARKS, 100), text);
+        assert_eq!(snippet_window("a b c d e", MARKS, 2), "a b…", "no match: the start");
         // A match cut by the window is closed, or opened.
-        assert_eq!(window("a b \u{2}c d e f\u{3} g h i", 2), "…\u{2}c d\u{3}…");
+        assert_eq!(snippet_window("a b \u{2}c d e f\u{3} g h i", MARKS, 2), "…\u{2}c d\u{3}…");
         let long = "w ".repeat(10_000) + "\u{2}hit\u{3}";
-        assert_eq!(window(&long, 3), "…w w \u{2}hit\u{3}");
+        assert_eq!(snippet_window(&long, MARKS, 3), "…w w \u{2}hit\u{3}");
     }
 }

@@ -59,6 +59,11 @@ impl Stop {
         self.deadline.filter(|(at, _)| Instant::now() >= *at).map(|(_, budget)| Stopped::OutOfTime { budget })
     }
 
+    /// How long the search may still run, when its budget says.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline.map(|(at, _)| at.saturating_duration_since(Instant::now()))
+    }
+
     /// `Err` when the search must stop now.
     pub(crate) fn check(&self) -> crate::Result<()> {
         self.reason().map_or(Ok(()), |reason| Err(crate::Error::Stopped { reason }))
