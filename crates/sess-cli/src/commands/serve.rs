@@ -6,18 +6,19 @@ mod archive;
 
 use std::io::Write as _;
 use std::net::{Ipv4Addr, TcpListener};
-use std::path::Path;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sess_catalog::{Catalog, ListParams, SessionRow};
+use sess_catalog::{Catalog, ListParams, SessionRow, Stop, Stopped};
 use sess_core::{EntryIndex, EntryKind};
 use sess_sources::Transcript;
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 use sess_web::{
-    ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
@@ -35,6 +36,9 @@ use crate::usage::Scope;
 /// How long a refreshed catalog counts as fresh: pages that load several API
 /// routes at once refresh once.
 const FRESH_FOR: Duration = Duration::from_secs(2);
+
+/// How many open connections to the catalog are kept for the next requests.
+const IDLE_CONNECTIONS: usize = 8;
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
@@ -69,7 +73,7 @@ pub(crate) fn library(
         None => format!("{} sessions", opened.len()?),
     };
     let library = CatalogLibrary {
-        catalog: Mutex::new(opened),
+        pool: Pool { path, idle: Mutex::new(vec![opened]) },
         refreshed: Mutex::new(Instant::now()),
         store: store.map(str::to_owned),
         gone,
@@ -160,7 +164,11 @@ fn open_browser(url: &str) {
 /// The catalog as the web page sees it, with the sessions the agents
 /// deleted that the default archive keeps.
 struct CatalogLibrary {
-    catalog: Mutex<Catalog>,
+    /// A connection for each request at a time: requests run side by side
+    /// (SQLite's WAL lets readers read while another connection writes), so
+    /// a slow search keeps no other request waiting.
+    pool: Pool,
+    /// When the catalog was last refreshed; held while it is.
     refreshed: Mutex<Instant>,
     /// The store given with `--store`, whose sessions are shown too.
     store: Option<String>,
@@ -170,9 +178,9 @@ struct CatalogLibrary {
 }
 
 impl CatalogLibrary {
-    /// The catalog, refreshed unless it was a moment ago.
-    fn catalog(&self) -> sess_web::Result<std::sync::MutexGuard<'_, Catalog>> {
-        let mut catalog = self.catalog.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
+    /// A connection to the catalog, refreshed unless it was a moment ago.
+    fn catalog(&self) -> sess_web::Result<Lease<'_>> {
+        let mut catalog = self.pool.lease()?;
         let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         if refreshed.elapsed() > FRESH_FOR {
             catalog::refresh(&mut catalog, self.store.as_deref(), catalog::Bar::Hidden).map_err(anyhow_boxed)?;
@@ -181,8 +189,14 @@ impl CatalogLibrary {
         Ok(catalog)
     }
 
-    /// The catalog's hits of `params`' search: `limit` of them from `offset` on.
-    fn catalog_hits(&self, params: &SearchParams, offset: usize, limit: usize) -> sess_web::Result<Vec<SearchHit>> {
+    /// The catalog's hits of `params`' search: `limit` of them from `offset`
+    /// on; it stops when `cancel` is raised.
+    fn catalog_hits(
+        &self,
+        params: &SearchParams,
+        (offset, limit): (usize, usize),
+        cancel: &Cancel,
+    ) -> sess_web::Result<Vec<SearchHit>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
@@ -193,11 +207,9 @@ impl CatalogLibrary {
             store: None,
             limit,
             offset,
+            stop: Stop::never().or_when(cancel.flag()),
         };
-        let hits = self.catalog()?.search(&search).map_err(|err| match err {
-            sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
-            other => boxed(other),
-        })?;
+        let hits = self.catalog()?.search(&search).map_err(search_error)?;
         Ok(hits
             .into_iter()
             .map(|hit| SearchHit {
@@ -304,11 +316,11 @@ impl Library for CatalogLibrary {
         exported(transcript, params)
     }
 
-    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
         // The catalog's sessions are this machine's, of no archived machine.
         let mut hits = match params.machine {
             Some(_) => Vec::new(),
-            None => self.catalog_hits(params, params.offset, params.limit)?,
+            None => self.catalog_hits(params, (params.offset, params.limit), cancel)?,
         };
         // The catalog ranks its hits first; the deleted sessions follow them.
         if let Some(gone) = &self.gone
@@ -319,14 +331,14 @@ impl Library for CatalogLibrary {
             let before = match (hits.is_empty(), params.machine.is_some()) {
                 (_, true) => 0,
                 (false, false) => params.offset + hits.len(),
-                (true, false) => self.catalog_hits(params, 0, params.offset)?.len(),
+                (true, false) => self.catalog_hits(params, (0, params.offset), cancel)?.len(),
             };
             let more = SearchParams {
                 offset: params.offset.saturating_sub(before),
                 limit: params.limit - hits.len(),
                 ..params.clone()
             };
-            hits.extend(gone.search(&more)?);
+            hits.extend(gone.search(&more, cancel)?);
         }
         Ok(hits)
     }
@@ -580,6 +592,67 @@ fn tree_nodes(entries: &[sess_core::Entry], leaf: Option<&str>) -> Vec<TreeNode>
     nodes
 }
 
+/// Connections to the catalog at `path`, opened as requests need them.
+struct Pool {
+    path: PathBuf,
+    /// Those no request uses now.
+    idle: Mutex<Vec<Catalog>>,
+}
+
+impl Pool {
+    /// An idle connection, or a new one.
+    fn lease(&self) -> sess_web::Result<Lease<'_>> {
+        let idle = self.idle.lock().map_err(|_| failed("the catalog pool's lock is poisoned"))?.pop();
+        let catalog = match idle {
+            Some(catalog) => catalog,
+            None => catalog::open(&self.path).map_err(anyhow_boxed)?,
+        };
+        Ok(Lease { pool: self, catalog: Some(catalog) })
+    }
+}
+
+/// A connection one request uses; back to the pool when dropped.
+struct Lease<'a> {
+    pool: &'a Pool,
+    catalog: Option<Catalog>,
+}
+
+impl Deref for Lease<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        self.catalog.as_ref().unwrap_or_else(|| unreachable!("a lease holds its catalog until it is dropped"))
+    }
+}
+
+impl DerefMut for Lease<'_> {
+    fn deref_mut(&mut self) -> &mut Catalog {
+        self.catalog.as_mut().unwrap_or_else(|| unreachable!("a lease holds its catalog until it is dropped"))
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let (Some(catalog), Ok(mut idle)) = (self.catalog.take(), self.pool.idle.lock())
+            && idle.len() < IDLE_CONNECTIONS
+        {
+            idle.push(catalog);
+        }
+    }
+}
+
+/// A search's error as the page's: a query it refused is a bad request; a
+/// stopped one says why.
+fn search_error(err: sess_catalog::Error) -> sess_web::Error {
+    match err {
+        sess_catalog::Error::EmptyQuery { .. }
+        | sess_catalog::Error::TooManyWords { .. }
+        | sess_catalog::Error::BadQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
+        sess_catalog::Error::Stopped { reason: Stopped::Cancelled } => sess_web::Error::Cancelled,
+        sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { budget } } => sess_web::Error::OutOfTime { budget },
+        other => boxed(other),
+    }
+}
+
 fn failed(message: &str) -> sess_web::Error {
     sess_web::Error::Failed(message.to_owned().into())
 }
@@ -590,4 +663,32 @@ fn boxed(err: sess_catalog::Error) -> sess_web::Error {
 
 fn anyhow_boxed(err: anyhow::Error) -> sess_web::Error {
     sess_web::Error::Failed(err.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 26, item 1: the catalog was one `Mutex<Catalog>`, so a slow
+    /// search kept every other request of the page waiting for it.
+    #[test]
+    fn a_request_is_answered_while_another_holds_a_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.sqlite");
+        let library = Arc::new(CatalogLibrary {
+            pool: Pool { path: path.clone(), idle: Mutex::new(vec![catalog::open(&path).unwrap()]) },
+            refreshed: Mutex::new(Instant::now()),
+            store: None,
+            gone: None,
+        });
+        // What a search does while it runs.
+        let busy = library.catalog().unwrap();
+        let (said, heard) = std::sync::mpsc::channel();
+        let other = Arc::clone(&library);
+        std::thread::spawn(move || said.send(other.projects().map(|p| p.len()).map_err(|e| e.to_string())));
+        let answer = heard.recv_timeout(Duration::from_secs(10));
+        assert_eq!(answer, Ok(Ok(0)), "another request waited for the busy connection");
+        drop(busy);
+        assert_eq!(library.pool.idle.lock().unwrap().len(), 2, "both connections are kept for the next requests");
+    }
 }

@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
+use sess_catalog::Stop;
 use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
 use sess_web::{
-    ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard,
-    SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
+    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
 };
 
 use crate::catalog::Bar;
@@ -140,10 +141,15 @@ impl Archive {
 
     /// The sessions shown whose text matches, best first: `params.limit` of
     /// them from `params.offset` on.
-    pub(super) fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+    /// It stops when `cancel` is raised.
+    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
         let wanted = params.offset.saturating_add(params.limit);
-        let hits = self.vault()?.search(&params.query, &filter, wanted).map_err(boxed)?;
+        let stop = Stop::never().or_when(cancel.flag());
+        let hits = self.vault()?.search(&params.query, &filter, wanted, &stop).map_err(|err| match err {
+            sess_archive::Error::Query(err) => super::search_error(err),
+            other => boxed(other),
+        })?;
         Ok(hits
             .into_iter()
             .filter(|hit| params.project.is_none() || hit.session.meta.cwd == params.project)
@@ -322,8 +328,8 @@ impl Library for ArchiveLibrary {
         self.0.page(id, leaf)
     }
 
-    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
-        self.0.search(params)
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
+        self.0.search(params, cancel)
     }
 
     fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
