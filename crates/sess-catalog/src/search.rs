@@ -252,7 +252,7 @@ impl Catalog {
     /// their matches marked there, by the same tokenizer, with
     /// `highlight()`. `snippet()` is not used: it scores a window at every
     /// match against every other match, so a message that repeats the word
-    /// 8,000 times took seconds; [`window`] picks the words shown in one pass.
+    /// 8,000 times took seconds; [`snippet_window`] picks the words shown in one pass.
     /// A tool hit matched its phrase's words (its index keeps no
     /// positions); it shows the phrase where the text has it, else the words.
     fn snippets(&self, best: &[Best], fts: &str, words: &str) -> Result<Vec<Vec<SnippetPart>>> {
