@@ -3,11 +3,11 @@
 //! (`--store ARCHIVE`), every machine's sessions.
 
 mod archive;
+mod pool;
 
 use std::io::Write as _;
 use std::net::{Ipv4Addr, TcpListener};
-use std::ops::{Deref, DerefMut};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +23,7 @@ use sess_web::{
 };
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
+use self::pool::{Lease, Pool};
 
 use crate::Outcome;
 use crate::catalog;
@@ -36,9 +37,6 @@ use crate::usage::Scope;
 /// How long a refreshed catalog counts as fresh: pages that load several API
 /// routes at once refresh once.
 const FRESH_FOR: Duration = Duration::from_secs(2);
-
-/// How many open connections to the catalog are kept for the next requests.
-const IDLE_CONNECTIONS: usize = 8;
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
@@ -73,7 +71,7 @@ pub(crate) fn library(
         None => format!("{} sessions", opened.len()?),
     };
     let library = CatalogLibrary {
-        pool: Pool { path, idle: Mutex::new(vec![opened]) },
+        pool: Pool::new(opened, move || catalog::open(&path)),
         refreshed: Mutex::new(Instant::now()),
         store: store.map(str::to_owned),
         gone,
@@ -167,7 +165,7 @@ struct CatalogLibrary {
     /// A connection for each request at a time: requests run side by side
     /// (SQLite's WAL lets readers read while another connection writes), so
     /// a slow search keeps no other request waiting.
-    pool: Pool,
+    pool: Pool<Catalog>,
     /// When the catalog was last refreshed; held while it is.
     refreshed: Mutex<Instant>,
     /// The store given with `--store`, whose sessions are shown too.
@@ -179,7 +177,7 @@ struct CatalogLibrary {
 
 impl CatalogLibrary {
     /// A connection to the catalog, refreshed unless it was a moment ago.
-    fn catalog(&self) -> sess_web::Result<Lease<'_>> {
+    fn catalog(&self) -> sess_web::Result<Lease<'_, Catalog>> {
         let mut catalog = self.pool.lease()?;
         let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         if refreshed.elapsed() > FRESH_FOR {
@@ -592,54 +590,6 @@ fn tree_nodes(entries: &[sess_core::Entry], leaf: Option<&str>) -> Vec<TreeNode>
     nodes
 }
 
-/// Connections to the catalog at `path`, opened as requests need them.
-struct Pool {
-    path: PathBuf,
-    /// Those no request uses now.
-    idle: Mutex<Vec<Catalog>>,
-}
-
-impl Pool {
-    /// An idle connection, or a new one.
-    fn lease(&self) -> sess_web::Result<Lease<'_>> {
-        let idle = self.idle.lock().map_err(|_| failed("the catalog pool's lock is poisoned"))?.pop();
-        let catalog = match idle {
-            Some(catalog) => catalog,
-            None => catalog::open(&self.path).map_err(anyhow_boxed)?,
-        };
-        Ok(Lease { pool: self, catalog: Some(catalog) })
-    }
-}
-
-/// A connection one request uses; back to the pool when dropped.
-struct Lease<'a> {
-    pool: &'a Pool,
-    catalog: Option<Catalog>,
-}
-
-impl Deref for Lease<'_> {
-    type Target = Catalog;
-    fn deref(&self) -> &Catalog {
-        self.catalog.as_ref().unwrap_or_else(|| unreachable!("a lease holds its catalog until it is dropped"))
-    }
-}
-
-impl DerefMut for Lease<'_> {
-    fn deref_mut(&mut self) -> &mut Catalog {
-        self.catalog.as_mut().unwrap_or_else(|| unreachable!("a lease holds its catalog until it is dropped"))
-    }
-}
-
-impl Drop for Lease<'_> {
-    fn drop(&mut self) {
-        if let (Some(catalog), Ok(mut idle)) = (self.catalog.take(), self.pool.idle.lock())
-            && idle.len() < IDLE_CONNECTIONS
-        {
-            idle.push(catalog);
-        }
-    }
-}
-
 /// A search's error as the page's: a query it refused is a bad request; a
 /// stopped one says why.
 fn search_error(err: sess_catalog::Error) -> sess_web::Error {
@@ -676,7 +626,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.sqlite");
         let library = Arc::new(CatalogLibrary {
-            pool: Pool { path: path.clone(), idle: Mutex::new(vec![catalog::open(&path).unwrap()]) },
+            pool: Pool::new(catalog::open(&path).unwrap(), move || catalog::open(&path)),
             refreshed: Mutex::new(Instant::now()),
             store: None,
             gone: None,
@@ -689,6 +639,6 @@ mod tests {
         let answer = heard.recv_timeout(Duration::from_secs(10));
         assert_eq!(answer, Ok(Ok(0)), "another request waited for the busy connection");
         drop(busy);
-        assert_eq!(library.pool.idle.lock().unwrap().len(), 2, "both connections are kept for the next requests");
+        assert_eq!(library.pool.idle(), 2, "both connections are kept for the next requests");
     }
 }

@@ -3,7 +3,6 @@
 //! gone. They are read from the archive, never forked.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::sync::{Mutex, MutexGuard};
 
 use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
 use sess_catalog::Stop;
@@ -14,6 +13,7 @@ use sess_web::{
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
 };
 
+use super::pool::{Lease, Pool};
 use crate::catalog::Bar;
 use crate::output::{shell_word, warn};
 use crate::usage::Scope;
@@ -34,7 +34,8 @@ pub(super) enum Shown {
 
 /// An archive as the page reads it.
 pub(super) struct Archive {
-    vault: Mutex<Box<dyn Vault>>,
+    /// A connection for each request at a time (see [`Pool`]).
+    vaults: Pool<Box<dyn Vault>>,
     /// The URL to show and to give `sess --store` (a password left out);
     /// `None` for the default archive.
     store: Option<String>,
@@ -48,11 +49,13 @@ impl Archive {
     /// which `sess restore` reads without `--store`.
     pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown) -> Self {
         let shown_url = without_password(url);
-        Self { vault: Mutex::new(vault), store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
+        let url = url.to_owned();
+        let vaults = Pool::new(vault, move || crate::archive::open(&url));
+        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
     }
 
-    fn vault(&self) -> sess_web::Result<MutexGuard<'_, Box<dyn Vault>>> {
-        self.vault.lock().map_err(|_| super::failed("the archive lock is poisoned"))
+    fn vault(&self) -> sess_web::Result<Lease<'_, Box<dyn Vault>>> {
+        self.vaults.lease()
     }
 
     fn filter(&self, source: Option<SourceKind>, machine: Option<&str>) -> Filter {
