@@ -50,6 +50,10 @@ pub enum Error {
     /// Reading an agent's session failed.
     #[error(transparent)]
     Source(#[from] sess_sources::Error),
+    /// A search the query language refused ([`sess_catalog::Error::TooManyWords`]),
+    /// or that stopped before its end ([`sess_catalog::Error::Stopped`]).
+    #[error(transparent)]
+    Query(sess_catalog::Error),
     /// A file of the archive's own that is not what it should be.
     #[error("`{}`: {message}", path.display())]
     Invalid {

@@ -8,6 +8,8 @@ use std::time::Duration;
 use postgres::types::ToSql;
 use postgres::{Client, Transaction};
 
+use sess_catalog::Stop;
+
 use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::tsvector::Tsvector;
@@ -404,8 +406,31 @@ impl Vault for PostgresVault {
         self.assemble(key, crate::vault::EVERY_VERSION)
     }
 
-    fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+    /// The budget of `stop` is the statement's timeout; its flag is looked
+    /// at before the query and after it.
+    fn search(&mut self, query: &str, filter: &Filter, limit: usize, stop: &Stop) -> Result<Vec<Hit>> {
+        sess_catalog::check_words(query).map_err(Error::Query)?;
         let Some(tsquery) = sess_catalog::to_tsquery(query) else { return Ok(Vec::new()) };
+        let stopped = |reason| Error::Query(sess_catalog::Error::Stopped { reason });
+        if let Some(reason) = stop.reason() {
+            return Err(stopped(reason));
+        }
+        let fail = self.fail();
+        // At least a millisecond: 0 would mean no timeout.
+        let timeout = stop.remaining().map_or(0, |left| left.as_millis().clamp(1, u128::from(u32::MAX)));
+        self.client.batch_execute(&format!("SET statement_timeout = {timeout}")).map_err(&fail)?;
+        let hits = self.search_tsquery(&tsquery, filter, limit);
+        self.client.batch_execute("SET statement_timeout = 0").map_err(&fail)?;
+        match (hits, stop.reason()) {
+            (Err(_), Some(reason)) => Err(stopped(reason)),
+            (hits, _) => hits,
+        }
+    }
+}
+
+impl PostgresVault {
+    /// [`Vault::search`] of `tsquery`.
+    fn search_tsquery(&mut self, tsquery: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
         let fail = self.fail();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!(

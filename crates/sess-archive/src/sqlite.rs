@@ -8,6 +8,8 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::batch::{self, Writer};
+use sess_catalog::Stop;
+
 use crate::error::{Error, Result};
 use crate::vault::{
     ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile,
@@ -20,6 +22,13 @@ const VERSION: i64 = 2;
 /// How many documents a session may have: a document's FTS rowid is its
 /// session's key shifted by this many bits, plus its number.
 const DOC_BITS: u32 = 24;
+
+/// How many words of context a snippet has around its matches.
+const SNIPPET_WORDS: usize = 16;
+
+/// How many SQLite virtual-machine steps pass between two looks at a
+/// search's [`Stop`].
+const STEPS: i32 = 1_000;
 
 /// The text index: a session's docs are the rowids from its key shifted by
 /// [`DOC_BITS`].
@@ -417,8 +426,27 @@ impl Vault for SqliteVault {
         self.assemble(key, crate::vault::EVERY_VERSION)
     }
 
-    fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>> {
+    fn search(&mut self, query: &str, filter: &Filter, limit: usize, stop: &Stop) -> Result<Vec<Hit>> {
+        sess_catalog::check_words(query).map_err(Error::Query)?;
         let Some(fts) = sess_catalog::to_fts(query) else { return Ok(Vec::new()) };
+        let watched = stop.clone();
+        let fail = self.fail();
+        self.conn.progress_handler(STEPS, Some(move || watched.reason().is_some())).map_err(&fail)?;
+        let hits = self.search_fts(&fts, filter, limit, stop);
+        self.conn.progress_handler(0, None::<fn() -> bool>).map_err(&fail)?;
+        match (hits, stop.reason()) {
+            (Err(_), Some(reason)) => Err(Error::Query(sess_catalog::Error::Stopped { reason })),
+            (hits, _) => hits,
+        }
+    }
+}
+
+impl SqliteVault {
+    /// [`Vault::search`] of the FTS5 query `fts`. A snippet is cut from
+    /// `highlight()` in one pass ([`sess_catalog::snippet_window`]):
+    /// `snippet()` compares every match with every other, seconds over a
+    /// message that repeats the word.
+    fn search_fts(&mut self, fts: &str, filter: &Filter, limit: usize, stop: &Stop) -> Result<Vec<Hit>> {
         let sessions: HashMap<i64, ArchivedSession> = self.sessions(filter)?.into_iter().map(|s| (s.key, s)).collect();
         let fail = self.fail();
         let mut best: Vec<(i64, i64)> = Vec::new();
@@ -427,7 +455,7 @@ impl Vault for SqliteVault {
                 .conn
                 .prepare("SELECT rowid FROM archive_fts WHERE archive_fts MATCH ?1 ORDER BY rank")
                 .map_err(&fail)?;
-            let mut rows = statement.query([&fts]).map_err(&fail)?;
+            let mut rows = statement.query([fts]).map_err(&fail)?;
             let mut seen = std::collections::HashSet::new();
             while let Some(row) = rows.next().map_err(&fail)? {
                 let rowid: i64 = row.get(0).map_err(&fail)?;
@@ -442,15 +470,19 @@ impl Vault for SqliteVault {
         }
         let mut hits = Vec::with_capacity(best.len());
         for (key, rowid) in best {
-            let (role, entry_id, snippet): (String, Option<String>, String) = self
+            if let Some(reason) = stop.reason() {
+                return Err(Error::Query(sess_catalog::Error::Stopped { reason }));
+            }
+            let (role, entry_id, marked): (String, Option<String>, String) = self
                 .conn
                 .query_row(
-                    "SELECT role, entry_id, snippet(archive_fts, 0, char(1), char(2), '…', 16)
+                    "SELECT role, entry_id, highlight(archive_fts, 0, char(1), char(2))
                      FROM archive_fts WHERE archive_fts MATCH ?1 AND rowid = ?2",
                     params![fts, rowid],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .map_err(&fail)?;
+            let snippet = sess_catalog::snippet_window(&marked, ('\u{1}', '\u{2}'), SNIPPET_WORDS);
             let Some(session) = sessions.get(&key).cloned() else { continue };
             hits.push(Hit { session, entry_id, role, snippet: snippet_parts(&snippet) });
         }

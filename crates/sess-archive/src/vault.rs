@@ -25,6 +25,8 @@
 
 use serde::Serialize;
 
+use sess_catalog::Stop;
+
 use crate::error::Result;
 
 /// How a stored file changes: by lines, whole, or as rows of a database.
@@ -316,7 +318,12 @@ pub trait Vault: Send {
 
     /// The sessions `filter` selects whose text matches `query` (the search
     /// box's syntax), best first, at most `limit`.
-    fn search(&mut self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<Hit>>;
+    ///
+    /// A term given twice counts once; a query of more than
+    /// [`sess_catalog::MAX_WORDS`] words is refused ([`Error::Query`](crate::Error::Query));
+    /// the search ends with [`Error::Query`](crate::Error::Query) holding
+    /// [`sess_catalog::Error::Stopped`] when `stop` says so.
+    fn search(&mut self, query: &str, filter: &Filter, limit: usize, stop: &Stop) -> Result<Vec<Hit>>;
 }
 
 /// The files of a session (`$1`) at their newest versions: key, path, kind,

@@ -10,9 +10,10 @@
 
 use pretty_assertions::assert_eq;
 use sess_archive::{
-    Doc, FileWrite, Filter, Grown, Kind, KnownFile, Machine, Meta, PostgresVault, SessionChange, SessionWrite,
+    Doc, Error, FileWrite, Filter, Grown, Kind, KnownFile, Machine, Meta, PostgresVault, SessionChange, SessionWrite,
     SqliteVault, Vault,
 };
+use sess_catalog::Stop;
 
 fn machine(name: &str) -> Machine {
     Machine { id: format!("{name}-id"), name: name.to_owned() }
@@ -109,9 +110,13 @@ fn suite(vault: &mut dyn Vault) {
     let listed = vault.sessions(&Filter::default()).unwrap();
     assert_eq!((listed[0].meta.message_count, listed[0].meta.modified_ms), (3, 2_000));
     assert_eq!(listed[0].meta.title.as_deref(), Some("about quokka migration"));
-    assert_eq!(vault.search("platypus", &Filter::default(), 10).unwrap().len(), 1);
-    assert_eq!(vault.search("quokka", &Filter::default(), 10).unwrap().len(), 1, "the earlier text is kept");
-    let both = vault.search("platypus OR quokka", &Filter::default(), 10).unwrap();
+    assert_eq!(vault.search("platypus", &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
+    assert_eq!(
+        vault.search("quokka", &Filter::default(), 10, &Stop::never()).unwrap().len(),
+        1,
+        "the earlier text is kept"
+    );
+    let both = vault.search("platypus OR quokka", &Filter::default(), 10, &Stop::never()).unwrap();
     assert_eq!(both.len(), 1, "one session");
 
     // A rewrite is a new version; the old one is kept.
@@ -124,16 +129,30 @@ fn suite(vault: &mut dyn Vault) {
         versions,
         vec![(1, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n".to_vec()), (2, b"{\"n\":9}\n".to_vec())]
     );
-    assert!(vault.search("platypus", &Filter::default(), 10).unwrap().is_empty(), "read whole, the text is replaced");
+    assert!(
+        vault.search("platypus", &Filter::default(), 10, &Stop::never()).unwrap().is_empty(),
+        "read whole, the text is replaced"
+    );
 
     // Search: the newest text only, ranked, with the match marked.
-    let hits = vault.search("quokka", &Filter::default(), 10).unwrap();
+    let hits = vault.search("quokka", &Filter::default(), 10, &Stop::never()).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].session.meta.session_id, "s1");
     assert!(hits[0].snippet.iter().any(|p| p.hit && p.text.to_lowercase() == "quokka"), "{:?}", hits[0].snippet);
-    assert!(vault.search("migration", &Filter::default(), 10).unwrap().is_empty());
-    assert_eq!(vault.search("quok*", &Filter::default(), 10).unwrap().len(), 1);
-    assert!(vault.search("quokka NOT rewritten", &Filter::default(), 10).unwrap().is_empty());
+    assert!(vault.search("migration", &Filter::default(), 10, &Stop::never()).unwrap().is_empty());
+    assert_eq!(vault.search("quok*", &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
+    assert!(vault.search("quokka NOT rewritten", &Filter::default(), 10, &Stop::never()).unwrap().is_empty());
+    // Issue 26, item 1: a repeated word costs once, a query of thousands of
+    // words is refused, and a search stops when it is cancelled.
+    assert_eq!(vault.search(&"quokka ".repeat(10_000), &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
+    let many: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+    let refused = vault.search(&many.join(" "), &Filter::default(), 10, &Stop::never()).unwrap_err();
+    assert!(matches!(refused, Error::Query(sess_catalog::Error::TooManyWords { .. })), "{refused}");
+    let cancelled = Stop::never().or_when(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
+    let stopped = vault.search("quokka", &Filter::default(), 10, &cancelled).unwrap_err();
+    let reason = sess_catalog::Stopped::Cancelled;
+    assert!(matches!(stopped, Error::Query(sess_catalog::Error::Stopped { reason: r }) if r == reason), "{stopped}");
+    assert_eq!(vault.search("quokka", &Filter::default(), 10, &Stop::never()).unwrap().len(), 1);
 
     // Another machine's session of the same path is its own.
     let beta = machine("beta");
@@ -148,7 +167,7 @@ fn suite(vault: &mut dyn Vault) {
     assert_eq!(of(vault, "beta"), vec!["s2"]);
     assert_eq!(of(vault, "beta-i"), vec!["s2"], "an id prefix selects the machine too");
     let beta_only = Filter { machine: Some("beta".to_owned()), ..Filter::default() };
-    assert!(vault.search("quokka", &beta_only, 10).unwrap().is_empty());
+    assert!(vault.search("quokka", &beta_only, 10, &Stop::never()).unwrap().is_empty());
 
     // Gone: marked once, kept, listed as gone; back when it is stored again.
     let base = known(vault, &alpha, path);

@@ -9,6 +9,7 @@ use sess_sources::SourceKind;
 
 use crate::error::{Error, Result};
 use crate::schema;
+use crate::stop::Slot;
 
 /// The page size of a new catalog.
 const PAGE_SIZE: i64 = 16 * 1024;
@@ -21,6 +22,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Catalog {
     pub(crate) conn: Connection,
     path: PathBuf,
+    /// When the search running on `conn` stops.
+    pub(crate) stop: Slot,
 }
 
 /// One session in the catalog.
@@ -112,8 +115,10 @@ impl Catalog {
         conn.pragma_update(None, "journal_mode", "WAL").map_err(open_error)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(open_error)?;
         crate::text::register(&conn).map_err(open_error)?;
+        let stop = Slot::default();
+        stop.install(&mut conn).map_err(open_error)?;
         match schema::migrate(&mut conn).map_err(open_error)? {
-            Ok(()) => Ok(Self { conn, path }),
+            Ok(()) => Ok(Self { conn, path, stop }),
             Err(found) => Err(Error::VersionTooNew { path, found, supported: schema::VERSION }),
         }
     }

@@ -43,6 +43,34 @@ pub enum Error {
         /// The query as given.
         query: String,
     },
+    /// A search query with more different words than a search takes.
+    #[error("the search query has {words} words; a search takes at most {max}: leave out the common ones")]
+    TooManyWords {
+        /// How many different words it has.
+        words: usize,
+        /// The most a search takes.
+        max: usize,
+    },
+    /// A search stopped before its end: it ran out of time, or its caller
+    /// cancelled it.
+    #[error("{}", match reason {
+        crate::Stopped::OutOfTime { budget } => format!(
+            "the search was stopped after {} s, its time budget: search for rarer words, or fewer", budget.as_secs_f64()
+        ),
+        crate::Stopped::Cancelled => "the search was cancelled".to_owned(),
+    })]
+    Stopped {
+        /// Why.
+        reason: crate::Stopped,
+    },
+    /// A search query FTS5 could not read.
+    #[error("the search query `{query}` cannot be read: {reason}")]
+    BadQuery {
+        /// The query as given.
+        query: String,
+        /// What FTS5 said.
+        reason: String,
+    },
 }
 
 /// A `Result` with the catalog's [`Error`].

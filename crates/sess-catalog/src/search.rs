@@ -7,7 +7,12 @@
 //! and a session whose messages match is never shown at its tool output.
 //! A word that matches more than a window of messages is ranked among its
 //! newest matches (enough of them to fill the hits asked for), not among all:
-//! see `Catalog::ranked`. Snippets are computed only for the hits returned.
+//! see `Catalog::ranked`. Snippets are computed only for the hits returned,
+//! in time that grows with their matches, not with its square (`snippet`).
+//!
+//! A query's cost is bounded whatever its shape: a term given twice is sent
+//! once, a query has at most [`MAX_WORDS`](crate::MAX_WORDS) words, and a
+//! search stops when its [`Stop`] says so.
 
 use std::collections::HashSet;
 
@@ -17,10 +22,11 @@ use sess_sources::SourceKind;
 
 use crate::catalog::{Catalog, SESSION_COLUMNS, SessionRow, session_row, stored_count};
 use crate::error::{Error, Result};
-use crate::query::{to_fts, to_fts_words};
+use crate::query::{check_words, to_fts, to_fts_words};
+use crate::stop::{Stop, stopped};
 
 /// How many words of context a snippet has around the hit.
-const SNIPPET_TOKENS: i64 = 20;
+const SNIPPET_TOKENS: usize = 20;
 /// Matches read at a time, newest first, before they are ranked (see
 /// `Catalog::ranked`).
 const WINDOW: usize = 1_000;
@@ -42,12 +48,14 @@ pub struct SearchParams {
     /// are ranked as they would be for `offset + limit` hits, and snippets
     /// are computed only for those returned.
     pub offset: usize,
+    /// When the search gives up ([`Error::Stopped`]): never by default.
+    pub stop: Stop,
 }
 
 impl SearchParams {
-    /// A search for `query` everywhere, with at most 20 hits.
+    /// A search for `query` everywhere, with at most 20 hits, run to its end.
     pub fn new(query: impl Into<String>) -> Self {
-        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20, offset: 0 }
+        Self { query: query.into(), source: None, cwd: None, store: None, limit: 20, offset: 0, stop: Stop::never() }
     }
 }
 
@@ -90,24 +98,47 @@ impl Hit {
 impl Catalog {
     /// The best hits of `params.query`, best first, one per session:
     /// `params.limit` of them from `params.offset` on.
+    ///
+    /// [`Error::TooManyWords`] for a query of more than
+    /// [`MAX_WORDS`](crate::MAX_WORDS) words; [`Error::Stopped`] when
+    /// `params.stop` says so before the search is done.
     pub fn search(&self, params: &SearchParams) -> Result<Vec<Hit>> {
+        check_words(&params.query)?;
         let (Some(fts), Some(words)) = (to_fts(&params.query), to_fts_words(&params.query)) else {
             return Err(Error::EmptyQuery { query: params.query.clone() });
         };
+        let held = self.stop.hold(&params.stop);
+        let hits = self.search_queries(params, &fts, &words).map_err(|error| {
+            let error = stopped(&params.stop, error);
+            match error {
+                Error::Sql(rusqlite::Error::SqliteFailure(_, Some(message))) if message.starts_with("fts5:") => {
+                    Error::BadQuery { query: params.query.clone(), reason: message }
+                }
+                other => other,
+            }
+        });
+        drop(held);
+        hits
+    }
+
+    /// [`search`](Self::search) of `fts` in the conversation and `words`
+    /// in what tools answered.
+    fn search_queries(&self, params: &SearchParams, fts: &str, words: &str) -> Result<Vec<Hit>> {
         let wanted = params.offset.saturating_add(params.limit);
         let allowed = self.allowed_sessions(params)?;
         let mut seen = HashSet::new();
         // The conversation first; then what tools answered, in the sessions
         // without a hit yet.
-        let mut best = self.ranked(Index::Conversation, &fts, allowed.as_ref(), &mut seen, wanted)?;
+        let stop = &params.stop;
+        let mut best = self.ranked(Index::Conversation, fts, allowed.as_ref(), &mut seen, (wanted, stop))?;
         if best.len() < wanted {
-            let more = self.ranked(Index::Tools, &words, allowed.as_ref(), &mut seen, wanted - best.len())?;
+            let more = self.ranked(Index::Tools, words, allowed.as_ref(), &mut seen, (wanted - best.len(), stop))?;
             best.extend(more);
         }
         let session_sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
         let mut session = self.conn.prepare_cached(&session_sql)?;
         let best: Vec<Best> = best.into_iter().skip(params.offset).collect();
-        let snippets = self.snippets(&best, &fts, &words)?;
+        let snippets = self.snippets(&best, fts, words)?;
         let mut hits = Vec::with_capacity(best.len());
         for (Best { session: key, entry_id, role, score, .. }, snippet) in best.into_iter().zip(snippets) {
             hits.push(Hit { session: session.query_row([key], session_row)?, entry_id, role, snippet, score });
@@ -152,7 +183,7 @@ impl Catalog {
 
     /// The best hit of up to `limit` sessions in `index`, best first: the
     /// sessions `allowed` (all when `None`) not `seen` yet, which are then
-    /// seen.
+    /// seen; `Err` when `stop` says so.
     ///
     /// Ranking every match of a common word costs hundreds of milliseconds
     /// over a million messages, so the matches are read newest first, a
@@ -165,7 +196,7 @@ impl Catalog {
         fts: &str,
         allowed: Option<&HashSet<i64>>,
         seen: &mut HashSet<i64>,
-        limit: usize,
+        (limit, stop): (usize, &Stop),
     ) -> Result<Vec<Best>> {
         let table = index.table();
         let mut matches = self.conn.prepare_cached(&format!(
@@ -176,6 +207,7 @@ impl Catalog {
         let mut sessions = HashSet::new();
         let mut before = i64::MAX;
         loop {
+            stop.check()?;
             let mut read = 0;
             let mut rows = matches.query(params![fts, before, stored_count(WINDOW)])?;
             while let Some(row) = rows.next()? {
@@ -217,8 +249,11 @@ impl Catalog {
     /// for every hit: a prefix (`pars*`) gathers every word it covers each
     /// time. So the hits' texts are copied into a small index of their own
     /// (in the connection's temporary database, emptied for each search) and
-    /// their snippets made there, by the same tokenizer and the same
-    /// `snippet()`. A tool hit matched its phrase's words (its index keeps no
+    /// their matches marked there, by the same tokenizer, with
+    /// `highlight()`. `snippet()` is not used: it scores a window at every
+    /// match against every other match, so a message that repeats the word
+    /// 8,000 times took seconds; [`snippet_window`] picks the words shown in one pass.
+    /// A tool hit matched its phrase's words (its index keeps no
     /// positions); it shows the phrase where the text has it, else the words.
     fn snippets(&self, best: &[Best], fts: &str, words: &str) -> Result<Vec<Vec<SnippetPart>>> {
         self.conn.execute_batch(
@@ -233,20 +268,101 @@ impl Catalog {
         for hit in best {
             copy.execute([hit.doc])?;
         }
-        let mut snippet = self.conn.prepare_cached(
-            "SELECT snippet(shown, -1, char(2), char(3), '…', ?3) FROM temp.shown WHERE shown MATCH ?1 AND rowid = ?2",
+        let mut marked = self.conn.prepare_cached(
+            "SELECT highlight(shown, 0, char(2), char(3)), highlight(shown, 1, char(2), char(3))
+             FROM temp.shown WHERE shown MATCH ?1 AND rowid = ?2",
         )?;
         let mut snippets = Vec::with_capacity(best.len());
         for hit in best {
-            let mut text: Option<String> =
-                snippet.query_row(params![fts, hit.doc, SNIPPET_TOKENS], |row| row.get(0)).optional()?;
-            if text.is_none() && matches!(hit.index, Index::Tools) {
-                text = snippet.query_row(params![words, hit.doc, SNIPPET_TOKENS], |row| row.get(0)).optional()?;
+            let mut read = |query: &str| {
+                marked
+                    .query_row(params![query, hit.doc], |row| {
+                        Ok((row.get::<_, Option<String>>(0)?, row.get::<_, Option<String>>(1)?))
+                    })
+                    .optional()
+            };
+            let mut columns = read(fts)?;
+            if columns.is_none() && matches!(hit.index, Index::Tools) {
+                columns = read(words)?;
             }
+            let text = columns.map(|(body, title)| {
+                let (body, title) = (body.unwrap_or_default(), title.unwrap_or_default());
+                // The column with more matches, the body among equals.
+                let hits = |text: &str| text.matches('\u{2}').count();
+                snippet_window(if hits(&title) > hits(&body) { &title } else { &body }, MARKS, SNIPPET_TOKENS)
+            });
             snippets.push(snippet_parts(text.as_deref().unwrap_or_default()));
         }
         Ok(snippets)
     }
+}
+
+/// The marks `highlight()` puts around the catalog's matches.
+const MARKS: (char, char) = ('\u{2}', '\u{3}');
+
+/// About `size` words of `marked` (a text whose matches are between the two
+/// `marks`, as FTS5's `highlight()` gives it) where its matches are
+/// densest, the first such place; `…` where it is cut. In one pass over the
+/// text, however many matches it has: FTS5's `snippet()` compares every
+/// match with every other.
+pub fn snippet_window(marked: &str, marks: (char, char), size: usize) -> String {
+    let (open, close) = marks;
+    // Each word's byte range, and whether a match starts in it.
+    let mut words: Vec<(usize, usize, bool)> = Vec::new();
+    let mut start = None;
+    let mut starts_match = false;
+    for (at, c) in marked.char_indices() {
+        if c.is_whitespace() {
+            if let Some(from) = start.take() {
+                words.push((from, at, starts_match));
+                starts_match = false;
+            }
+        } else {
+            start.get_or_insert(at);
+            starts_match |= c == open;
+        }
+    }
+    if let Some(from) = start {
+        words.push((from, marked.len(), starts_match));
+    }
+    let size = size.max(1);
+    if words.len() <= size {
+        return marked.trim().to_owned();
+    }
+    let matches: Vec<usize> = words.iter().enumerate().filter(|(_, w)| w.2).map(|(i, _)| i).collect();
+    // The window of `size` words from a match that holds the most matches.
+    let (mut first, mut last, mut most) = (0, 0, 0);
+    let mut end = 0;
+    for (i, &at) in matches.iter().enumerate() {
+        while end < matches.len() && matches[end] < at + size {
+            end += 1;
+        }
+        if end - i > most {
+            (first, last, most) = (at, matches[end - 1], end - i);
+        }
+    }
+    // Its matches in the middle, as far as the text allows.
+    let slack = size - (last - first + 1);
+    let from = first.saturating_sub(slack / 2).min(words.len() - size);
+    let to = from + size;
+    let mut text = String::new();
+    if from > 0 {
+        text.push('…');
+    }
+    let before = &marked[..words[from].0];
+    let inside_match = before.rfind(open) > before.rfind(close);
+    if inside_match {
+        text.push(open);
+    }
+    let shown = &marked[words[from].0..words[to - 1].1];
+    text.push_str(shown);
+    if shown.rfind(open) > shown.rfind(close) || (inside_match && !shown.contains(close)) {
+        text.push(close);
+    }
+    if to < words.len() {
+        text.push('…');
+    }
+    text
 }
 
 /// A session's best hit, before its snippet.
@@ -301,5 +417,18 @@ mod tests {
         );
         assert_eq!(snippet_parts("\u{2}all\u{3}"), [SnippetPart { text: "all".into(), hit: true }]);
         assert!(snippet_parts("").is_empty());
+    }
+
+    #[test]
+    fn windows_show_the_densest_matches() {
+        let text = "one two three \u{2}four\u{3} five six seven eight nine ten \u{2}x\u{3} \u{2}y\u{3} z end";
+        assert_eq!(snippet_window(text, MARKS, 5), "…ten \u{2}x\u{3} \u{2}y\u{3} z end");
+        assert_eq!(snippet_window(text, MARKS, 3), "…\u{2}x\u{3} \u{2}y\u{3} z…");
+        assert_eq!(snippet_window(text, MARKS, 100), text);
+        assert_eq!(snippet_window("a b c d e", MARKS, 2), "a b…", "no match: the start");
+        // A match cut by the window is closed, or opened.
+        assert_eq!(snippet_window("a b \u{2}c d e f\u{3} g h i", MARKS, 2), "…\u{2}c d\u{3}…");
+        let long = "w ".repeat(10_000) + "\u{2}hit\u{3}";
+        assert_eq!(snippet_window(&long, MARKS, 3), "…w w \u{2}hit\u{3}");
     }
 }

@@ -278,3 +278,18 @@ fn a_legacy_files_minted_ids_are_the_same_for_search_show_and_migrate() {
     let written = std::fs::read_to_string(&path).unwrap();
     assert!(written.lines().any(|l| l.contains("second question") && l.contains(&format!("\"id\":\"{leaf}\""))));
 }
+
+/// Issue 26, items 1 and 11: a query of 10,000 words ran (and its heading
+/// repeated it whole); `NEAR(a b)` with a hit in the conversation searched
+/// the tool index with an FTS5 syntax error.
+#[test]
+fn a_query_of_too_many_words_is_refused_and_near_is_words() {
+    let home = Home::new();
+    let words: Vec<String> = (0..10_000).map(|i| format!("w{i}")).collect();
+    let out = home.run(&["search", "--all-projects", &words.join(" ")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("has 10000 words; a search takes at most 64"), "{}", stderr(&out));
+    let out = home.run(&["search", "--all-projects", "NEAR(hello there)"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("syntax error"), "{}", stderr(&out));
+}

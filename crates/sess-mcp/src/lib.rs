@@ -15,19 +15,35 @@ mod error;
 mod params;
 mod render;
 pub mod tools;
+mod transport;
 
 pub use error::{Error, Result};
 pub use params::{ContextArgs, ListArgs, ReadArgs, SearchArgs};
 pub use render::DEFAULT_MAX_CHARS;
 pub use tools::{ContextFn, Sess};
 
-/// Serves `sess` on stdin and stdout until the client closes them.
+/// How long a tool's work may go on once the client has gone (stdin
+/// closed): then the server returns, and what is left is cancelled.
+const AFTER_CLOSE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Serves `sess` on stdin and stdout until the client closes stdin.
+///
+/// Tools run on tokio's blocking pool, so stdin is read while they work:
+/// requests are answered side by side, a search is cancelled when its
+/// budget ([`tools::SEARCH_BUDGET`]) runs out, and the server returns soon
+/// after stdin closes, whatever it was doing (the tools' work is cancelled).
+/// A line that is not JSON is answered `-32700`, a request whose `params`
+/// is not an object `-32602`.
 pub fn run_stdio(server: Sess) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(Error::Runtime)?;
-    runtime.block_on(async move {
+    let outcome = runtime.block_on(async move {
         use rmcp::ServiceExt as _;
-        let service = server.serve(rmcp::transport::stdio()).await.map_err(|e| Error::Protocol(e.to_string()))?;
+        let io = transport::filtered(tokio::io::stdin(), tokio::io::stdout());
+        let service = server.serve(io).await.map_err(|e| Error::Protocol(e.to_string()))?;
         service.waiting().await.map_err(|e| Error::Protocol(e.to_string()))?;
         Ok(())
-    })
+    });
+    // Dropping the runtime would wait for every blocking task to end.
+    runtime.shutdown_timeout(AFTER_CLOSE);
+    outcome
 }

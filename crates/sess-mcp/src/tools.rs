@@ -131,65 +131,131 @@ fn scope_note(project: Option<&str>) -> String {
     project.map_or_else(|| "every project".to_owned(), |p| format!("project {p} (cwd \"*\" for every project)"))
 }
 
+/// The longest a search may run before it is cancelled and answered with a
+/// tool error.
+pub const SEARCH_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The most characters of the query an answer repeats.
+const QUERY_SHOWN: usize = 200;
+
+/// Runs `work` on tokio's blocking pool: it reads files and databases, and
+/// the server must go on reading stdin meanwhile.
+async fn off_thread(work: impl FnOnce() -> Result<String, String> + Send + 'static) -> Result<String, String> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(format!("the tool failed: {e}")))
+}
+
+impl Sess {
+    async fn search(&self, args: SearchArgs) -> Result<String, String> {
+        if args.query.trim().is_empty() {
+            return Err("`query` is empty: give words to search for".to_owned());
+        }
+        let scope = &args.scope;
+        let since = since(scope.since.as_deref())?;
+        let limit = scope.limit.unwrap_or(10).clamp(1, 200);
+        let project = self.project(scope.cwd.as_deref());
+        let params = SearchParams {
+            query: args.query.clone(),
+            source: source(scope.source.as_deref())?,
+            project: project.clone(),
+            machine: None,
+            limit: if since.is_some() { limit * 4 } else { limit },
+            offset: 0,
+        };
+        let mut hits =
+            sess_web::search_within(&self.library, params, SEARCH_BUDGET).await.map_err(|e| e.to_string())?;
+        if let Some(since) = since {
+            hits.retain(|h| h.session.modified_ms >= since);
+        }
+        hits.truncate(limit);
+        let query = render::one_line(&args.query, QUERY_SHOWN);
+        let head = format!("{} sessions match `{query}` in {}:\n", hits.len(), scope_note(project.as_deref()));
+        Ok(lines(scope.max_chars, &head, hits.iter().map(render::hit), "hits"))
+    }
+
+    fn list(&self, args: &ListArgs) -> Result<String, String> {
+        let scope = &args.scope;
+        let since = since(scope.since.as_deref())?;
+        let limit = scope.limit.unwrap_or(20).clamp(1, 1_000);
+        let project = self.project(scope.cwd.as_deref());
+        let params = SessionsParams {
+            source: source(scope.source.as_deref())?,
+            project: project.clone(),
+            limit: if since.is_some() { 10_000 } else { limit },
+            ..SessionsParams::default()
+        };
+        let mut cards = self.library.sessions(&params).map_err(|e| e.to_string())?.sessions;
+        if let Some(since) = since {
+            cards.retain(|c| c.modified_ms >= since);
+        }
+        cards.truncate(limit);
+        let head = format!("{} sessions in {}, newest first:\n", cards.len(), scope_note(project.as_deref()));
+        Ok(lines(scope.max_chars, &head, cards.iter().map(render::card), "sessions"))
+    }
+
+    fn read(&self, args: &ReadArgs) -> Result<String, String> {
+        let card = self.find(&args.id)?;
+        // Every message: a window is cut from the whole transcript, never from the page's newest.
+        let page = self.library.whole_session(&card.id).map_err(|e| e.to_string())?;
+        let offset = match (&args.around_entry, args.offset) {
+            (Some(entry), _) => {
+                let at = page.transcript.messages.iter().position(|m| {
+                    m.id.as_deref() == Some(entry.as_str())
+                        || m.blocks
+                            .iter()
+                            .any(|b| matches!(b, sess_sources::Block::ToolCall(call) if call.id == *entry))
+                });
+                at.ok_or_else(|| format!("session ref {} has no message with entry `{entry}`", card.id))?
+                    .saturating_sub(BEFORE_ENTRY)
+            }
+            (None, offset) => offset.unwrap_or(0),
+        };
+        let limit = args.limit.unwrap_or(40).clamp(1, 1_000);
+        Ok(render::window(&card.id, &page.session, &page.transcript, offset, limit, Answer::new(args.max_chars)))
+    }
+
+    fn context(&self, args: &ContextArgs) -> Result<String, String> {
+        let card = self.find(&args.id)?;
+        if !card.source.is_native() {
+            return Err(format!(
+                "session_context works on pi-family sessions; ref {} is a {} session (read_session reads it)",
+                card.id,
+                card.source.agent_name()
+            ));
+        }
+        let context = (self.context)(&card.session_id, args.entry.as_deref())?;
+        let text = serde_json::to_string(&context).map_err(|e| e.to_string())?;
+        let mut out = Answer::new(args.max_chars);
+        if out.push(&text) {
+            return Ok(out.finish(None));
+        }
+        let messages = context.get("messages").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
+        Ok(out.finish(Some(format!(
+            "the context ({} characters, {messages} messages) is larger than max_chars; ask with a larger max_chars, \
+             or read the session with read_session",
+            text.chars().count()
+        ))))
+    }
+}
+
 #[tool_router]
 impl Sess {
     /// Ranked hits, one per session.
     #[tool(description = "Search the coding agents' past sessions (every agent sess reads, the archive included): \
-        words (all must match), \"a phrase\", prefix*, OR, NOT. One hit per session, best first, with its ref \
+        words (all must match), \"a phrase\", prefix*, OR, NOT; at most 64 different words, and a search that \
+        runs 10 s is stopped. One hit per session, best first, with its ref \
         (for read_session), agent, session id, time, project, title, and the matching entry with a snippet \
         ([[…]] marks the words). Default scope: the current project; cwd \"*\" searches every project.")]
-    fn search_sessions(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
-        answer((|| {
-            if args.query.trim().is_empty() {
-                return Err("`query` is empty: give words to search for".to_owned());
-            }
-            let scope = &args.scope;
-            let since = since(scope.since.as_deref())?;
-            let limit = scope.limit.unwrap_or(10).clamp(1, 200);
-            let project = self.project(scope.cwd.as_deref());
-            let params = SearchParams {
-                query: args.query.clone(),
-                source: source(scope.source.as_deref())?,
-                project: project.clone(),
-                machine: None,
-                limit: if since.is_some() { limit * 4 } else { limit },
-                offset: 0,
-            };
-            let mut hits = self.library.search(&params).map_err(|e| e.to_string())?;
-            if let Some(since) = since {
-                hits.retain(|h| h.session.modified_ms >= since);
-            }
-            hits.truncate(limit);
-            let head =
-                format!("{} sessions match `{}` in {}:\n", hits.len(), args.query, scope_note(project.as_deref()));
-            Ok(lines(scope.max_chars, &head, hits.iter().map(render::hit), "hits"))
-        })())
+    async fn search_sessions(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
+        answer(self.search(args).await)
     }
 
     /// Sessions, newest first.
     #[tool(description = "List the coding agents' sessions, newest first, with ref (for read_session), agent, \
         session id, time, message count, project and title. Default scope: the current project; cwd \"*\" lists \
         every project.")]
-    fn list_sessions(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
-        answer((|| {
-            let scope = &args.scope;
-            let since = since(scope.since.as_deref())?;
-            let limit = scope.limit.unwrap_or(20).clamp(1, 1_000);
-            let project = self.project(scope.cwd.as_deref());
-            let params = SessionsParams {
-                source: source(scope.source.as_deref())?,
-                project: project.clone(),
-                limit: if since.is_some() { 10_000 } else { limit },
-                ..SessionsParams::default()
-            };
-            let mut cards = self.library.sessions(&params).map_err(|e| e.to_string())?.sessions;
-            if let Some(since) = since {
-                cards.retain(|c| c.modified_ms >= since);
-            }
-            cards.truncate(limit);
-            let head = format!("{} sessions in {}, newest first:\n", cards.len(), scope_note(project.as_deref()));
-            Ok(lines(scope.max_chars, &head, cards.iter().map(render::card), "sessions"))
-        })())
+    async fn list_sessions(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
+        let me = self.clone();
+        answer(off_thread(move || me.list(&args)).await)
     }
 
     /// A window of a transcript.
@@ -197,55 +263,17 @@ impl Sess {
         tool calls on one line each with their status; thinking and long outputs folded). A window of `limit` \
         messages from `offset`, or around the message with entry `around_entry` (a search hit's entry); the \
         answer ends with the cursor of the next window.")]
-    fn read_session(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
-        answer((|| {
-            let card = self.find(&args.id)?;
-            // Every message: a window is cut from the whole transcript, never from the page's newest.
-            let page = self.library.whole_session(&card.id).map_err(|e| e.to_string())?;
-            let offset = match (&args.around_entry, args.offset) {
-                (Some(entry), _) => {
-                    let at = page.transcript.messages.iter().position(|m| {
-                        m.id.as_deref() == Some(entry.as_str())
-                            || m.blocks
-                                .iter()
-                                .any(|b| matches!(b, sess_sources::Block::ToolCall(call) if call.id == *entry))
-                    });
-                    at.ok_or_else(|| format!("session ref {} has no message with entry `{entry}`", card.id))?
-                        .saturating_sub(BEFORE_ENTRY)
-                }
-                (None, offset) => offset.unwrap_or(0),
-            };
-            let limit = args.limit.unwrap_or(40).clamp(1, 1_000);
-            Ok(render::window(&card.id, &page.session, &page.transcript, offset, limit, Answer::new(args.max_chars)))
-        })())
+    async fn read_session(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
+        let me = self.clone();
+        answer(off_thread(move || me.read(&args)).await)
     }
 
     /// A pi-family session's model context.
     #[tool(description = "The model context of a pi-family session (pi, oh-my-pi, xcsh) at an entry (default: \
         its last): the messages the agent would send, as JSON.")]
-    fn session_context(&self, Parameters(args): Parameters<ContextArgs>) -> CallToolResult {
-        answer((|| {
-            let card = self.find(&args.id)?;
-            if !card.source.is_native() {
-                return Err(format!(
-                    "session_context works on pi-family sessions; ref {} is a {} session (read_session reads it)",
-                    card.id,
-                    card.source.agent_name()
-                ));
-            }
-            let context = (self.context)(&card.session_id, args.entry.as_deref())?;
-            let text = serde_json::to_string(&context).map_err(|e| e.to_string())?;
-            let mut out = Answer::new(args.max_chars);
-            if out.push(&text) {
-                return Ok(out.finish(None));
-            }
-            let messages = context.get("messages").and_then(serde_json::Value::as_array).map_or(0, Vec::len);
-            Ok(out.finish(Some(format!(
-                "the context ({} characters, {messages} messages) is larger than max_chars; ask with a larger max_chars, \
-                 or read the session with read_session",
-                text.chars().count()
-            ))))
-        })())
+    async fn session_context(&self, Parameters(args): Parameters<ContextArgs>) -> CallToolResult {
+        let me = self.clone();
+        answer(off_thread(move || me.context(&args)).await)
     }
 }
 

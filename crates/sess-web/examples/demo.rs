@@ -299,7 +299,7 @@ impl Library for Demo {
         Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()), usage: None })
     }
 
-    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
         let needle = params.query.to_lowercase();
         let mut hits = Vec::new();
         for (card, transcript, _) in &self.sessions {

@@ -1,8 +1,6 @@
 //! The JSON API under `/api`: thin handlers that check their input, call the
 //! [`Library`] off the async threads and turn its answer or error into JSON.
 
-use std::sync::Arc;
-
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -13,6 +11,7 @@ use serde::Deserialize;
 use sess_sources::SourceKind;
 use sess_usage::{By, Date, TimeZone};
 
+use crate::call::{blocking, search_within};
 use crate::error::error_response;
 use crate::guard::token_matches;
 use crate::server::AppState;
@@ -23,21 +22,6 @@ use crate::{
 
 /// The most a `limit` parameter can ask for.
 const MAX_LIMIT: usize = 5000;
-
-/// Runs `call` on the blocking pool: library calls may wait on disk.
-async fn blocking<T: Send + 'static>(
-    library: &Arc<dyn Library>,
-    call: impl FnOnce(&dyn Library) -> Result<T> + Send + 'static,
-) -> Result<T> {
-    let shared = Arc::clone(library);
-    let answer = tokio::task::spawn_blocking(move || call(shared.as_ref()))
-        .await
-        .unwrap_or_else(|e| Err(Error::Failed(Box::new(e))));
-    if let Err(error @ Error::Failed(_)) = &answer {
-        library.report(error);
-    }
-    answer
-}
 
 /// The name of a source of the registry; empty or absent means every source.
 fn source(name: Option<&str>) -> Result<Option<SourceKind>> {
@@ -55,8 +39,9 @@ fn non_empty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.is_empty())
 }
 
+/// A page's size: `limit=0` asks for none (a listing's total alone).
 fn limit(value: Option<usize>, default: usize) -> usize {
-    value.unwrap_or(default).clamp(1, MAX_LIMIT)
+    value.unwrap_or(default).min(MAX_LIMIT)
 }
 
 fn query<T>(raw: Result<Query<T>, QueryRejection>) -> Result<T> {
@@ -215,7 +200,10 @@ pub(crate) async fn search(
         limit: limit(raw.limit, SearchParams::default().limit),
         offset: raw.offset.unwrap_or(0),
     };
-    blocking(&state.library, move |l| l.search(&params)).await.map(Json)
+    if params.limit == 0 {
+        return Ok(Json(Vec::new()));
+    }
+    search_within(&state.library, params, state.search_budget).await.map(Json)
 }
 
 /// The query of `GET /api/usage`.
@@ -350,7 +338,7 @@ mod tests {
     #[test]
     fn limits_are_clamped() {
         assert_eq!(limit(None, 200), 200);
-        assert_eq!(limit(Some(0), 200), 1);
+        assert_eq!(limit(Some(0), 200), 0);
         assert_eq!(limit(Some(usize::MAX), 200), MAX_LIMIT);
     }
 }

@@ -47,6 +47,16 @@ pub enum Error {
     /// hears of it through [`Library::report`](crate::Library::report).
     #[error("{0}")]
     Failed(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A search ran for its whole time budget and was stopped (HTTP 503).
+    #[error("the search was stopped after {} s, its time budget: search for rarer words, or fewer", budget.as_secs_f64())]
+    OutOfTime {
+        /// The budget ([`ServeConfig::search_budget`](crate::ServeConfig::search_budget)).
+        budget: Duration,
+    },
+    /// The call was cancelled ([`Cancel`](crate::Cancel)) before its end
+    /// (HTTP 503; its client has usually gone).
+    #[error("the request was cancelled")]
+    Cancelled,
     /// Serving failed: the listener or the runtime.
     #[error("serving: {0}")]
     Io(#[source] io::Error),
@@ -68,6 +78,7 @@ impl Error {
             Self::Unsupported { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Stalled { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::OutOfTime { .. } | Self::Cancelled => StatusCode::SERVICE_UNAVAILABLE,
             Self::Failed(_) | Self::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

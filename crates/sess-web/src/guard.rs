@@ -49,8 +49,18 @@ impl Guard {
         origin.strip_prefix("http://").is_some_and(|host| self.allows_host(host))
     }
 
-    /// Why the request is refused, if it is.
-    fn refusal(&self, request: &Request) -> Option<&'static str> {
+    /// Why the request is refused, if it is, and with which status.
+    fn refusal(&self, request: &Request) -> Option<(StatusCode, &'static str)> {
+        // Two `Host` headers name two servers: which one a proxy or cache
+        // on the way read is anybody's guess.
+        if request.headers().get_all(HOST).iter().nth(1).is_some() {
+            return Some((StatusCode::BAD_REQUEST, "a request names one Host; this one names several"));
+        }
+        self.foreign(request).map(|reason| (StatusCode::FORBIDDEN, reason))
+    }
+
+    /// Why a request for another host, or a cross-origin write, is refused.
+    fn foreign(&self, request: &Request) -> Option<&'static str> {
         let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
         if !host.is_some_and(|h| self.allows_host(h)) {
             return Some("this server answers only to 127.0.0.1, localhost and [::1] on its port");
@@ -75,7 +85,7 @@ impl Guard {
 /// security headers to every response, refusals included.
 pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let mut response = match guard.refusal(&request) {
-        Some(reason) => error_response(StatusCode::FORBIDDEN, reason),
+        Some((status, reason)) => error_response(status, reason),
         None => next.run(request).await,
     };
     let headers = response.headers_mut();

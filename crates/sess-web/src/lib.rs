@@ -18,7 +18,10 @@
 //! A request whose headers do not arrive within
 //! [`ServeConfig::header_read_timeout`], or whose body stops arriving for
 //! [`ServeConfig::idle_timeout`], loses its connection; a body over
-//! [`MAX_BODY_BYTES`] is answered 413; errors never name a file.
+//! [`MAX_BODY_BYTES`] is answered 413; errors never name a file. Requests
+//! are answered side by side; a search that runs longer than
+//! [`ServeConfig::search_budget`] is answered 503, and is cancelled then, or
+//! as soon as its client goes away ([`Cancel`]).
 //!
 //! The library trait is synchronous, like the rest of the workspace: the
 //! handlers call it on tokio's blocking pool, so it may read files.
@@ -27,7 +30,7 @@
 //! use std::sync::Arc;
 //!
 //! use sess_web::{
-//!     Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionList,
+//!     Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionList,
 //!     SessionPage, SessionsParams,
 //! };
 //!
@@ -44,7 +47,7 @@
 //!     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
 //!         Err(Error::NotFound { what: format!("session `{id}`") })
 //!     }
-//!     fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+//!     fn search(&self, _: &SearchParams, _: &Cancel) -> Result<Vec<SearchHit>> {
 //!         Ok(Vec::new())
 //!     }
 //!     fn fork(&self, id: &str, _: &str) -> Result<Forked> {
@@ -69,6 +72,7 @@
 mod api;
 mod assets;
 mod body;
+mod call;
 mod error;
 mod guard;
 mod library;
@@ -77,6 +81,7 @@ mod rendered;
 mod server;
 
 pub use body::MAX_BODY_BYTES;
+pub use call::{Cancel, search_within};
 pub use error::{Error, Result};
 pub use library::{
     ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,

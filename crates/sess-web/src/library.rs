@@ -5,7 +5,7 @@ use serde::Serialize;
 use sess_sources::{SourceKind, Transcript};
 use sess_usage::{By, Date, Report, Sum, TimeZone};
 
-use crate::Result;
+use crate::{Cancel, Result};
 
 /// The sessions the browser shows. `sess serve` implements it over its search
 /// catalog, an archive, or both; tests implement it over a few values in
@@ -50,7 +50,12 @@ pub trait Library: Send + Sync + 'static {
     /// Ranked search hits: [`SearchParams::limit`] of them from
     /// [`SearchParams::offset`] on, each page ranked as the first
     /// `offset + limit` hits would be.
-    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>>;
+    ///
+    /// A search can be slow: when `cancel` is raised (its client went away,
+    /// or its time budget ran out) the library stops it soon and returns
+    /// [`Error::Cancelled`](crate::Error::Cancelled). A query that asks too
+    /// much (too many words) is [`Error::Invalid`](crate::Error::Invalid).
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>>;
 
     /// The machines whose sessions an archive holds, for the page's machine
     /// filter ([`SessionsParams::machine`]), by name. None by default: a
@@ -439,7 +444,7 @@ mod tests {
             };
             Ok(SessionPage { session, transcript, tree: Vec::new(), leaf: None, usage: None })
         }
-        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+        fn search(&self, _: &SearchParams, _: &crate::Cancel) -> Result<Vec<SearchHit>> {
             Ok(Vec::new())
         }
         fn fork(&self, id: &str, _: &str) -> Result<Forked> {

@@ -14,6 +14,7 @@ use sess_export::Redactor;
 use sess_usage::Report;
 
 use crate::Result;
+use crate::call::Cancel;
 use crate::library::{
     ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, SessionCard,
     SessionList, SessionPage, SessionsParams, UsageParams,
@@ -96,8 +97,8 @@ impl Library for Masked {
         Ok(self.page(self.library.whole_session(id)?))
     }
 
-    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>> {
-        let mut hits = self.library.search(params)?;
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
+        let mut hits = self.library.search(params, cancel)?;
         for hit in &mut hits {
             self.hit(hit);
         }
@@ -175,7 +176,7 @@ mod tests {
             transcript.messages.push(Message::new(Role::User).with(Block::text(format!("token {KEY}"))));
             Ok(SessionPage { session: card(), transcript, tree: Vec::new(), leaf: None, usage: None })
         }
-        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+        fn search(&self, _: &SearchParams, _: &Cancel) -> Result<Vec<SearchHit>> {
             let (head, tail) = KEY.split_at(6);
             let snippet = vec![
                 SnippetPart { text: format!("token {head}"), hit: false },
@@ -198,7 +199,7 @@ mod tests {
     fn listings_and_snippets_are_masked_and_everything_masks_transcripts() {
         let listings = Masked::listings(Arc::new(Leaky));
         let list = listings.sessions(&SessionsParams::default()).unwrap_or_default();
-        let hits = listings.search(&SearchParams::default()).unwrap_or_default();
+        let hits = listings.search(&SearchParams::default(), &Cancel::new()).unwrap_or_default();
         for text in [shown(&list.sessions), shown(&hits)] {
             assert!(!text.contains(KEY) && text.contains("[redacted github-token]"), "{text}");
         }

@@ -39,11 +39,18 @@ pub struct ServeConfig {
     /// server answers 408 and closes the connection.
     /// [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) by default.
     pub idle_timeout: Duration,
+    /// The longest a search may run: then it is answered 503
+    /// ([`Error::OutOfTime`]) and cancelled ([`Cancel`](crate::Cancel)).
+    /// [`DEFAULT_SEARCH_BUDGET`](Self::DEFAULT_SEARCH_BUDGET) by default.
+    pub search_budget: Duration,
 }
 
 impl ServeConfig {
     /// The default of both timeouts: 30 s.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// The default time budget of a search: 10 s.
+    pub const DEFAULT_SEARCH_BUDGET: Duration = Duration::from_secs(10);
 
     /// A configuration for `port` with a fresh random token and the default timeouts.
     pub fn new(port: u16) -> Self {
@@ -52,6 +59,7 @@ impl ServeConfig {
             token: uuid::Uuid::new_v4().simple().to_string(),
             header_read_timeout: Self::DEFAULT_TIMEOUT,
             idle_timeout: Self::DEFAULT_TIMEOUT,
+            search_budget: Self::DEFAULT_SEARCH_BUDGET,
         }
     }
 }
@@ -63,6 +71,7 @@ impl fmt::Debug for ServeConfig {
             .field("token", &"…")
             .field("header_read_timeout", &self.header_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("search_budget", &self.search_budget)
             .finish()
     }
 }
@@ -72,6 +81,8 @@ impl fmt::Debug for ServeConfig {
 pub(crate) struct AppState {
     pub(crate) library: Arc<dyn Library>,
     pub(crate) token: Arc<str>,
+    /// [`ServeConfig::search_budget`].
+    pub(crate) search_budget: Duration,
     /// `index.html` with the token in it.
     page: Bytes,
 }
@@ -96,7 +107,10 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
 ///
-/// `limit` is at most 5000. A page at an `offset` past the end is empty.
+/// `limit` is at most 5000; `limit=0` is an empty page (with the total). A
+/// page at an `offset` past the end is empty. Requests are answered side by
+/// side (the library is called on tokio's blocking pool); a search has
+/// [`ServeConfig::search_budget`] and is cancelled when its client goes away.
 ///
 /// `by` is `daily` (the default), `monthly`, `session`, `project` or
 /// `model`; `since` and `until` are days (`YYYY-MM-DD` or `YYYYMMDD`) in the
@@ -105,13 +119,19 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// Errors are `{"error": message}` with 400 ([`Error::Invalid`], an unknown
 /// source, report, day or time zone, a `limit` or `offset` that is not a
 /// whole number, naming it), 403 (a foreign `Host` or `Origin`, a missing or wrong token), 404
-/// ([`Error::NotFound`]), 408 (a body that stopped arriving,
+/// ([`Error::NotFound`]), 503 (a search over its time budget,
+/// [`Error::OutOfTime`]), 408 (a body that stopped arriving,
 /// [`ServeConfig::idle_timeout`]), 413 (a body over
 /// [`MAX_BODY_BYTES`](crate::MAX_BODY_BYTES)), 422 ([`Error::Unsupported`])
 /// or 500 (the message says only that the server failed; the details go to
 /// [`Library::report`]). No error names a file.
 pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
-    let state = AppState { library, token: Arc::from(config.token.as_str()), page: assets::page(&config.token) };
+    let state = AppState {
+        library,
+        token: Arc::from(config.token.as_str()),
+        search_budget: config.search_budget,
+        page: assets::page(&config.token),
+    };
     let limits = Arc::new(BodyLimits { max: MAX_BODY_BYTES, idle: config.idle_timeout });
     Router::new()
         .route("/", get(index))
@@ -191,7 +211,7 @@ mod tests {
         fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
             Err(Error::NotFound { what: id.into() })
         }
-        fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+        fn search(&self, _: &SearchParams, _: &crate::Cancel) -> Result<Vec<SearchHit>> {
             Ok(Vec::new())
         }
         fn fork(&self, id: &str, _: &str) -> Result<Forked> {

@@ -138,7 +138,7 @@ impl Library for Fake {
         })
     }
 
-    fn search(&self, params: &SearchParams) -> Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
         self.calls.lock().unwrap().push(Call::Search(params.clone()));
         Ok(vec![SearchHit {
             session: card("s1", true),
@@ -455,7 +455,7 @@ impl Library for OneMachine {
     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
         Err(Error::NotFound { what: format!("session `{id}`") })
     }
-    fn search(&self, _: &SearchParams) -> Result<Vec<SearchHit>> {
+    fn search(&self, _: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
         Ok(Vec::new())
     }
     fn fork(&self, id: &str, _: &str) -> Result<Forked> {
@@ -888,4 +888,34 @@ async fn a_post_from_another_origin_is_refused() {
         assert_eq!(app.send(request).await.status(), StatusCode::OK, "{origin}");
     }
     assert_eq!(app.calls().len(), 3);
+}
+
+/// Issue 26, item 11: `limit=0` gave a page of one session; it is an empty
+/// page with the total, which is what a count needs.
+#[tokio::test]
+async fn a_limit_of_0_is_an_empty_page_with_its_total() {
+    let app = app();
+    let response = app.get(&format!("/api/sessions?project={MANY}&limit=0")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["x-sess-total"], "7");
+    assert_eq!(json_body(response).await, json!([]));
+    let response = app.get("/api/search?q=hello&limit=0").await;
+    assert_eq!(json_body(response).await, json!([]));
+}
+
+/// Issue 26, item 11: a request with a second `Host` after a good one was
+/// answered.
+#[tokio::test]
+async fn a_request_with_two_hosts_is_refused() {
+    let app = app();
+    for hosts in [[HOST, "evil.example:4321"], ["evil.example:4321", HOST], [HOST, HOST]] {
+        let mut request = Request::get("/api/projects");
+        for host in hosts {
+            request = request.header(header::HOST, host);
+        }
+        let response = app.send(request.body(Body::empty()).unwrap()).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{hosts:?}");
+        assert!(json_body(response).await["error"].as_str().unwrap().contains("one Host"));
+    }
+    assert_eq!(app.calls(), []);
 }

@@ -111,7 +111,7 @@ pub(crate) fn search(
     filter: &Filter,
     limit: usize,
 ) -> anyhow::Result<Vec<Hit>> {
-    let hits = vault.search(query, filter, limit)?;
+    let hits = vault.search(query, filter, limit, &sess_catalog::Stop::never())?;
     Ok(hits
         .into_iter()
         .filter_map(|hit| {

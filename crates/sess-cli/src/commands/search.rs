@@ -72,6 +72,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         store: store.map(str::to_owned),
         limit: args.limit,
         offset: 0,
+        stop: sess_catalog::Stop::never(),
     };
     let mut hits = catalog.search(&params)?;
     // The default archive keeps what the agents deleted: those sessions too.

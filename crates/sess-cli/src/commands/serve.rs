@@ -3,6 +3,7 @@
 //! (`--store ARCHIVE`), every machine's sessions.
 
 mod archive;
+mod pool;
 
 use std::io::Write as _;
 use std::net::{Ipv4Addr, TcpListener};
@@ -10,18 +11,19 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sess_catalog::{Catalog, ListParams, SessionRow};
+use sess_catalog::{Catalog, ListParams, SessionRow, Stop, Stopped};
 use sess_core::{EntryIndex, EntryKind};
 use sess_sources::Transcript;
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 use sess_web::{
-    ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
+use self::pool::{Lease, Pool};
 
 use crate::Outcome;
 use crate::catalog;
@@ -70,7 +72,7 @@ pub(crate) fn library(
         None => format!("{} sessions", opened.len()?),
     };
     let library = CatalogLibrary {
-        catalog: Mutex::new(opened),
+        pool: Pool::new(opened, move || catalog::open(&path)),
         refreshed: Mutex::new(Instant::now()),
         store: store.map(str::to_owned),
         gone,
@@ -161,7 +163,11 @@ fn open_browser(url: &str) {
 /// The catalog as the web page sees it, with the sessions the agents
 /// deleted that the default archive keeps.
 struct CatalogLibrary {
-    catalog: Mutex<Catalog>,
+    /// A connection for each request at a time: requests run side by side
+    /// (SQLite's WAL lets readers read while another connection writes), so
+    /// a slow search keeps no other request waiting.
+    pool: Pool<Catalog>,
+    /// When the catalog was last refreshed; held while it is.
     refreshed: Mutex<Instant>,
     /// The store given with `--store`, whose sessions are shown too.
     store: Option<String>,
@@ -171,9 +177,9 @@ struct CatalogLibrary {
 }
 
 impl CatalogLibrary {
-    /// The catalog, refreshed unless it was a moment ago.
-    fn catalog(&self) -> sess_web::Result<std::sync::MutexGuard<'_, Catalog>> {
-        let mut catalog = self.catalog.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
+    /// A connection to the catalog, refreshed unless it was a moment ago.
+    fn catalog(&self) -> sess_web::Result<Lease<'_, Catalog>> {
+        let mut catalog = self.pool.lease()?;
         let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         if refreshed.elapsed() > FRESH_FOR {
             catalog::refresh(&mut catalog, self.store.as_deref(), catalog::Bar::Hidden).map_err(anyhow_boxed)?;
@@ -182,8 +188,14 @@ impl CatalogLibrary {
         Ok(catalog)
     }
 
-    /// The catalog's hits of `params`' search: `limit` of them from `offset` on.
-    fn catalog_hits(&self, params: &SearchParams, offset: usize, limit: usize) -> sess_web::Result<Vec<SearchHit>> {
+    /// The catalog's hits of `params`' search: `limit` of them from `offset`
+    /// on; it stops when `cancel` is raised.
+    fn catalog_hits(
+        &self,
+        params: &SearchParams,
+        (offset, limit): (usize, usize),
+        cancel: &Cancel,
+    ) -> sess_web::Result<Vec<SearchHit>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
@@ -194,11 +206,9 @@ impl CatalogLibrary {
             store: None,
             limit,
             offset,
+            stop: Stop::never().or_when(cancel.flag()),
         };
-        let hits = self.catalog()?.search(&search).map_err(|err| match err {
-            sess_catalog::Error::EmptyQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
-            other => boxed(other),
-        })?;
+        let hits = self.catalog()?.search(&search).map_err(search_error)?;
         Ok(hits
             .into_iter()
             .map(|hit| SearchHit {
@@ -317,11 +327,11 @@ impl Library for CatalogLibrary {
         exported(transcript, params)
     }
 
-    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
         // The catalog's sessions are this machine's, of no archived machine.
         let mut hits = match params.machine {
             Some(_) => Vec::new(),
-            None => self.catalog_hits(params, params.offset, params.limit)?,
+            None => self.catalog_hits(params, (params.offset, params.limit), cancel)?,
         };
         // The catalog ranks its hits first; the deleted sessions follow them.
         if let Some(gone) = &self.gone
@@ -332,14 +342,14 @@ impl Library for CatalogLibrary {
             let before = match (hits.is_empty(), params.machine.is_some()) {
                 (_, true) => 0,
                 (false, false) => params.offset + hits.len(),
-                (true, false) => self.catalog_hits(params, 0, params.offset)?.len(),
+                (true, false) => self.catalog_hits(params, (0, params.offset), cancel)?.len(),
             };
             let more = SearchParams {
                 offset: params.offset.saturating_sub(before),
                 limit: params.limit - hits.len(),
                 ..params.clone()
             };
-            hits.extend(gone.search(&more)?);
+            hits.extend(gone.search(&more, cancel)?);
         }
         Ok(hits)
     }
@@ -593,6 +603,19 @@ fn tree_nodes(entries: &[sess_core::Entry], leaf: Option<&str>) -> Vec<TreeNode>
     nodes
 }
 
+/// A search's error as the page's: a query it refused is a bad request; a
+/// stopped one says why.
+fn search_error(err: sess_catalog::Error) -> sess_web::Error {
+    match err {
+        sess_catalog::Error::EmptyQuery { .. }
+        | sess_catalog::Error::TooManyWords { .. }
+        | sess_catalog::Error::BadQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
+        sess_catalog::Error::Stopped { reason: Stopped::Cancelled } => sess_web::Error::Cancelled,
+        sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { budget } } => sess_web::Error::OutOfTime { budget },
+        other => boxed(other),
+    }
+}
+
 fn failed(message: &str) -> sess_web::Error {
     sess_web::Error::Failed(message.to_owned().into())
 }
@@ -603,4 +626,32 @@ fn boxed(err: sess_catalog::Error) -> sess_web::Error {
 
 fn anyhow_boxed(err: anyhow::Error) -> sess_web::Error {
     sess_web::Error::Failed(err.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 26, item 1: the catalog was one `Mutex<Catalog>`, so a slow
+    /// search kept every other request of the page waiting for it.
+    #[test]
+    fn a_request_is_answered_while_another_holds_a_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.sqlite");
+        let library = Arc::new(CatalogLibrary {
+            pool: Pool::new(catalog::open(&path).unwrap(), move || catalog::open(&path)),
+            refreshed: Mutex::new(Instant::now()),
+            store: None,
+            gone: None,
+        });
+        // What a search does while it runs.
+        let busy = library.catalog().unwrap();
+        let (said, heard) = std::sync::mpsc::channel();
+        let other = Arc::clone(&library);
+        std::thread::spawn(move || said.send(other.projects().map(|p| p.len()).map_err(|e| e.to_string())));
+        let answer = heard.recv_timeout(Duration::from_secs(10));
+        assert_eq!(answer, Ok(Ok(0)), "another request waited for the busy connection");
+        drop(busy);
+        assert_eq!(library.pool.idle(), 2, "both connections are kept for the next requests");
+    }
 }

@@ -3,16 +3,17 @@
 //! gone. They are read from the archive, never forked.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::sync::{Mutex, MutexGuard};
 
 use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
+use sess_catalog::Stop;
 use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
 use sess_web::{
-    ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams, SessionCard,
-    SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
+    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
 };
 
+use super::pool::{Lease, Pool};
 use crate::catalog::Bar;
 use crate::output::{shell_word, warn};
 use crate::usage::Scope;
@@ -33,7 +34,8 @@ pub(super) enum Shown {
 
 /// An archive as the page reads it.
 pub(super) struct Archive {
-    vault: Mutex<Box<dyn Vault>>,
+    /// A connection for each request at a time (see [`Pool`]).
+    vaults: Pool<Box<dyn Vault>>,
     /// The URL to show and to give `sess --store` (a password left out);
     /// `None` for the default archive.
     store: Option<String>,
@@ -47,11 +49,13 @@ impl Archive {
     /// which `sess restore` reads without `--store`.
     pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown) -> Self {
         let shown_url = without_password(url);
-        Self { vault: Mutex::new(vault), store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
+        let url = url.to_owned();
+        let vaults = Pool::new(vault, move || crate::archive::open(&url));
+        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
     }
 
-    fn vault(&self) -> sess_web::Result<MutexGuard<'_, Box<dyn Vault>>> {
-        self.vault.lock().map_err(|_| super::failed("the archive lock is poisoned"))
+    fn vault(&self) -> sess_web::Result<Lease<'_, Box<dyn Vault>>> {
+        self.vaults.lease()
     }
 
     fn filter(&self, source: Option<SourceKind>, machine: Option<&str>) -> Filter {
@@ -140,10 +144,15 @@ impl Archive {
 
     /// The sessions shown whose text matches, best first: `params.limit` of
     /// them from `params.offset` on.
-    pub(super) fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
+    /// It stops when `cancel` is raised.
+    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
         let wanted = params.offset.saturating_add(params.limit);
-        let hits = self.vault()?.search(&params.query, &filter, wanted).map_err(boxed)?;
+        let stop = Stop::never().or_when(cancel.flag());
+        let hits = self.vault()?.search(&params.query, &filter, wanted, &stop).map_err(|err| match err {
+            sess_archive::Error::Query(err) => super::search_error(err),
+            other => boxed(other),
+        })?;
         Ok(hits
             .into_iter()
             .filter(|hit| params.project.is_none() || hit.session.meta.cwd == params.project)
@@ -334,8 +343,8 @@ impl Library for ArchiveLibrary {
         self.0.whole(id)
     }
 
-    fn search(&self, params: &SearchParams) -> sess_web::Result<Vec<SearchHit>> {
-        self.0.search(params)
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
+        self.0.search(params, cancel)
     }
 
     fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
