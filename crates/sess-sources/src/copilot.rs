@@ -79,7 +79,7 @@ pub use source::{Copilot, SOURCE};
 
 use crate::error::{Error, Result};
 use crate::jsonl::{JsonLines, open_regular, read_file};
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::transcript::Transcript;
 use crate::verify::Checked;
 use workspace::Workspace;
@@ -175,6 +175,7 @@ fn session_info(path: &Path, id: String, scope: Scope<'_>) -> Result<Option<Sess
     }
     let (transcript, created, _) = read(path, &read_file(path)?);
     let first_message = transcript.first_prompt().map(ToOwned::to_owned);
+    let modified_ms = active_ms(&transcript, created.as_deref()).unwrap_or_else(|| modified_ms(&metadata));
     Ok(Some(SessionInfo {
         source: SOURCE,
         flavor: None,
@@ -183,7 +184,7 @@ fn session_info(path: &Path, id: String, scope: Scope<'_>) -> Result<Option<Sess
         cwd: transcript.cwd,
         title: transcript.title.or_else(|| first_message.clone()),
         created,
-        modified_ms: modified_ms(&metadata),
+        modified_ms,
         message_count: transcript.messages.len(),
         first_message,
         parent_session: None,
