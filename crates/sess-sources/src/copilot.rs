@@ -39,6 +39,10 @@
 //!   shows such commands of every agent. Calls still running when a process
 //!   ends (`session.shutdown`, `session.resume`, `abort`, or the end of the
 //!   file) become pending.
+//! - **Commands the user ran** (`!command`): `tool.user_requested` is a user
+//!   message holding that one call (its `toolName`, `local_shell` for the
+//!   shell, and `arguments`), completed as any call by its
+//!   `tool.execution_complete` (marked `isUserRequested`).
 //! - **Errors:** `session.error` (a failed model request) is an error block
 //!   in the assistant's message.
 //! - **Notices** (system messages): `session.compaction_complete` is a summary
