@@ -7,7 +7,7 @@
 //!   tells a changed session); and, for a source listed from the catalog,
 //!   what `sess list` shows of the session (`listed` = 1, the `list_*`
 //!   columns, `first_message`, `parent_session`, `shown_messages`;
-//!   `active_ms` is its time when that is not the file's: see
+//!   `active_ms` is its last message's time, `NULL` when it records none: see
 //!   `sess_sources::Listed`); `list_stale` = 1 when the file grew since
 //!   they were read (they are read again, whole, when a listing asks).
 //! - `docs`: the searchable text, one row per message (`body`) and one per
@@ -40,7 +40,9 @@
 //! built again (version 2 added `tool_fts`, whose documents the sessions
 //! cataloged by version 1 lack; version 3 added `usage`; version 4 stores
 //! bodies compressed, indexes them without prefix indexes, and keeps what
-//! `sess list` shows and which failures are files that could not be read).
+//! `sess list` shows and which failures are files that could not be read;
+//! version 5 keeps `active_ms`, the last message's time, for every agent's
+//! sessions, which version 4 kept for pi-family only).
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -48,7 +50,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 4;
+pub(crate) const VERSION: i64 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (

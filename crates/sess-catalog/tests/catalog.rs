@@ -381,3 +381,30 @@ fn search_hits_page_by_offset() {
     assert_eq!(big.len(), 5);
     assert_eq!(search(Some("/big"), 3, 3), big[3..]);
 }
+
+/// Issue 26, item 10: a catalog of version 4 kept no `active_ms` for Claude
+/// Code and Codex sessions, so a listing from it took the files' times while
+/// one from the files took the last messages'; it is built again.
+#[test]
+fn a_catalog_that_dated_sessions_by_their_files_is_built_again() {
+    let mut s = Setup::new();
+    s.copy(
+        sess_sources::claude::SOURCE,
+        "claude-code/claude-basic-toolcall.jsonl",
+        "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01.jsonl",
+    );
+    s.refresh();
+    let Setup { dir, catalog, files } = s;
+    drop(catalog);
+    let path = dir.path().join("cache/catalog.sqlite");
+    {
+        // What version 4 left: no time of their own for Claude Code sessions.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("UPDATE sessions SET active_ms = NULL; PRAGMA user_version = 4;").unwrap();
+    }
+    let mut catalog = sess_catalog::Catalog::open(&path).unwrap();
+    catalog.refresh(&files, &mut |_| {}).unwrap();
+    let listed = catalog.listed(sess_sources::claude::SOURCE).unwrap();
+    let modified: Vec<i64> = listed.sessions.iter().map(|(info, _)| info.modified_ms).collect();
+    assert_eq!(modified, [sess_core::parse_iso_millis("2026-08-20T09:14:05.310Z").unwrap()]);
+}

@@ -289,8 +289,10 @@ pub(crate) struct ListArgs {
     #[arg(long, value_name = "NAME")]
     pub(crate) machine: Option<String>,
     /// List by reading every session file, not from the search catalog.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "path")]
     pub(crate) no_catalog: bool,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
 }
 
 /// Which agents' sessions: one source of the registry, or every one (`all`).

@@ -200,3 +200,25 @@ fn a_catalog_that_cannot_be_made_leaves_the_listing_to_the_files() {
     assert_eq!(err.matches("listing by reading the session files").count(), 1, "{err}");
     assert!(err.contains("catalog"), "{err}");
 }
+
+/// Issue 26, item 11: `sess list` takes `--catalog PATH` as `index`, `search`,
+/// `serve` and `mcp` do, and lists from that catalog alone.
+#[test]
+fn a_catalog_named_with_catalog_is_the_one_listed_from() {
+    let home = home();
+    let root = home.path();
+    let elsewhere = root.join("elsewhere/my-catalog.sqlite");
+    fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    let catalog = elsewhere.display().to_string();
+    let from_files = run(root, &["list", "--all-projects", "--json", "--no-catalog"]);
+    let listed = run(root, &["list", "--all-projects", "--json", "--catalog", &catalog]);
+    assert_eq!(String::from_utf8_lossy(&listed.stdout), String::from_utf8_lossy(&from_files.stdout));
+    assert!(elsewhere.is_file(), "the catalog named was made");
+    assert!(!root.join(".local/share/sess/catalog.sqlite").exists(), "the default catalog was not made");
+    // The catalog made by `sess list` is the one `sess search` reads as it is.
+    let found = run(root, &["search", "--catalog", &catalog, "--no-refresh", "--json", "health"]);
+    assert!(!String::from_utf8_lossy(&found.stdout).trim().is_empty());
+    // Reading every file and naming a catalog contradict each other.
+    let both = sess_at(root, &["list", "--no-catalog", "--catalog", &catalog], "");
+    assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
+}

@@ -23,14 +23,16 @@ fn ids(items: &Value) -> Vec<(&str, &str)> {
 fn list_shows_every_agent_newest_first() {
     let home = Home::new();
     let items = home.json(&["list", "--all-projects", "--json"]);
+    // Newest first by their own last messages, whatever their files' times
+    // (issue 26, item 10).
     assert_eq!(
         ids(&items),
         [
-            ("claude", CLAUDE_COMPACT),
+            ("pi", PI_MAIN),
             ("codex", CODEX_FORK),
+            ("claude", CLAUDE_COMPACT),
             ("codex", CODEX_BASIC),
             ("claude", CLAUDE_BASIC),
-            ("pi", PI_MAIN),
         ]
     );
     for item in items.as_array().unwrap() {
@@ -40,11 +42,11 @@ fn list_shows_every_agent_newest_first() {
         assert!(Path::new(item["path"].as_str().unwrap()).is_file());
         assert!(item["messageCount"].as_u64().unwrap() > 0, "{item}");
     }
-    let claude = &items[0];
+    let claude = &items[2];
     assert_eq!(claude["cwd"], "/Users/bob/work/app_v2.1");
-    let codex = &items[2];
+    let codex = &items[3];
     assert_eq!(codex["title"], "parsekit: day/month bug", "the newest index entry names the thread");
-    assert_eq!(items[4]["agent"], "pi-mono");
+    assert_eq!(items[0]["agent"], "pi-mono");
 }
 
 #[test]

@@ -124,7 +124,7 @@ pub use turns::{Compaction, Turn, Turns, turns, turns_of};
 pub use verify::verify;
 
 use crate::error::{Error, Result};
-use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::transcript::Transcript;
 
 /// The Codex home: `$CODEX_HOME` when set and non-empty, else `home/.codex`.
@@ -235,11 +235,7 @@ pub fn read_counting_inherited(path: &Path, bytes: &[u8]) -> (Transcript, usize)
     let own_title = rollout.own_first_prompt().map(ToOwned::to_owned);
     let inherited = rollout.inherited;
     let mut transcript = rollout.transcript;
-    if let Some(id) = files::thread_uuid_from_name(path) {
-        transcript.id = id;
-    } else if transcript.id.is_empty()
-        && let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(files::thread_id_from_name)
-    {
+    if let Some(id) = files::thread_id_of(path) {
         transcript.id = id;
     }
     if let Some(home) = files::home_of(path) {
@@ -319,15 +315,12 @@ fn listed<'a>(path: &Path, bytes: &[u8], file_id: String, rollouts: impl FnOnce(
     // it; its messages count the history it continues too.
     let first_message = rollout.own_first_prompt().or_else(|| rollout.transcript.first_prompt()).map(ToOwned::to_owned);
     let transcript = rollout.transcript;
-    // The UUID in the file name, as `load` gives it: the one every verb finds it by.
-    let id = match files::thread_uuid_from_name(path) {
-        Some(id) => id,
-        None if transcript.id.is_empty() => file_id,
-        None => transcript.id.clone(),
-    };
+    // The id in the file name, as `load` gives it: the one every verb finds it by.
+    let id = if file_id.is_empty() { transcript.id.clone() } else { file_id };
     Listed {
         title: first_message.clone(),
         id,
+        active_ms: active_ms(&transcript, rollout.created.as_deref()),
         cwd: transcript.cwd,
         created: rollout.created,
         message_count: transcript.messages.len(),

@@ -39,6 +39,10 @@
 //!   shows such commands of every agent. Calls still running when a process
 //!   ends (`session.shutdown`, `session.resume`, `abort`, or the end of the
 //!   file) become pending.
+//! - **Commands the user ran** (`!command`): `tool.user_requested` is a user
+//!   message holding that one call (its `toolName`, `local_shell` for the
+//!   shell, and `arguments`), completed as any call by its
+//!   `tool.execution_complete` (marked `isUserRequested`).
 //! - **Errors:** `session.error` (a failed model request) is an error block
 //!   in the assistant's message.
 //! - **Notices** (system messages): `session.compaction_complete` is a summary
@@ -79,7 +83,7 @@ pub use source::{Copilot, SOURCE};
 
 use crate::error::{Error, Result};
 use crate::jsonl::{JsonLines, open_regular, read_file};
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::transcript::Transcript;
 use crate::verify::Checked;
 use workspace::Workspace;
@@ -175,6 +179,7 @@ fn session_info(path: &Path, id: String, scope: Scope<'_>) -> Result<Option<Sess
     }
     let (transcript, created, _) = read(path, &read_file(path)?);
     let first_message = transcript.first_prompt().map(ToOwned::to_owned);
+    let modified_ms = active_ms(&transcript, created.as_deref()).unwrap_or_else(|| modified_ms(&metadata));
     Ok(Some(SessionInfo {
         source: SOURCE,
         flavor: None,
@@ -183,7 +188,7 @@ fn session_info(path: &Path, id: String, scope: Scope<'_>) -> Result<Option<Sess
         cwd: transcript.cwd,
         title: transcript.title.or_else(|| first_message.clone()),
         created,
-        modified_ms: modified_ms(&metadata),
+        modified_ms,
         message_count: transcript.messages.len(),
         first_message,
         parent_session: None,

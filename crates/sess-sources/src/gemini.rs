@@ -57,7 +57,7 @@ pub use source::{Gemini, SOURCE};
 
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::transcript::{Message, Transcript};
 use crate::verify::Checked;
 
@@ -120,6 +120,7 @@ fn session_info(path: &Path, root: Option<&str>, scope: Scope<'_>) -> Result<Opt
     if transcript.messages.is_empty() {
         return Ok(None);
     }
+    let modified_ms = active_ms(&transcript, read.created.as_deref()).unwrap_or_else(|| modified_ms(&metadata));
     Ok(Some(SessionInfo {
         source: SOURCE,
         flavor: None,
@@ -128,8 +129,8 @@ fn session_info(path: &Path, root: Option<&str>, scope: Scope<'_>) -> Result<Opt
         path: path.to_owned(),
         cwd: transcript.cwd,
         title: transcript.title,
+        modified_ms,
         created: read.created,
-        modified_ms: modified_ms(&metadata),
         message_count: transcript.messages.len(),
         parent_session: None,
     }))

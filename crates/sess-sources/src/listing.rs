@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
-use sess_core::FileKind;
+use sess_core::{FileKind, parse_iso_millis};
 
 use crate::error::Error;
 use crate::jsonl::entry_kind;
 use crate::source::SourceKind;
+use crate::transcript::Transcript;
 
 /// Which sessions to list.
 #[derive(Clone, Copy, Debug)]
@@ -39,7 +40,9 @@ pub struct SessionInfo {
     pub title: Option<String>,
     /// When the session started (ISO 8601), when known.
     pub created: Option<String>,
-    /// The file's modification time, in ms since the Unix epoch.
+    /// When the session was last active, in ms since the Unix epoch: its
+    /// newest message's time, never earlier than `created` (pi-family: pi's
+    /// own rule); the file's modification time only when it records no time.
     #[serde(skip)]
     pub modified_ms: i64,
     /// How many messages its transcript has: what `sess show --all` shows. (A
@@ -121,6 +124,16 @@ impl Listing {
     }
 }
 
+/// When a session was last active by what it records, which a listing dates
+/// it by: its newest message's time, never earlier than `created` (a clock
+/// set back between the two does not put it before its start). `None` when
+/// it records neither: the listing then takes its file's modification time,
+/// which a copy, a backup or a restore makes the time of the copy.
+pub(crate) fn active_ms(transcript: &Transcript, created: Option<&str>) -> Option<i64> {
+    let newest = transcript.messages.iter().filter_map(|m| m.timestamp.as_deref().and_then(parse_iso_millis)).max();
+    newest.into_iter().chain(created.and_then(parse_iso_millis)).max()
+}
+
 /// A file's modification time in ms since the Unix epoch (0 when unknown).
 pub fn modified_ms(metadata: &std::fs::Metadata) -> i64 {
     metadata
@@ -148,8 +161,9 @@ pub struct Listed {
     pub title: Option<String>,
     /// [`SessionInfo::created`].
     pub created: Option<String>,
-    /// [`SessionInfo::modified_ms`] when it is not the file's modification
-    /// time (pi-family: the last message's time).
+    /// [`SessionInfo::modified_ms`] when the session records a time (its
+    /// last message's, never earlier than its start: [`active_ms`]); `None`:
+    /// the file's modification time.
     pub active_ms: Option<i64>,
     /// [`SessionInfo::message_count`].
     pub message_count: usize,

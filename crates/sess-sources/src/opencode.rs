@@ -89,7 +89,7 @@ use self::db::Db;
 use self::records::{RawMessages, SessionRecord};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo};
+use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, active_ms};
 use crate::transcript::Transcript;
 use sess_core::format_iso_millis;
 
@@ -157,7 +157,7 @@ pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
         }
         match storage::read_session(&path) {
             Ok(record) if listed(&record) && in_scope(&record, scope) => {
-                let read = read_storage_session(&storage, record, false);
+                let read = read_storage_session(&storage, &path, record, false);
                 listing.sessions.push(info(&read.record, &read.transcript, &path));
             }
             Ok(_) => {}
@@ -206,7 +206,7 @@ fn read_file_session(path: &Path, usage: bool) -> Result<Read> {
         path: path.to_owned(),
         message: "not in an OpenCode `storage/session/<project>/` folder".to_owned(),
     })?;
-    Ok(read_storage_session(storage, record, usage))
+    Ok(read_storage_session(storage, path, record, usage))
 }
 
 fn read_row_session(database: &Path, id: &str, usage: bool) -> Result<Read> {
@@ -248,11 +248,18 @@ fn read_db_session(db: &Db, record: SessionRecord, with_usage: bool) -> Result<R
     Ok(Read { record, transcript, usage })
 }
 
-fn read_storage_session(storage: &Path, record: SessionRecord, with_usage: bool) -> Read {
+/// The session of the file at `path` under `storage`, whose record is
+/// `record`. Its id is the one its name gives (which every verb finds it by),
+/// even when the record inside names another; its messages are those of the
+/// record's id, where OpenCode keeps them.
+fn read_storage_session(storage: &Path, path: &Path, record: SessionRecord, with_usage: bool) -> Read {
     let raw = storage::messages(storage, &record.id);
     let child = |id: &str| Some(storage::messages(storage, id).messages).filter(|m| !m.is_empty());
     let usage = if with_usage { usage::calls(&raw.messages, &child) } else { Vec::new() };
-    let transcript = transcript(&record, raw, &Reader { child: &child });
+    let mut transcript = transcript(&record, raw, &Reader { child: &child });
+    if let Some(id) = path.file_name().and_then(|n| n.to_str()).and_then(storage::session_id_of) {
+        id.clone_into(&mut transcript.id);
+    }
     Read { record, transcript, usage }
 }
 
@@ -267,15 +274,16 @@ fn transcript(record: &SessionRecord, raw: RawMessages, reader: &Reader<'_>) -> 
 }
 
 fn info(record: &SessionRecord, transcript: &Transcript, path: &Path) -> SessionInfo {
+    let created = record.created.map(format_iso_millis);
     SessionInfo {
         source: SOURCE,
         flavor: None,
-        id: record.id.clone(),
+        id: transcript.id.clone(),
         path: path.to_owned(),
         cwd: record.directory.clone(),
         title: transcript.title.clone(),
-        created: record.created.map(format_iso_millis),
-        modified_ms: version(record),
+        created: created.clone(),
+        modified_ms: active_ms(transcript, created.as_deref()).unwrap_or_else(|| version(record)),
         message_count: transcript.messages.len(),
         first_message: transcript.first_prompt().map(ToOwned::to_owned),
         parent_session: None,

@@ -127,8 +127,8 @@ fn a_project_lists_its_folder_with_what_a_listing_needs() {
     assert_eq!(info.created.as_deref(), Some("2026-08-20T09:00:00.000Z"), "the first line's timestamp");
     assert_eq!(info.message_count, 2);
     assert_eq!(info.parent_session, None);
-    assert_eq!(info.modified_ms, sess_sources::modified_ms(&fs::metadata(&path).unwrap()));
-    assert!(info.modified_ms > 0);
+    // The last message's time, not the file's (issue 26, item 10).
+    assert_eq!(info.modified_ms, sess_core::parse_iso_millis("2026-08-20T09:00:02.000Z").unwrap());
 }
 
 #[test]

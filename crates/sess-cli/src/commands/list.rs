@@ -1,4 +1,4 @@
-//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N] [--no-catalog]`.
+//! `sess list [--source NAME|all] [--cwd DIR | --all-projects] [--json] [--limit N] [--no-catalog | --catalog PATH]`.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -188,7 +188,7 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
 /// listed from the catalog is listed by reading its files. An error when the
 /// catalog cannot be opened or written.
 fn catalog_rows(args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
-    let mut catalog = catalog::open(&catalog::path(None)?)?;
+    let mut catalog = catalog::open(&catalog::path(args.catalog.path.as_deref())?)?;
     let found = catalog::find_files();
     catalog::refresh_files(&mut catalog, &found.files, catalog::Bar::Shown)?;
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };

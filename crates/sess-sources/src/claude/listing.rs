@@ -8,7 +8,7 @@ use super::paths::{MAX_NAME_UNITS, project_dir_name, session_files_in};
 use crate::detect::detect_whole;
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
-use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::project_folders::{list_found, same_dir, subfolders};
 
 /// Sessions in `<config>/projects/*/` for each config folder.
@@ -114,6 +114,7 @@ pub(super) fn listed_of(id: String, part: &Part) -> Listed {
         cwd: part.transcript.cwd.clone(),
         title: part.transcript.title.clone(),
         created: part.created.clone(),
+        active_ms: active_ms(&part.transcript, part.created.as_deref()),
         message_count: part.transcript.messages.len(),
         first_message: part.first_prompt.clone(),
         ..Listed::default()

@@ -58,9 +58,10 @@ pub(crate) fn rollouts_under(dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>)
 }
 
 /// The thread id in a rollout file name,
-/// `rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl` or `….jsonl.zst`: the trailing
-/// UUID, else everything after `rollout-`. `None` when the name is not a
-/// rollout's.
+/// `rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl` or `….jsonl.zst`: the trailing
+/// UUID; else the `<id>` after the time Codex puts first (a thread id that is
+/// not a UUID); else everything after `rollout-`. `None` when the name is not
+/// a rollout's.
 pub(crate) fn thread_id_from_name(name: &str) -> Option<String> {
     let stem = name.strip_suffix(ZST_SUFFIX).unwrap_or(name);
     let stem = stem.strip_prefix(PREFIX)?.strip_suffix(PLAIN_SUFFIX)?;
@@ -68,14 +69,29 @@ pub(crate) fn thread_id_from_name(name: &str) -> Option<String> {
         return None;
     }
     let uuid = stem.len().checked_sub(36).and_then(|start| stem.get(start..)).filter(|tail| is_uuid(tail));
-    Some(uuid.unwrap_or(stem).to_owned())
+    let after_time =
+        || stem.get(..TIME_PREFIX.len()).filter(|time| is_time_prefix(time)).map(|_| &stem[TIME_PREFIX.len()..]);
+    Some(uuid.or_else(|| after_time().filter(|id| !id.is_empty())).unwrap_or(stem).to_owned())
 }
 
-/// The thread id in the name of a rollout Codex wrote (the UUID
-/// [`thread_id_from_name`] finds), which names the thread even when a copied or
-/// renamed rollout's `session_meta` names another; `None` for other names.
-pub(crate) fn thread_uuid_from_name(path: &std::path::Path) -> Option<String> {
-    path.file_name().and_then(|n| n.to_str()).and_then(thread_id_from_name).filter(|id| is_uuid(id))
+/// The shape of the time a rollout's name starts with (digits as `0`).
+const TIME_PREFIX: &str = "0000-00-00T00-00-00-";
+
+/// Whether `text` is a time in [`TIME_PREFIX`]'s shape.
+fn is_time_prefix(text: &str) -> bool {
+    text.len() == TIME_PREFIX.len()
+        && text
+            .bytes()
+            .zip(TIME_PREFIX.bytes())
+            .all(|(c, shape)| if shape == b'0' { c.is_ascii_digit() } else { c == shape })
+}
+
+/// A rollout's thread id, by the one rule of every verb: the id its name
+/// gives ([`thread_id_from_name`]), which names the thread even when a copied
+/// or renamed rollout's `session_meta` names another, and which the resolver
+/// finds it by; `None` for a file not named as a rollout.
+pub(crate) fn thread_id_of(path: &std::path::Path) -> Option<String> {
+    path.file_name().and_then(|n| n.to_str()).and_then(thread_id_from_name)
 }
 
 /// Whether `text` is a hyphenated UUID (8-4-4-4-12 hex digits).
@@ -109,6 +125,8 @@ mod tests {
         assert_eq!(thread_id_from_name(&name).as_deref(), Some(UUID));
         assert_eq!(thread_id_from_name(&format!("{name}.zst")).as_deref(), Some(UUID));
         assert_eq!(thread_id_from_name("rollout-odd.jsonl").as_deref(), Some("odd"));
+        assert_eq!(thread_id_from_name("rollout-2026-11-30T09-46-17-my-thread.jsonl").as_deref(), Some("my-thread"));
+        assert_eq!(thread_id_from_name("rollout-2026-11-30T09-46-17-.jsonl").as_deref(), Some("2026-11-30T09-46-17-"));
         for not_a_rollout in
             ["rollout-.jsonl", "session.jsonl", "rollout-x.json", "rollout-x.jsonl.gz", "rollout-x.zst"]
         {

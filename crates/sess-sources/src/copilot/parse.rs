@@ -140,6 +140,10 @@ impl Reader {
                 self.conversation(agent).messages.push(message);
             }
             "assistant.message" => assistant_message(self.conversation(agent), event),
+            "tool.user_requested" => {
+                let message = user_requested(event);
+                self.conversation(agent).messages.push(message);
+            }
             "tool.execution_complete" => self.tool_result(event),
             "session.error" => {
                 let text = str_at(data, "/message").unwrap_or("The model request failed").to_owned();
@@ -260,6 +264,18 @@ fn assistant_message(conversation: &mut Conversation, event: &Event) {
         call.started_at.clone_from(&event.timestamp);
         bubble.blocks.push(Block::ToolCall(call));
     }
+}
+
+/// A tool the user ran (a `!command` shell escape: `local_shell`): a user
+/// message holding the call, which its `tool.execution_complete` completes.
+fn user_requested(event: &Event) -> Message {
+    let data = &event.data;
+    let message = Message::new(Role::User).at(event.id.clone(), event.timestamp.clone());
+    let Some(id) = str_at(data, "/toolCallId") else { return message };
+    let name = str_at(data, "/toolName").unwrap_or("tool");
+    let mut call = ToolCall::running(id, name, data.get("arguments").cloned().unwrap_or(Value::Null));
+    call.started_at.clone_from(&event.timestamp);
+    message.with(Block::ToolCall(call))
 }
 
 /// A compaction's notice: its summary, or the error that stopped it.

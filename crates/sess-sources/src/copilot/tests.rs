@@ -171,6 +171,34 @@ fn tool_calls_fail_on_errors_and_non_zero_exit_codes() {
     assert_eq!(calls(&t.messages)[3].input, json!("*** Begin Patch\n"));
 }
 
+/// Issue 26, item 10: a command the user ran with `!` (`tool.user_requested`,
+/// then its `tool.execution_complete` with `isUserRequested`) vanished from
+/// the transcript. It is a user message holding that one call, completed by
+/// its result. (The events' shape is the one of the CLI 1.0.102's
+/// `session-events.schema.json`; `local_shell` is its shell escape's tool.)
+#[test]
+fn a_command_the_user_ran_is_a_user_message_holding_its_call() {
+    let shell = json!({"toolCallId": "u1", "toolName": "local_shell", "arguments": {"command": "ls src"}});
+    let t = transcript(&[
+        start(0, "/w"),
+        prompt(1, "hi"),
+        answer(2, "hello", json!([])),
+        event(3, "tool.user_requested", shell.clone()),
+        event(4, "tool.execution_start", shell),
+        done(5, "u1", json!({"success": true, "isUserRequested": true, "result": {"content": "main.rs"}})),
+        prompt(6, "next"),
+    ]);
+    let roles: Vec<Role> = t.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::User, Role::User]);
+    let ran = &t.messages[2];
+    assert_eq!((ran.id.as_deref(), ran.timestamp.as_deref()), (Some("e3"), Some("2026-12-01T08:00:03.000Z")));
+    let [Block::ToolCall(call)] = ran.blocks.as_slice() else { panic!("{:?}", ran.blocks) };
+    assert_eq!((call.name.as_str(), &call.input), ("local_shell", &json!({"command": "ls src"})));
+    assert_eq!((call.status, call.result.as_deref()), (ToolStatus::Succeeded, Some("main.rs")));
+    assert_eq!(call.started_at.as_deref(), Some("2026-12-01T08:00:03.000Z"));
+    assert_eq!(call.ended_at.as_deref(), Some("2026-12-01T08:00:05.000Z"));
+}
+
 #[test]
 fn calls_running_when_a_process_ends_are_pending() {
     let t = transcript(&[

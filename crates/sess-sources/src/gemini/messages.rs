@@ -1,11 +1,14 @@
 //! What the replayed records look like as chat messages.
 //!
 //! - a `user` message is the prompt: its text (what was typed, its
-//!   `displayContent`, when the CLI expanded `@file` references into
-//!   `content`), the images it carries, and the text of referenced files as
-//!   context; its function responses complete the calls with their ids and
-//!   show nothing of their own; context the CLI put there
-//!   (`<session_context>`) is not shown;
+//!   `displayContent`, when the CLI expanded `@file` references or a slash
+//!   command into `content`), the images it carries, and the text of
+//!   referenced files as context ("Referenced files"; a slash command's
+//!   expansion: "Expanded /init"); its function responses complete the calls
+//!   with their ids and show nothing of their own; context the CLI put there
+//!   (`<session_context>`) is not shown; the CLI's own "Please continue."
+//!   (sent when its next-speaker check says the model goes on, recorded with
+//!   the continued turn's `displayContent`) is a system notice;
 //! - a `gemini` message adds thinking (`thoughts`, else the parts marked
 //!   `thought`), text and tool calls (`toolCalls`, else `functionCall` parts)
 //!   to the assistant's turn: one assistant message until the next prompt or
@@ -22,6 +25,9 @@ use crate::transcript::{Block, Image, Message, Role, ToolCall, ToolStatus, finis
 
 /// The title of the context block holding the files a prompt referenced.
 const REFERENCED: &str = "Referenced files";
+/// What the CLI sends on its own when its next-speaker check says the model
+/// should go on (in the turn it continues, whose `displayContent` it keeps).
+const CONTINUATION: &str = "Please continue.";
 /// The lines the CLI puts around the files a prompt references.
 const REFERENCE_MARKERS: [&str; 2] = ["--- Content from referenced files ---", "--- End of content ---"];
 
@@ -50,6 +56,11 @@ fn add(messages: &mut Vec<Message>, message: &Value, subagent: &dyn Fn(&str) -> 
     match kind(message) {
         "user" => {
             complete_calls(messages, message, timestamp.as_deref());
+            if is_continuation(message) {
+                let notice = Block::text(format!("The CLI asked the model to go on (“{CONTINUATION}”)"));
+                messages.push(Message { role: Role::System, id, timestamp, blocks: vec![notice] });
+                return;
+            }
             let blocks = prompt_blocks(message);
             if !blocks.is_empty() {
                 messages.push(Message { role: Role::User, id, timestamp, blocks });
@@ -101,6 +112,23 @@ fn content_string(message: &Value) -> String {
         .collect()
 }
 
+/// Whether a user message is the CLI's own [`CONTINUATION`]: it sent that
+/// alone, and the user typed something else (its `displayContent` is the
+/// continued turn's: a prompt, or function responses). A user who types it
+/// has no `displayContent` (the CLI records one only when it differs).
+fn is_continuation(message: &Value) -> bool {
+    let Some(typed) = message.get("displayContent") else { return false };
+    let sent: Vec<&str> = parts(message.get("content"))
+        .into_iter()
+        .filter_map(|p| match p {
+            Part::Text(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    sent == [CONTINUATION]
+        && !parts(Some(typed)).iter().any(|p| matches!(p, Part::Text(text) if text.trim() == CONTINUATION))
+}
+
 fn prompt_blocks(message: &Value) -> Vec<Block> {
     let content = parts(message.get("content"));
     let typed = parts(message.get("displayContent"));
@@ -122,15 +150,24 @@ fn prompt_blocks(message: &Value) -> Vec<Block> {
         (typed, extra)
     };
     let text = shown.concat();
+    // A slash command (`/init`) was typed: what the CLI sent is its expansion.
+    let command = text.trim_start().strip_prefix('/').and_then(|rest| rest.split_whitespace().next());
+    let extra = extra.concat();
+    let title = match command {
+        Some(command) if !REFERENCE_MARKERS.iter().any(|marker| extra.contains(marker)) => {
+            format!("Expanded /{command}")
+        }
+        _ => REFERENCED.to_owned(),
+    };
     if !text.trim().is_empty() {
         blocks.push(Block::text(text));
     }
-    let mut referenced = extra.concat();
+    let mut sent = extra;
     for marker in REFERENCE_MARKERS {
-        referenced = referenced.replace(marker, "");
+        sent = sent.replace(marker, "");
     }
-    if !referenced.trim().is_empty() {
-        blocks.push(Block::Context { title: REFERENCED.to_owned(), text: referenced.trim().to_owned() });
+    if !sent.trim().is_empty() {
+        blocks.push(Block::Context { title, text: sent.trim().to_owned() });
     }
     blocks.extend(content.iter().filter_map(media));
     blocks

@@ -237,6 +237,43 @@ fn a_prompt_shows_what_was_typed_its_files_and_images() {
     assert_eq!((image.media_type.as_deref(), image.data.as_deref()), (Some("image/png"), Some("AAAA")));
 }
 
+/// Issue 26, item 10: a prompt typed as a slash command (`/init`, whose
+/// expansion is what the CLI sent) showed the expansion as "Referenced
+/// files", and the CLI's own "Please continue." after a function response (its
+/// next-speaker check: the turn's `displayContent` is the function responses)
+/// showed as a user message holding only that block. The expansion is titled
+/// for the command; the continuation is a notice of the CLI's. (Hand-written
+/// records in the shape the CLI 0.61.0 writes: its `recordMessage` keeps the
+/// `displayContent` the turn was sent with.)
+#[test]
+fn a_slash_command_and_the_clis_continuation_are_labelled_for_what_they_are() {
+    let init = json!({"id": "u1", "type": "user", "timestamp": "t",
+        "content": [{"text": "You are an AI agent. Analyze the project and write GEMINI.md."}],
+        "displayContent": [{"text": "/init"}]});
+    let answer = json!({"id": "g1", "type": "gemini", "timestamp": "t", "content": "",
+        "toolCalls": [{"id": "c1", "name": "list_directory", "args": {"dir_path": "."}, "status": "success",
+                       "result": [{"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.txt"}}}]}]});
+    let continued = json!({"id": "u2", "type": "user", "timestamp": "t",
+        "content": [{"text": "Please continue."}],
+        "displayContent": [{"functionResponse": {"id": "c1", "name": "list_directory", "response": {"output": "a.txt"}}}]});
+    let done = json!({"id": "g2", "type": "gemini", "timestamp": "t", "content": "Wrote GEMINI.md."});
+    let typed = json!({"id": "u3", "type": "user", "timestamp": "t", "content": [{"text": "Please continue."}]});
+    let t = parse(&jsonl(&[meta("t"), init, answer, continued, done, typed]));
+    assert_eq!(
+        rows(&t),
+        [
+            "user: text:/init | context:Expanded /init",
+            "assistant: tool:list_directory:succeeded",
+            "system: text:The CLI asked the model to go on (“Please continue.”)",
+            "assistant: text:Wrote GEMINI.md.",
+            // Typed by the user: a prompt like any other.
+            "user: text:Please continue.",
+        ]
+    );
+    let Block::Context { text, .. } = &t.messages[0].blocks[1] else { panic!() };
+    assert_eq!(text, "You are an AI agent. Analyze the project and write GEMINI.md.");
+}
+
 #[test]
 fn bad_lines_are_skipped_and_reported() {
     let mut bytes = jsonl(&[meta("t"), user("u1", "Hi.")]);

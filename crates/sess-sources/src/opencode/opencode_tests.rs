@@ -65,12 +65,13 @@ fn lists_the_databases_sessions_then_the_files_it_lacks() {
         .collect();
     facts.sort_by(|a, b| a.0.cmp(b.0));
     let file = home.path().join(".local/share/opencode/storage/session/proj/ses_files.json");
+    // Dated by their last messages, not by `time_updated` (issue 26, item 10).
     assert_eq!(
         facts,
         [
-            ("ses_a", Some("Alpha"), Some("/p/alpha"), 2, 7, db.clone()),
-            ("ses_b", Some("first words"), Some("/p/beta"), 2, 7, db.clone()),
-            ("ses_files", Some("From files"), Some("/p/alpha"), 1, 6, file.clone()),
+            ("ses_a", Some("Alpha"), Some("/p/alpha"), 2, 2, db.clone()),
+            ("ses_b", Some("first words"), Some("/p/beta"), 2, 2, db.clone()),
+            ("ses_files", Some("From files"), Some("/p/alpha"), 1, 5, file.clone()),
         ]
     );
     let alpha = list(&env(home.path()), Scope::Project(Path::new("/p/alpha")));

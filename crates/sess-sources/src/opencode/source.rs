@@ -78,11 +78,13 @@ impl Source for OpenCode {
     /// the message and part files its transcript is read from, and those of
     /// the subagents its `task` calls ran, with their session files
     /// (`opencode/storage.rs`). A session of the database has none: its rows
-    /// are [`rows`](Source::rows).
+    /// are [`rows`](Source::rows). The messages are those of the id the
+    /// record inside names (where `load` reads them), whatever the file's name.
     fn companions(&self, path: &Path) -> Vec<PathBuf> {
-        let id = path.file_name().and_then(|n| n.to_str()).and_then(super::storage::session_id_of);
-        let (Some(id), Some(storage)) = (id, super::storage::storage_of(path)) else { return Vec::new() };
-        crate::companions::finish(path, super::storage::files_of_session(storage, id))
+        let named = path.file_name().and_then(|n| n.to_str()).and_then(super::storage::session_id_of);
+        let (Some(named), Some(storage)) = (named, super::storage::storage_of(path)) else { return Vec::new() };
+        let id = super::storage::read_session(path).map_or_else(|_| named.to_owned(), |record| record.id);
+        crate::companions::finish(path, super::storage::files_of_session(storage, &id))
     }
 
     /// The rows of the session and of the subagents it ran, in every table

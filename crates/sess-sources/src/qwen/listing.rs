@@ -7,7 +7,7 @@ use super::paths::{project_dir_name, project_folders, session_files_in};
 use crate::detect::detect_whole;
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
-use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms};
+use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, active_ms, modified_ms};
 use crate::project_folders::list_found;
 
 /// Sessions in `<dir>/projects/*/chats/` for each runtime folder.
@@ -58,6 +58,8 @@ pub(super) fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo
     }
     let mut parsed = super::parse::parse(&bytes, &id, false);
     super::subagents::attach(path, &id, &mut parsed.transcript.messages, false);
+    let modified_ms =
+        active_ms(&parsed.transcript, parsed.created.as_deref()).unwrap_or_else(|| modified_ms(&metadata));
     Ok(Some(SessionInfo {
         source: super::SOURCE,
         flavor: None,
@@ -65,8 +67,8 @@ pub(super) fn session_info(path: &Path, id: String) -> Result<Option<SessionInfo
         path: path.to_owned(),
         cwd: parsed.transcript.cwd,
         title: parsed.transcript.title,
+        modified_ms,
         created: parsed.created,
-        modified_ms: modified_ms(&metadata),
         message_count: parsed.transcript.messages.len(),
         first_message: parsed.first_prompt,
         parent_session: parsed.parent_session,
