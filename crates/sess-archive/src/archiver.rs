@@ -287,7 +287,21 @@ fn read_session(found: &Found, known: &HashMap<String, KnownFile>) -> Option<Rea
                 let name = companion.to_string_lossy().into_owned();
                 members.push(name.clone());
                 let known = known.get(&name);
-                let Ok((size, mtime)) = stat(companion) else { continue };
+                let (size, mtime) = match stat(companion) {
+                    Ok(stat) => stat,
+                    // Gone since it was listed: the session no longer has it.
+                    Err(err)
+                        if err.kind() == std::io::ErrorKind::NotFound
+                            && std::fs::symlink_metadata(companion).is_err() =>
+                    {
+                        continue;
+                    }
+                    // A link to nothing (a loop, or dangling), or a file that cannot be read.
+                    Err(err) => {
+                        failures.push((name, err.to_string()));
+                        continue;
+                    }
+                };
                 if unchanged(known, size, mtime) {
                     continue;
                 }

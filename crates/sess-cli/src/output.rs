@@ -43,7 +43,7 @@ fn to_stderr(text: std::fmt::Arguments<'_>) {
 }
 
 /// A warning for each path a walk skipped because it is not a regular file (a
-/// FIFO, a device), once per path in this process (`sess serve` walks again
+/// FIFO, a device, a link to no file), once per path in this process (`sess serve` walks again
 /// on every refresh).
 pub(crate) fn warn_skipped(skipped: &[(std::path::PathBuf, sess_core::FileKind)]) {
     static WARNED: std::sync::Mutex<Option<std::collections::HashSet<std::path::PathBuf>>> =
@@ -55,7 +55,7 @@ pub(crate) fn warn_skipped(skipped: &[(std::path::PathBuf, sess_core::FileKind)]
     let warned = warned.get_or_insert_with(Default::default);
     for (path, kind) in skipped {
         if warned.insert(path.clone()) {
-            warn(format_args!("`{}` is {kind}, not a session file; skipped", path.display()));
+            warn(format_args!("`{}` is {}, not a session file; skipped", path.display(), kind.describe_skipped()));
         }
     }
 }

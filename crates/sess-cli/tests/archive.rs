@@ -316,6 +316,64 @@ fn a_link_loop_among_the_sessions_is_a_file_that_could_not_be_read() {
     assert_eq!(report["added"], 1, "{report}");
 }
 
+// Issue 26, item 11: a symbolic link loop where an agent keeps a project
+// folder (Claude Code's `projects/<slug>`, pi's `sessions/<folder>`, a Codex
+// date folder, a Gemini project, a Copilot session folder) was left out in
+// silence: `sess archive` exited 0 and `sess list` said nothing.
+#[test]
+fn a_link_loop_as_a_project_folder_is_a_folder_that_could_not_be_read() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    claude_session(home, "8d4e1f2a-0000-4000-8000-000000000007");
+    let loops = [
+        ".claude/projects/-loop",
+        ".pi/agent/sessions/--loop--",
+        ".codex/sessions/2026/01/01",
+        ".gemini/tmp/loop",
+        ".copilot/session-state/0199a000-0000-7000-8000-00000000000c",
+    ];
+    for name in loops {
+        let link = home.join(name);
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(link.file_name().unwrap(), &link).unwrap();
+    }
+    let output = run(home, &["archive", "--json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    for name in loops {
+        assert!(stderr.contains(name), "{name} not named: {stderr}");
+    }
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["added"], 1, "{report}");
+    let listed = run(home, &["list", "--all-projects"]);
+    let warnings = String::from_utf8_lossy(&listed.stderr);
+    assert_eq!(listed.status.code(), Some(0), "{warnings}");
+    for name in loops {
+        let warned = format!("{name}` is a symbolic link to no file");
+        assert!(warnings.contains(&warned), "{name} not named by sess list: {warnings}");
+    }
+}
+
+// Issue 26, item 11: a symbolic link loop as a session's companion (a
+// Claude Code subagent's transcript) was left out of the session in silence,
+// and `sess archive` exited 0.
+#[test]
+fn a_link_loop_as_a_companion_is_a_file_that_could_not_be_read() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let main = claude_session(home, "8d4e1f2a-0000-4000-8000-000000000007");
+    let subagents = main.with_extension("").join("subagents");
+    fs::create_dir_all(&subagents).unwrap();
+    fs::write(subagents.join("agent-a1.jsonl"), "{}\n").unwrap();
+    std::os::unix::fs::symlink("agent-b2.jsonl", subagents.join("agent-b2.jsonl")).unwrap();
+    let output = run(home, &["archive", "--json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("subagents/agent-b2.jsonl"), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["added"], 1, "{report}");
+}
+
 // Issue 26, item 11: `restore ''` took the empty id as a prefix of every
 // session (and restored the one session there was).
 #[test]

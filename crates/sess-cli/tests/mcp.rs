@@ -7,12 +7,12 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 use serde_json::{Value, json};
 
 mod common;
-use common::claude_codex_pi_home as home;
+use common::{claude_codex_pi_home as home, spawn_mcp};
 
 struct Client {
     child: Child,
@@ -23,20 +23,7 @@ struct Client {
 
 impl Client {
     fn start(home: &Path, args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
-            .arg("mcp")
-            .args(args)
-            .env("HOME", home)
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("PI_CODING_AGENT_DIR")
-            .current_dir(home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_mcp(home, args);
         let input = child.stdin.take().unwrap();
         let output = BufReader::new(child.stdout.take().unwrap());
         let mut client = Self { child, input, output, next: 1 };

@@ -7,14 +7,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 mod common;
-use common::claude_codex_pi_home as home;
+use common::{claude_codex_pi_home as home, spawn_mcp};
 
 /// Generous: a hang, not a speed, is what these tests detect.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -23,19 +23,7 @@ const PATIENCE: Duration = Duration::from_secs(20);
 struct Output(Receiver<Value>);
 
 fn start(home: &Path) -> (Child, ChildStdin, Output) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sess"))
-        .args(["mcp", "--all-projects"])
-        .env("HOME", home)
-        .env_remove("XDG_DATA_HOME")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env_remove("PI_CODING_AGENT_DIR")
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_mcp(home, &["--all-projects"]);
     let mut input = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let (heard, output) = channel();

@@ -79,6 +79,13 @@ impl FileKind {
             Self::Other => "not a regular file",
         }
     }
+
+    /// What a walk says of a name it skipped: [`describe`](Self::describe),
+    /// except that a walk takes a link for what it points to, so a link it
+    /// skips leads to no file (a loop, or a link whose target is gone).
+    pub fn describe_skipped(self) -> &'static str {
+        if self == Self::Symlink { "a symbolic link to no file (a loop, or dangling)" } else { self.describe() }
+    }
 }
 
 impl fmt::Display for FileKind {

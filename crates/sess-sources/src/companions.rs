@@ -18,9 +18,11 @@ pub(crate) fn files_in(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> 
 }
 
 /// `files` as the companions of the session whose main file is `main`: the
-/// regular files among them, sorted, each once, `main` left out.
+/// regular files among them, sorted, each once, `main` left out. A link
+/// among them that leads to nothing (a loop, or dangling) is kept: it is a
+/// file of the session that cannot be read, which reading it reports.
 pub(crate) fn finish(main: &Path, mut files: Vec<PathBuf>) -> Vec<PathBuf> {
-    files.retain(|file| file != main && is_regular(file));
+    files.retain(|file| file != main && (is_regular(file) || crate::listing::leads_nowhere(file)));
     files.sort();
     files.dedup();
     files

@@ -14,8 +14,8 @@ pub enum Error {
         path: PathBuf,
     },
     /// A session path that is not a regular file (a FIFO, a device, a
-    /// directory). It was not opened.
-    #[error("`{}` is {kind}, not a session file", path.display())]
+    /// directory, a link to no file). It was not opened.
+    #[error("`{}` is {}, not a session file", path.display(), kind.describe_skipped())]
     NotASessionFile {
         /// The path.
         path: PathBuf,

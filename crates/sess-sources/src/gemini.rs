@@ -75,7 +75,7 @@ pub fn gemini_dir(cli_home: Option<&Path>, home: &Path) -> PathBuf {
 /// in path order, and the session names that are not regular files.
 pub fn find_session_files(gemini_dir: &Path) -> FoundFiles {
     let mut found = FoundFiles::default();
-    for project in files::project_dirs(gemini_dir) {
+    for project in files::project_dirs(gemini_dir, &mut found.skipped) {
         found.files.extend(files::sessions_in(&project, &mut found.skipped));
     }
     found
@@ -88,7 +88,8 @@ pub fn find_session_files(gemini_dir: &Path) -> FoundFiles {
 pub fn list(gemini_dir: &Path, scope: Scope<'_>) -> Listing {
     let registry = files::Registry::read(gemini_dir);
     let mut listing = Listing::default();
-    for project in files::project_dirs(gemini_dir) {
+    let mut nowhere = Vec::new();
+    for project in files::project_dirs(gemini_dir, &mut nowhere) {
         let root = files::project_root(&project, &registry);
         let mut skipped = Vec::new();
         let sessions = files::sessions_in(&project, &mut skipped);
@@ -103,6 +104,7 @@ pub fn list(gemini_dir: &Path, scope: Scope<'_>) -> Listing {
             }
         }
     }
+    listing.problems.extend(nowhere.into_iter().map(|(path, kind)| Error::NotASessionFile { path, kind }));
     listing
 }
 

@@ -94,6 +94,26 @@ impl FoundFiles {
     }
 }
 
+/// Notes `entry`, a name in a folder where an agent keeps its project folders
+/// or its sessions, in `skipped` when it is a symbolic link that leads to
+/// nothing (a loop, or a link whose target is gone): a folder or file there
+/// that cannot be read, which `sess archive` counts as a failure and listings
+/// warn about ([`FileKind::Symlink`] in [`FoundFiles::skipped`]). Whether it
+/// was noted.
+pub(crate) fn note_nowhere(entry: &std::fs::DirEntry, skipped: &mut Vec<(PathBuf, FileKind)>) -> bool {
+    let nowhere = entry_kind(entry) == Some(FileKind::Symlink);
+    if nowhere {
+        skipped.push((entry.path(), FileKind::Symlink));
+    }
+    nowhere
+}
+
+/// Whether `path` is a symbolic link that leads to nothing (a loop, or a link
+/// whose target is gone).
+pub(crate) fn leads_nowhere(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|own| own.file_type().is_symlink()) && std::fs::metadata(path).is_err()
+}
+
 /// A session that is rows of a database file (not a file of its own).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FoundRow {

@@ -12,7 +12,8 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::jsonl::open_regular;
 use crate::lenient::string;
-use crate::listing::{FoundFiles, Listing, SessionInfo};
+use crate::listing::{FoundFiles, Listing, SessionInfo, note_nowhere};
+use sess_core::FileKind;
 
 /// The folder name for a directory: every UTF-16 code unit outside ASCII
 /// `[A-Za-z0-9]` becomes `-` (so an emoji gives two dashes), with no length
@@ -27,10 +28,17 @@ pub(crate) fn folder_name(dir: &str) -> String {
         .collect()
 }
 
-/// The folders in `dir`, sorted; none when it is missing or unreadable.
-pub(crate) fn subfolders(dir: &Path) -> Vec<PathBuf> {
+/// The folders in `dir`, sorted; none when it is missing or unreadable. A
+/// name there that is a link to nothing (a loop, or dangling) is a project
+/// folder that cannot be read: it goes to `skipped` ([`note_nowhere`]).
+pub(crate) fn subfolders(dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else { return Vec::new() };
-    let mut folders: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut folders = Vec::new();
+    for entry in entries.flatten() {
+        if !note_nowhere(&entry, skipped) && entry.path().is_dir() {
+            folders.push(entry.path());
+        }
+    }
     folders.sort();
     folders
 }

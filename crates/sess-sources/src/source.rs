@@ -181,7 +181,9 @@ pub trait Source: Sync {
     /// restore` writes back: the files its reader reads for it (a file
     /// every session of the agent reads, such as an index of titles, is not
     /// one session's), and its subagents' transcripts. Only regular files
-    /// that exist (links followed), sorted, each once, never `path` itself.
+    /// that exist (links followed), and links among them that lead to nothing
+    /// (a loop, or dangling: files of the session that cannot be read), sorted,
+    /// each once, never `path` itself.
     fn companions(&self, path: &Path) -> Vec<PathBuf> {
         let _ = path;
         Vec::new()

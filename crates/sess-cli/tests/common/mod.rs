@@ -57,6 +57,21 @@ pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
     run_with_stdin(in_scratch_home(&mut command, home).args(args), stdin)
 }
 
+/// `sess mcp ARGS` started in a scratch home (as [`sess_at`] runs a verb):
+/// its standard input and output piped, for a test to speak JSON-RPC to it,
+/// and its standard error dropped.
+pub fn spawn_mcp(home: &Path, args: &[&str]) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    in_scratch_home(&mut command, home)
+        .arg("mcp")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// `sess` with these arguments, `stdin` on its standard input.
 pub fn sess_with(args: &[&str], stdin: &str) -> Output {
     run_with_stdin(Command::new(env!("CARGO_BIN_EXE_sess")).args(args), stdin)

@@ -31,9 +31,11 @@ pub fn list(config_dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
         let projects = config.join("projects");
         match scope {
             Scope::All => {
-                for folder in subfolders(&projects) {
+                let mut skipped = Vec::new();
+                for folder in subfolders(&projects, &mut skipped) {
                     list_folder(&folder, None, &mut listing);
                 }
+                listing.problems.extend(skipped.into_iter().map(|(path, kind)| Error::NotASessionFile { path, kind }));
             }
             Scope::Project(cwd) => list_project(&projects, &cwd.to_string_lossy(), &mut listing),
         }
@@ -50,8 +52,10 @@ pub fn session_files(config_dirs: &[PathBuf]) -> Vec<(String, PathBuf)> {
 /// [`session_files`], and the names that are not regular files (skipped).
 pub fn find_session_files(config_dirs: &[PathBuf]) -> FoundFiles {
     let mut found = FoundFiles::default();
-    for folder in config_dirs.iter().flat_map(|config| subfolders(&config.join("projects"))) {
-        session_files_in(&folder, &mut found);
+    for config in config_dirs {
+        for folder in subfolders(&config.join("projects"), &mut found.skipped) {
+            session_files_in(&folder, &mut found);
+        }
     }
     found
 }
@@ -69,12 +73,12 @@ fn list_project(projects: &Path, cwd: &str, listing: &mut Listing) {
         Vec::new()
     } else {
         let prefix = format!("{}-", &name[..MAX_NAME_UNITS]);
-        subfolders(projects)
+        subfolders(projects, &mut Vec::new())
             .into_iter()
             .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
             .collect()
     };
-    let folders = if folders.is_empty() { subfolders(projects) } else { folders };
+    let folders = if folders.is_empty() { subfolders(projects, &mut Vec::new()) } else { folders };
     for folder in folders {
         list_folder(&folder, Some(cwd), listing);
     }
@@ -139,12 +143,12 @@ pub(super) fn list_catalogued(config_dirs: &[PathBuf], scope: Scope<'_>, catalog
         let mut matching = Vec::new();
         if name.len() > MAX_NAME_UNITS {
             let prefix = format!("{}-", &name[..MAX_NAME_UNITS]);
-            matching = subfolders(&projects)
+            matching = subfolders(&projects, &mut Vec::new())
                 .into_iter()
                 .filter(|f| f.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
                 .collect();
         }
-        let matching = if matching.is_empty() { subfolders(&projects) } else { matching };
+        let matching = if matching.is_empty() { subfolders(&projects, &mut Vec::new()) } else { matching };
         folders.extend(matching.into_iter().map(|folder| (folder, true)));
     }
     let folder_of = |path: &Path| folders.iter().find(|(folder, _)| path.parent() == Some(folder.as_path()));

@@ -138,7 +138,7 @@ impl Source for Claude {
     /// The subagents' transcripts (`subagents/agent-*.jsonl`).
     fn usage_files(&self, path: &Path) -> Vec<PathBuf> {
         let mut files = self.companions(path);
-        files.retain(|file| file.extension().is_some_and(|e| e == "jsonl"));
+        files.retain(|file| file.extension().is_some_and(|e| e == "jsonl") && crate::companions::is_regular(file));
         files
     }
 

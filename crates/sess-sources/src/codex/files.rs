@@ -9,6 +9,7 @@ use sess_core::FileKind;
 
 use super::compression::ZST_SUFFIX;
 use crate::jsonl::entry_kind;
+use crate::listing::note_nowhere;
 
 /// The folder of live sessions under the Codex home.
 pub(crate) const SESSIONS_DIR: &str = "sessions";
@@ -37,7 +38,11 @@ pub(crate) fn rollouts_under(dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>)
                 continue;
             }
             let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
-            let Some(id) = thread_id_from_name(name) else { continue };
+            let Some(id) = thread_id_from_name(name) else {
+                // A date folder that is a link to nothing cannot be read.
+                note_nowhere(&entry, skipped);
+                continue;
+            };
             match entry_kind(&entry) {
                 Some(FileKind::Regular | FileKind::Symlink) | None => {}
                 Some(kind) => {

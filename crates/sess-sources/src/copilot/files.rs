@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use sess_core::FileKind;
 
 use crate::jsonl::entry_kind;
+use crate::listing::note_nowhere;
 
 /// The folder of sessions under the Copilot home.
 pub(crate) const STATE_DIR: &str = "session-state";
@@ -50,6 +51,8 @@ pub(crate) fn sessions_under(home: &Path, skipped: &mut Vec<(PathBuf, FileKind)>
             }
             (id.to_owned(), path)
         } else {
+            // A session folder that is a link to nothing cannot be read.
+            note_nowhere(&entry, skipped);
             continue;
         };
         found.push((id, file));

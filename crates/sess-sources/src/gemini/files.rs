@@ -16,6 +16,7 @@ use sess_core::FileKind;
 use sha2::{Digest, Sha256};
 
 use crate::jsonl::{entry_kind, open_regular};
+use crate::listing::note_nowhere;
 
 /// The folder of projects under the Gemini dir.
 pub(crate) const TMP_DIR: &str = "tmp";
@@ -46,9 +47,14 @@ pub(crate) fn is_session_name(name: &str) -> bool {
 }
 
 /// The project folders under `<gemini dir>/tmp`, in name order.
-pub(crate) fn project_dirs(gemini_dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn project_dirs(gemini_dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(gemini_dir.join(TMP_DIR)) else { return Vec::new() };
-    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.join(CHATS_DIR).is_dir()).collect();
+    let mut dirs = Vec::new();
+    for entry in entries.flatten() {
+        if !note_nowhere(&entry, skipped) && entry.path().join(CHATS_DIR).is_dir() {
+            dirs.push(entry.path());
+        }
+    }
     dirs.sort();
     dirs
 }

@@ -26,9 +26,11 @@ pub fn list(dirs: &[PathBuf], scope: Scope<'_>) -> Listing {
     for dir in dirs {
         match scope {
             Scope::All => {
-                for folder in project_folders(dir) {
+                let mut skipped = Vec::new();
+                for folder in project_folders(dir, &mut skipped) {
                     list_folder(&folder, None, &mut listing);
                 }
+                listing.problems.extend(skipped.into_iter().map(|(path, kind)| Error::NotASessionFile { path, kind }));
             }
             Scope::Project(cwd) => {
                 let cwd = cwd.to_string_lossy();

@@ -54,9 +54,9 @@ fn session_stem(name: &str) -> Option<&str> {
 }
 
 /// The project folders under `dir/projects`, sorted; none when it is missing
-/// or unreadable.
-pub(super) fn project_folders(dir: &Path) -> Vec<PathBuf> {
-    crate::project_folders::subfolders(&dir.join("projects"))
+/// or unreadable. Links there that lead to nothing go to `skipped`.
+pub(super) fn project_folders(dir: &Path, skipped: &mut Vec<(PathBuf, FileKind)>) -> Vec<PathBuf> {
+    crate::project_folders::subfolders(&dir.join("projects"), skipped)
 }
 
 /// Every session file of every runtime folder: `(session id, path)`, sorted by
@@ -64,8 +64,10 @@ pub(super) fn project_folders(dir: &Path) -> Vec<PathBuf> {
 /// (the active file).
 pub fn find_session_files(dirs: &[PathBuf]) -> FoundFiles {
     let mut found = FoundFiles::default();
-    for folder in dirs.iter().flat_map(|dir| project_folders(dir)) {
-        session_files_in(&folder, &mut found);
+    for dir in dirs {
+        for folder in project_folders(dir, &mut found.skipped) {
+            session_files_in(&folder, &mut found);
+        }
     }
     found
 }

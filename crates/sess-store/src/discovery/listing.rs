@@ -61,15 +61,16 @@ pub struct FoundFiles {
     /// The session files (regular files named `*.jsonl`, links followed).
     pub files: Vec<PathBuf>,
     /// Paths named `*.jsonl` that are not regular files (a FIFO, a device, a
-    /// folder or a dangling link): never opened, so a FIFO cannot block the
-    /// walk's readers. Callers warn about them.
+    /// folder or a dangling link), and links of any name that lead to nothing
+    /// (a loop, or dangling: where a folder of sessions may be): never opened,
+    /// so a FIFO cannot block the walk's readers. Callers warn about them.
     pub skipped: Vec<(PathBuf, FileKind)>,
 }
 
 /// The session files in `dir` (at the given depth), found without reading
 /// any, in no particular order, and the `*.jsonl` names that are not regular
-/// files. Folders that cannot be listed are skipped; symbolic links to
-/// folders are not followed.
+/// files and the links that lead to nothing. Folders that cannot be listed
+/// are skipped; symbolic links to folders are not followed.
 pub fn find_session_files(storage: &dyn SessionStorage, dir: &Path, depth: Depth) -> FoundFiles {
     let mut found = FoundFiles::default();
     let mut pending = vec![dir.to_owned()];
@@ -86,6 +87,10 @@ pub fn find_session_files(storage: &dyn SessionStorage, dir: &Path, depth: Depth
                 } else {
                     found.skipped.push((entry.path, entry.kind));
                 }
+            } else if entry.kind == FileKind::Symlink {
+                // A link to nothing (a loop, or dangling) where a project
+                // folder may be: a folder that cannot be read.
+                found.skipped.push((entry.path, entry.kind));
             }
         }
     }
