@@ -30,7 +30,9 @@
 //! - `usage`: the model calls each session recorded (`sess usage`), one row
 //!   per call: when, the model, the tokens of each kind, the cost its agent
 //!   recorded, and the hash of the call's `key` where the agent gives one (a later line
-//!   of a response replaces its row); `part` 0 for the session's main file,
+//!   of a response replaces its row), and `not_counts`, the token counts it recorded
+//!   that are not counts (`sess_sources::Call::not_counts`, joined by `; `), for a
+//!   report to say; `part` 0 for the session's main file,
 //!   else the `usage_parts` row of the companion file (a subagent's
 //!   transcript) it came from.
 //! - `usage_parts`: those companion files, with the size and modification
@@ -40,7 +42,8 @@
 //! built again (version 2 added `tool_fts`, whose documents the sessions
 //! cataloged by version 1 lack; version 3 added `usage`; version 4 stores
 //! bodies compressed, indexes them without prefix indexes, and keeps what
-//! `sess list` shows and which failures are files that could not be read).
+//! `sess list` shows and which failures are files that could not be read;
+//! version 5 keeps the token counts that are not counts, `usage.not_counts`).
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -48,7 +51,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 4;
+pub(crate) const VERSION: i64 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -121,7 +124,8 @@ CREATE TABLE usage (
     cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL,
     reasoning INTEGER NOT NULL,
-    cost REAL
+    cost REAL,
+    not_counts TEXT
 );
 -- A response's later line replaces its row (keys are NULL where the agent gives none, and those never clash).
 CREATE UNIQUE INDEX usage_call ON usage (session, part, key);

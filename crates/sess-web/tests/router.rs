@@ -205,6 +205,7 @@ fn calls() -> Vec<Row> {
         model: Some(model.into()),
         tokens: Tokens { input, output, ..Tokens::default() },
         cost: None,
+        not_counts: None,
     };
     vec![
         // 2026-01-01T12:00:00Z
