@@ -65,7 +65,7 @@ impl Call {
 
 /// A token count from a JSON value: a non-negative integer (a fraction is
 /// truncated, anything else is 0), as the agents' own tools read them.
-/// [`Counter`] says which values were not counts.
+/// The sources keep the values that were not counts in [`Call::not_counts`].
 pub fn tokens(value: Option<&Value>) -> u64 {
     read_count(value).0
 }
