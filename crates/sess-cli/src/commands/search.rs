@@ -59,8 +59,9 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
 }
 
 fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    // The budget counts from here: the refresh before the search is part of it.
-    let stop = if args.timeout.is_zero() { Stop::never() } else { Stop::after(args.timeout) };
+    // The budget is the search's, counted from when it starts: the catalog's
+    // refresh before it (a first build can take minutes) is not part of it.
+    let budget = || if args.timeout.is_zero() { Stop::never() } else { Stop::after(args.timeout) };
     let source = args.scope.source.single();
     let filter =
         Filter { machine: args.machine.clone(), source: source.map(|k| k.as_str().to_owned()), ..Filter::default() };
@@ -69,7 +70,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     {
         // An archive is searched where it is (in PostgreSQL, by the server).
         let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
-        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, (args.limit, &stop))?;
+        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, (args.limit, &budget()))?;
         if let Some(dir) = &cwd {
             hits.retain(|hit| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()));
         }
@@ -82,6 +83,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
     let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
+    let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
         (_, true) => None,
