@@ -30,7 +30,9 @@
 //! - `usage`: the model calls each session recorded (`sess usage`), one row
 //!   per call: when, the model, the tokens of each kind, the cost its agent
 //!   recorded, and the hash of the call's `key` where the agent gives one (a later line
-//!   of a response replaces its row); `part` 0 for the session's main file,
+//!   of a response replaces its row), and `not_counts`, the token counts it recorded
+//!   that are not counts (`sess_sources::Call::not_counts`, joined by `; `), for a
+//!   report to say; `part` 0 for the session's main file,
 //!   else the `usage_parts` row of the companion file (a subagent's
 //!   transcript) it came from.
 //! - `usage_parts`: those companion files, with the size and modification
@@ -42,7 +44,8 @@
 //! bodies compressed, indexes them without prefix indexes, and keeps what
 //! `sess list` shows and which failures are files that could not be read;
 //! version 5 keeps `active_ms`, the last message's time, for every agent's
-//! sessions, which version 4 kept for pi-family only).
+//! sessions, which version 4 kept for pi-family only, and the token counts
+//! that are not counts, `usage.not_counts`).
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -123,7 +126,8 @@ CREATE TABLE usage (
     cache_creation INTEGER NOT NULL,
     cache_read INTEGER NOT NULL,
     reasoning INTEGER NOT NULL,
-    cost REAL
+    cost REAL,
+    not_counts TEXT
 );
 -- A response's later line replaces its row (keys are NULL where the agent gives none, and those never clash).
 CREATE UNIQUE INDEX usage_call ON usage (session, part, key);

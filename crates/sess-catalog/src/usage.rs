@@ -138,10 +138,11 @@ pub(crate) fn delete_session(tx: &Transaction<'_>, key: i64) -> Result<()> {
 
 fn insert(tx: &Transaction<'_>, session: i64, part: i64, calls: &[Call], default_ms: i64) -> Result<()> {
     let mut statement = tx.prepare_cached(
-        "INSERT INTO usage (session, part, key, at_ms, model, input, output, cache_creation, cache_read, reasoning, cost)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        "INSERT INTO usage (session, part, key, at_ms, model, input, output, cache_creation, cache_read, reasoning, cost,
+                            not_counts)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (session, part, key) DO UPDATE SET at_ms = ?4, model = ?5, input = ?6, output = ?7,
-           cache_creation = ?8, cache_read = ?9, reasoning = ?10, cost = ?11",
+           cache_creation = ?8, cache_read = ?9, reasoning = ?10, cost = ?11, not_counts = ?12",
     )?;
     for call in calls {
         let at_ms = call.timestamp.as_deref().and_then(sess_core::parse_iso_millis).unwrap_or(default_ms);
@@ -156,7 +157,8 @@ fn insert(tx: &Transaction<'_>, session: i64, part: i64, calls: &[Call], default
             to_i64(call.cache_creation),
             to_i64(call.cache_read),
             to_i64(call.reasoning),
-            call.cost
+            call.cost,
+            (!call.not_counts.is_empty()).then(|| call.not_counts.join("; "))
         ])?;
     }
     Ok(())
@@ -206,7 +208,7 @@ impl Catalog {
         let mut statement = self.conn.prepare(
             "SELECT s.source, s.session_id, s.path, s.cwd, s.title, u.key, u.at_ms, u.model,
                     u.input, u.output, u.cache_creation, u.cache_read, u.reasoning, u.cost,
-                    s.created, s.id, u.part, u.id
+                    s.created, s.id, u.part, u.id, u.not_counts
              FROM usage u JOIN sessions s ON s.id = u.session
              WHERE (?1 IS NULL OR s.cwd = ?1) AND (s.store IS NULL OR s.store = ?2 OR ?3 IS NOT NULL)
                AND (?3 IS NULL OR u.session = ?3
@@ -260,6 +262,7 @@ impl Catalog {
                         reasoning: count(12)?,
                     },
                     cost: row.get(13)?,
+                    not_counts: row.get(18)?,
                 },
             ));
         }

@@ -424,6 +424,9 @@ pub(crate) struct SearchArgs {
     /// this name (or id, or id prefix).
     #[arg(long, value_name = "NAME")]
     pub(crate) machine: Option<String>,
+    /// Seconds the search may run before it is stopped (0: no limit).
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = budget)]
+    pub(crate) timeout: std::time::Duration,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
 }
@@ -547,6 +550,13 @@ fn seconds(text: &str) -> Result<std::time::Duration, String> {
     let invalid = || format!("`{text}` is not a positive number of seconds");
     let value: f64 = text.parse().map_err(|_| invalid())?;
     std::time::Duration::try_from_secs_f64(value).ok().filter(|d| !d.is_zero()).ok_or_else(invalid)
+}
+
+/// A time budget in seconds, e.g. `30` or `0.5`; `0` is none.
+fn budget(text: &str) -> Result<std::time::Duration, String> {
+    let invalid = || format!("`{text}` is not a number of seconds (0 or more; 0: no limit)");
+    let value: f64 = text.trim().parse().map_err(|_| invalid())?;
+    std::time::Duration::try_from_secs_f64(value).map_err(|_| invalid())
 }
 
 /// Where the search catalog is.

@@ -130,6 +130,7 @@ pub(crate) fn session_rows(session: &ArchivedSession, files: &[StoredFile]) -> a
                 reasoning: call.reasoning,
             },
             cost: call.cost,
+            not_counts: (!call.not_counts.is_empty()).then(|| call.not_counts.join("; ")),
         })
         .collect())
 }

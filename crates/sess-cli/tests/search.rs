@@ -293,3 +293,24 @@ fn a_query_of_too_many_words_is_refused_and_near_is_words() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     assert!(!stderr(&out).contains("syntax error"), "{}", stderr(&out));
 }
+
+/// Issue 26, item 1: `sess search` had no time budget, so a slow query ran
+/// for as long as it took. `--timeout SECS` bounds it: a search that runs
+/// out says so and how to give it longer, with exit 2 (the run failed); the
+/// same search within its budget, and with `--timeout 0` (none), answers.
+#[test]
+fn a_search_that_runs_out_of_its_time_budget_stops_and_says_so() {
+    let home = Home::new();
+    let out = home.run(&["search", "--all-projects", "--timeout", "0.000000001", "uptime"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the search was stopped after") && err.contains("its time budget"), "{err}");
+    assert!(err.contains("--timeout"), "{err}");
+    assert_eq!(stdout(&out), "");
+    for timeout in ["30", "0"] {
+        let found = home.json(&["search", "--all-projects", "--json", "--timeout", timeout, "uptime"]);
+        assert_eq!(hits(&found), [("claude", CLAUDE_BASIC)], "--timeout {timeout}");
+    }
+    let out = home.run(&["search", "--timeout", "-1", "uptime"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

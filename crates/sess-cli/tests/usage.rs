@@ -220,3 +220,47 @@ fn a_special_file_or_a_price_without_output_is_refused_as_a_price_table() {
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("missing field `output`"), "{err}");
 }
+
+/// A Claude Code session of one user line and one assistant line whose
+/// usage is `usage`.
+fn claude_with_usage(home: &Path, id: &str, usage: &str) {
+    let folder = home.join(".claude/projects/-work");
+    fs::create_dir_all(&folder).unwrap();
+    let lines = [
+        format!(
+            r#"{{"type":"user","sessionId":"{id}","uuid":"u1","timestamp":"2026-03-01T10:00:00Z","cwd":"/work","message":{{"role":"user","content":"hi"}}}}"#
+        ),
+        format!(
+            r#"{{"type":"assistant","sessionId":"{id}","uuid":"a1","parentUuid":"u1","timestamp":"2026-03-01T10:00:01Z","cwd":"/work","requestId":"r-{id}","message":{{"id":"m-{id}","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"hello"}}],"usage":{usage}}}}}"#
+        ),
+    ];
+    fs::write(folder.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+}
+
+/// Issue 26, item 7: a token count that is not a count (-5, "12") was read
+/// as 0 without a word. It is said, naming the session and the value, by a
+/// run that reads the files and by one that answers from the catalog; the
+/// rest of the call still counts.
+#[test]
+fn a_token_count_that_is_not_a_count_is_a_warning_naming_the_session() {
+    let home = tempfile::tempdir().unwrap();
+    let negative = "5e0a1a2b-0000-4000-8000-000000000001";
+    let string = "5e0a1a2b-0000-4000-8000-000000000002";
+    claude_with_usage(home.path(), negative, r#"{"input_tokens":-5,"output_tokens":7}"#);
+    claude_with_usage(home.path(), string, r#"{"input_tokens":"12","output_tokens":3}"#);
+    for run in ["from the files", "from the catalog"] {
+        let output = sess_at(home.path(), &["usage", "--timezone", "UTC", "--json"], "");
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(0), "{run}: {err}");
+        for (id, value) in [(negative, "input_tokens -5"), (string, r#"input_tokens "12""#)] {
+            assert!(
+                err.lines().any(|line| line.contains(id) && line.contains(value)),
+                "{run}: no warning names {id} and {value}: {err}"
+            );
+        }
+        let report = json_out(&output);
+        assert_eq!(report["totals"]["outputTokens"], 10, "{run}");
+        assert_eq!(report["totals"]["inputTokens"], 0, "{run}");
+        assert_eq!(report["totals"]["calls"], 2, "{run}");
+    }
+}

@@ -30,7 +30,8 @@ const AFTER_CLOSE: std::time::Duration = std::time::Duration::from_secs(1);
 ///
 /// Tools run on tokio's blocking pool, so stdin is read while they work:
 /// requests are answered side by side, a search is cancelled when its
-/// budget ([`tools::SEARCH_BUDGET`]) runs out, and the server returns soon
+/// budget ([`tools::SEARCH_BUDGET`]) runs out or its client cancels its
+/// request (`notifications/cancelled`), and the server returns soon
 /// after stdin closes, whatever it was doing (the tools' work is cancelled).
 /// A line that is not JSON is answered `-32700`, a request whose `params`
 /// is not an object `-32602`.

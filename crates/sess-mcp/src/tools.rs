@@ -13,7 +13,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use sess_sources::SourceKind;
 use sess_web::{Library, SearchParams, SessionCard, SessionsParams};
 
@@ -145,7 +146,10 @@ async fn off_thread(work: impl FnOnce() -> Result<String, String> + Send + 'stat
 }
 
 impl Sess {
-    async fn search(&self, args: SearchArgs) -> Result<String, String> {
+    /// The search `args` asks for, stopped when the client cancels its
+    /// request (`notifications/cancelled`: `rmcp` cancels the request's
+    /// token, `cancelled`) or its budget runs out.
+    async fn search(&self, args: SearchArgs, cancelled: impl Future<Output = ()>) -> Result<String, String> {
         if args.query.trim().is_empty() {
             return Err("`query` is empty: give words to search for".to_owned());
         }
@@ -161,8 +165,11 @@ impl Sess {
             limit: if since.is_some() { limit * 4 } else { limit },
             offset: 0,
         };
-        let mut hits =
-            sess_web::search_within(&self.library, params, SEARCH_BUDGET).await.map_err(|e| e.to_string())?;
+        // Dropping the search's future tells the search (`search_within`).
+        let mut hits = tokio::select! {
+            hits = sess_web::search_within(&self.library, params, SEARCH_BUDGET) => hits.map_err(|e| e.to_string())?,
+            () = cancelled => return Err("the search was cancelled".to_owned()),
+        };
         if let Some(since) = since {
             hits.retain(|h| h.session.modified_ms >= since);
         }
@@ -245,8 +252,12 @@ impl Sess {
         runs 10 s is stopped. One hit per session, best first, with its ref \
         (for read_session), agent, session id, time, project, title, and the matching entry with a snippet \
         ([[…]] marks the words). Default scope: the current project; cwd \"*\" searches every project.")]
-    async fn search_sessions(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
-        answer(self.search(args).await)
+    async fn search_sessions(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        answer(self.search(args, context.ct.cancelled()).await)
     }
 
     /// Sessions, newest first.

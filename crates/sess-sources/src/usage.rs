@@ -9,9 +9,11 @@
 //! thinking, where the agent says. An agent whose API counts cached input
 //! inside its input (the `OpenAI` and Gemini APIs) is converted by its source.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// The usage of one model call (one response of the model).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -40,6 +42,12 @@ pub struct Call {
     pub reasoning: u64,
     /// The cost in US dollars the agent recorded for the call, if it did.
     pub cost: Option<f64>,
+    /// The token counts the agent recorded that are not counts (a negative
+    /// number, a string, a fraction, a number past [`u64::MAX`]), each as
+    /// `name value (read as n)`, for a report to say: empty for a call read
+    /// as it was written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_counts: Vec<String>,
 }
 
 impl Call {
@@ -48,26 +56,71 @@ impl Call {
         self.input + self.output + self.cache_creation + self.cache_read
     }
 
-    /// Whether the call counted no token and recorded no cost.
+    /// Whether the call counted no token, recorded no cost and recorded no
+    /// value that is not a count (such a call is kept, to be said).
     pub fn is_empty(&self) -> bool {
-        self.total_tokens() == 0 && self.cost.is_none_or(|c| c == 0.0)
+        self.total_tokens() == 0 && self.cost.is_none_or(|c| c == 0.0) && self.not_counts.is_empty()
     }
 }
 
-/// A token count from a JSON value: a non-negative integer (a float is
+/// A token count from a JSON value: a non-negative integer (a fraction is
 /// truncated, anything else is 0), as the agents' own tools read them.
-pub fn tokens(value: Option<&serde_json::Value>) -> u64 {
-    match value {
-        Some(serde_json::Value::Number(n)) => n.as_u64().or_else(|| {
-            n.as_f64().filter(|f| f.is_finite() && *f > 0.0).map(|f| {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // Checked positive and finite.
-                let t = f as u64;
-                t
-            })
-        }),
-        _ => None,
+/// The sources keep the values that were not counts in [`Call::not_counts`].
+pub fn tokens(value: Option<&Value>) -> u64 {
+    read_count(value).0
+}
+
+/// A token count from a JSON value, and whether the value was one: absent
+/// and `null` count 0, a whole number from 0 to [`u64::MAX`] counts itself,
+/// a positive fraction its whole part (not a count), anything else 0 (not a
+/// count).
+fn read_count(value: Option<&Value>) -> (u64, bool) {
+    // 2^64, which `u64::MAX as f64` rounds to: no count reaches it.
+    const PAST_U64: f64 = 18_446_744_073_709_551_616.0;
+    let Some(Value::Number(n)) = value else { return (0, matches!(value, None | Some(Value::Null))) };
+    if let Some(n) = n.as_u64() {
+        return (n, true);
     }
-    .unwrap_or(0)
+    match n.as_f64() {
+        Some(f) if (0.0..PAST_U64).contains(&f) => {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // Checked in range.
+            let whole = f as u64;
+            #[allow(clippy::float_cmp, clippy::cast_precision_loss)] // Exact: whether `f` is whole.
+            let is_whole = whole as f64 == f;
+            (whole, is_whole)
+        }
+        _ => (0, false),
+    }
+}
+
+/// Reads the token counts of one record and keeps, in the words of
+/// [`Call::not_counts`], the values that were not counts: the one way every
+/// source reads a count, so that every agent's odd values are said.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(RefCell<Vec<String>>);
+
+/// The longest value a description quotes, in characters.
+const QUOTED: usize = 40;
+
+impl Counter {
+    /// The count `value`, recorded under `name`, by the rule of [`tokens`].
+    pub(crate) fn count(&self, name: &str, value: Option<&Value>) -> u64 {
+        let (n, counted) = read_count(value);
+        if !counted && let Some(value) = value {
+            let mut text = value.to_string();
+            if let Some((cut, _)) = text.char_indices().nth(QUOTED) {
+                text.truncate(cut);
+                text.push('…');
+            }
+            self.0.borrow_mut().push(format!("{name} {text} (read as {n})"));
+        }
+        n
+    }
+
+    /// What was not a count so far, taken.
+    pub(crate) fn take(&self) -> Vec<String> {
+        self.0.take()
+    }
 }
 
 /// The calls of a file as they are read: a call whose key was seen before
@@ -144,6 +197,27 @@ mod tests {
         assert_eq!(tokens(Some(&json!("12"))), 0);
         assert_eq!(tokens(Some(&json!(null))), 0);
         assert_eq!(tokens(None), 0);
+    }
+
+    /// Issue 26, item 7: a token count that is not one was read as 0 and
+    /// nothing said so.
+    #[test]
+    fn the_counter_names_every_value_that_is_not_a_count() {
+        let counter = Counter::default();
+        let usage = json!({"a": 12, "b": -5, "c": "12", "d": 2.5, "e": 1e30, "f": null, "g": 7.0, "h": u64::MAX});
+        let counts: Vec<u64> = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+            .iter()
+            .map(|key| counter.count(key, usage.get(key)))
+            .collect();
+        assert_eq!(counts, [12, 0, 0, 2, 0, 0, 7, u64::MAX, 0]);
+        assert_eq!(
+            counter.take(),
+            ["b -5 (read as 0)", "c \"12\" (read as 0)", "d 2.5 (read as 2)", "e 1e+30 (read as 0)"]
+        );
+        assert!(counter.take().is_empty());
+        let long = json!("x".repeat(100));
+        counter.count("t", Some(&long));
+        assert_eq!(counter.take(), [format!("t \"{}… (read as 0)", "x".repeat(39))]);
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub struct Row {
     pub tokens: Tokens,
     /// The cost its agent recorded, in US dollars.
     pub cost: Option<f64>,
+    /// The token counts its agent recorded that are not counts, as
+    /// `sess_sources::Call::not_counts` says them (joined by `; `): the
+    /// report names the session in a warning.
+    pub not_counts: Option<String>,
 }
 
 /// What a report sums by.
@@ -174,8 +178,9 @@ pub struct Report {
     /// The day the price table's prices were taken.
     pub prices_date: String,
     /// What the report could not count as it was written (a recorded cost
-    /// that is not one, a cost too large to add), for the caller to show:
-    /// not in the JSON, whose shape scripts read.
+    /// that is not one, a cost too large to add, a token count that is not
+    /// one, with its session), for the caller to show: not in the JSON,
+    /// whose shape scripts read.
     pub warnings: Vec<String>,
 }
 
@@ -299,6 +304,7 @@ impl Report {
         let mut totals = Acc::default();
         let mut priced: HashMap<String, bool> = HashMap::new();
         let mut not_costs = 0_u64;
+        let mut not_counts = NotCounts::default();
         for row in rows {
             let date = day_of(row.at_ms, &options.zone);
             if options.since.is_some_and(|since| date < since) || options.until.is_some_and(|until| date > until) {
@@ -309,6 +315,7 @@ impl Report {
             {
                 continue;
             }
+            not_counts.add(&row);
             let model = row.model.as_deref().unwrap_or(UNKNOWN_MODEL);
             // A cost of 0 recorded for a call that counted tokens is the
             // agent's own "no price" (pi and OpenCode write 0 for a model
@@ -377,6 +384,7 @@ impl Report {
                 if totals.out_of_range == 1 { "'s" } else { "s'" }
             ));
         }
+        not_counts.warn(&mut warnings);
         Self {
             by: options.by,
             groups,
@@ -422,6 +430,56 @@ impl Report {
             "unpricedModels": self.unpriced_models,
             "pricesDate": self.prices_date,
         })
+    }
+}
+
+/// The sessions whose calls recorded token counts that are not counts, in
+/// the order first seen.
+#[derive(Default)]
+struct NotCounts {
+    /// By session (its agent and file): the session, how many calls, and
+    /// the first few values.
+    sessions: Vec<(Arc<SessionOf>, u64, Vec<String>)>,
+    at: HashMap<(String, String), usize>,
+}
+
+/// The most sessions [`NotCounts`] names, and values it quotes per session.
+const NAMED: usize = 20;
+
+impl NotCounts {
+    fn add(&mut self, row: &Row) {
+        let Some(values) = row.not_counts.as_deref() else { return };
+        let key = (row.session.source.clone(), row.session.path.clone());
+        let i = *self.at.entry(key).or_insert_with(|| {
+            self.sessions.push((Arc::clone(&row.session), 0, Vec::new()));
+            self.sessions.len() - 1
+        });
+        let (_, calls, quoted) = &mut self.sessions[i];
+        *calls += 1;
+        for value in values.split("; ") {
+            if quoted.len() < 3 && !quoted.iter().any(|q| q == value) {
+                quoted.push(value.to_owned());
+            }
+        }
+    }
+
+    /// One warning per session (at most [`NAMED`], then how many more).
+    fn warn(self, warnings: &mut Vec<String>) {
+        let more = self.sessions.len().saturating_sub(NAMED);
+        for (session, calls, quoted) in self.sessions.into_iter().take(NAMED) {
+            warnings.push(format!(
+                "the {} session `{}` (`{}`): {calls} call{} recorded a token count that is not a count ({}): \
+                 the rest of the call is counted",
+                session.source,
+                session.session_id,
+                session.path,
+                if calls == 1 { "" } else { "s" },
+                quoted.join(", ")
+            ));
+        }
+        if more > 0 {
+            warnings.push(format!("{more} more sessions recorded token counts that are not counts"));
+        }
     }
 }
 

@@ -17,6 +17,7 @@ fn row(session: &str, key: Option<&str>, at: &str, model: &str, input: u64, outp
         model: Some(model.into()),
         tokens: Tokens { input, output, ..Tokens::default() },
         cost: None,
+        not_counts: None,
     }
 }
 
@@ -187,4 +188,25 @@ fn a_price_table_gives_input_and_output_and_a_missing_cache_price_is_no_price() 
     assert_eq!(prices.cost("m", &plain), Some(3.0));
     let cached = Tokens { cache_read: 1, ..plain };
     assert_eq!(prices.cost("m", &cached), None, "no cache-read price: the cost is unknown, not $0 for them");
+}
+
+/// Issue 26, item 7: a token count that is not one was read as 0 and no
+/// warning said so. Each session whose calls recorded one is named once,
+/// with its values; the calls still count.
+#[test]
+fn a_token_count_that_is_not_a_count_names_its_session() {
+    let mut odd = row("s1", Some("a"), "2026-05-01T10:00:00Z", "claude-sonnet-4-5", 0, 5);
+    odd.not_counts = Some("input_tokens -5 (read as 0)".into());
+    let mut odder = row("s1", Some("b"), "2026-05-01T11:00:00Z", "claude-sonnet-4-5", 1, 5);
+    odder.not_counts = Some("input_tokens \"12\" (read as 0); output_tokens -1 (read as 0)".into());
+    let fine = row("s2", Some("c"), "2026-05-01T12:00:00Z", "claude-sonnet-4-5", 1, 5);
+    let prices = Prices::bundled();
+    let report = Report::build([odd, odder, fine], &options(&prices, By::Daily));
+    assert_eq!(report.totals.calls, 3);
+    assert_eq!(
+        report.warnings,
+        ["the claude session `s1` (`/p/s1.jsonl`): 2 calls recorded a token count that is not a count \
+             (input_tokens -5 (read as 0), input_tokens \"12\" (read as 0), output_tokens -1 (read as 0)): \
+             the rest of the call is counted"]
+    );
 }

@@ -67,6 +67,7 @@ fn demo_calls(id: &str) -> Vec<sess_usage::Row> {
                     reasoning: 0,
                 },
                 cost: None,
+                not_counts: None,
             }
         })
         .collect()

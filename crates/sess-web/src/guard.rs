@@ -7,7 +7,10 @@
 //! attacker's `Host`) or by a cross-site form post (which carries the
 //! attacker's `Origin`). So a request must name this server in `Host`, and a
 //! request that changes something must not come from another origin. Writes
-//! also need the page's token ([`token_matches`]).
+//! also need the page's token ([`token_matches`]). A read of the API that
+//! the browser says another site made (`Sec-Fetch-Site`: an `<img>` whose
+//! `src` is `/api/search?q=…` on any page) is refused too: only this
+//! server's page reads the API, and a search costs CPU whoever asked.
 
 use std::sync::Arc;
 
@@ -25,6 +28,11 @@ use crate::error::error_response;
 /// from transcripts), and cannot be framed.
 const CSP: &str =
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'";
+
+/// The header a browser says which site made a request in: `same-origin`
+/// (this server's page), `none` (the user typed the address), `same-site`
+/// or `cross-site`.
+const FETCH_SITE: &str = "sec-fetch-site";
 
 /// The header a write request carries the page's token in.
 pub(crate) const TOKEN_HEADER: &str = "x-sess-token";
@@ -69,6 +77,12 @@ impl Guard {
             && !self.allows_host(authority.as_str())
         {
             return Some("this server answers only to 127.0.0.1, localhost and [::1] on its port");
+        }
+        if request.uri().path().starts_with("/api/")
+            && let Some(site) = request.headers().get(FETCH_SITE)
+            && !(site.as_bytes().eq_ignore_ascii_case(b"same-origin") || site.as_bytes().eq_ignore_ascii_case(b"none"))
+        {
+            return Some("the API answers this server's own page, not a request another site made");
         }
         let reads = [Method::GET, Method::HEAD, Method::OPTIONS].contains(request.method());
         if !reads && let Some(origin) = request.headers().get(ORIGIN) {

@@ -205,6 +205,7 @@ fn calls() -> Vec<Row> {
         model: Some(model.into()),
         tokens: Tokens { input, output, ..Tokens::default() },
         cost: None,
+        not_counts: None,
     };
     vec![
         // 2026-01-01T12:00:00Z
@@ -918,4 +919,39 @@ async fn a_request_with_two_hosts_is_refused() {
         assert!(json_body(response).await["error"].as_str().unwrap().contains("one Host"));
     }
     assert_eq!(app.calls(), []);
+}
+
+/// Issue 26, item 1: any web page could make the browser run a search here
+/// (an `<img>` whose `src` is `/api/search?q=…`). A request for the API that
+/// the browser says another site made (`Sec-Fetch-Site: cross-site`, or
+/// `same-site`: another port of this host) is refused before a handler
+/// runs; this server's own page (`same-origin`), one the user typed
+/// (`none`) and a client that is no browser (no header) are answered, and
+/// a link from elsewhere still opens the page.
+#[tokio::test]
+async fn an_api_request_another_site_made_is_refused() {
+    let app = app();
+    let request = |uri: &str, site: Option<&str>| {
+        let mut request = Request::get(uri).header(header::HOST, HOST);
+        if let Some(site) = site {
+            request = request.header("sec-fetch-site", site);
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    for site in ["cross-site", "same-site", "CROSS-SITE", "something-else"] {
+        let response = app.send(request("/api/search?q=alpha", Some(site))).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{site}");
+        assert!(response.headers().contains_key(header::CONTENT_SECURITY_POLICY), "{site}");
+        assert!(text(response).await.contains("another site"), "{site}");
+        let response = app.send(request("/api/sessions", Some(site))).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{site}");
+    }
+    assert_eq!(app.calls(), []);
+    for site in [Some("same-origin"), Some("none"), None] {
+        let response = app.send(request("/api/search?q=alpha", site)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{site:?}");
+    }
+    assert_eq!(app.calls().len(), 3);
+    let response = app.send(request("/", Some("cross-site"))).await;
+    assert_eq!(response.status(), StatusCode::OK);
 }

@@ -109,9 +109,9 @@ pub(crate) fn search(
     url: &str,
     query: &str,
     filter: &Filter,
-    limit: usize,
+    (limit, stop): (usize, &sess_catalog::Stop),
 ) -> anyhow::Result<Vec<Hit>> {
-    let hits = vault.search(query, filter, limit, &sess_catalog::Stop::never())?;
+    let hits = vault.search(query, filter, limit, stop)?;
     Ok(hits
         .into_iter()
         .filter_map(|hit| {

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 use console::Style;
 use serde::Serialize;
 use sess_archive::Filter;
-use sess_catalog::{Hit, SearchParams};
+use sess_catalog::{Hit, SearchParams, Stop, Stopped};
 use sess_core::format_iso_millis;
 
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::SearchArgs;
 use crate::commands::archived;
-use crate::output::{print_json, shell_word, stdout};
+use crate::output::{Hint, print_json, shell_word, stdout};
 use crate::summary::{one_line, short};
 
 #[derive(Serialize)]
@@ -37,6 +37,31 @@ struct Item<'a> {
 }
 
 pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    search(args, store).map_err(|err| {
+        // The catalog's error, or the archive's that wraps it.
+        let out_of_time =
+            |e: &sess_catalog::Error| matches!(e, sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { .. } });
+        let stopped = err.chain().find_map(|cause| {
+            let catalog = cause.downcast_ref::<sess_catalog::Error>().or_else(|| match cause.downcast_ref() {
+                Some(sess_archive::Error::Query(e)) => Some(e),
+                _ => None,
+            });
+            catalog.filter(|e| out_of_time(e)).map(ToString::to_string)
+        });
+        match stopped {
+            Some(message) => anyhow::Error::new(Hint(
+                "`--timeout SECS` gives the search longer (`--timeout 0`: no limit)".to_owned(),
+            ))
+            .context(message),
+            None => err,
+        }
+    })
+}
+
+fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
+    // The budget is the search's, counted from when it starts: the catalog's
+    // refresh before it (a first build can take minutes) is not part of it.
+    let budget = || if args.timeout.is_zero() { Stop::never() } else { Stop::after(args.timeout) };
     let source = args.scope.source.single();
     let filter =
         Filter { machine: args.machine.clone(), source: source.map(|k| k.as_str().to_owned()), ..Filter::default() };
@@ -45,7 +70,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     {
         // An archive is searched where it is (in PostgreSQL, by the server).
         let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
-        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, args.limit)?;
+        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, (args.limit, &budget()))?;
         if let Some(dir) = &cwd {
             hits.retain(|hit| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()));
         }
@@ -58,6 +83,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
     let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
+    let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
         (_, true) => None,
@@ -72,7 +98,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
         store: store.map(str::to_owned),
         limit: args.limit,
         offset: 0,
-        stop: sess_catalog::Stop::never(),
+        stop: stop.clone(),
     };
     let mut hits = catalog.search(&params)?;
     // The default archive keeps what the agents deleted: those sessions too.
@@ -82,7 +108,7 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
     {
         let mut vault = crate::archive::open(&url)?;
         let gone = Filter { gone: true, ..filter };
-        let mut more = archived::search(vault.as_mut(), &url, &args.query, &gone, args.limit)?;
+        let mut more = archived::search(vault.as_mut(), &url, &args.query, &gone, (args.limit, &stop))?;
         if let Some(dir) = &params.cwd {
             more.retain(|hit| hit.session.cwd.as_deref() == Some(dir.as_str()));
         }

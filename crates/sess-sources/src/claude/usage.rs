@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::line::Line;
-use crate::usage::{Call, tokens};
+use crate::usage::{Call, Counter};
 
 /// The calls of a file's lines, in the order their responses began; a
 /// later line of a response replaces what an earlier one said.
@@ -50,16 +50,19 @@ fn call_of(line: &Line) -> Option<Call> {
     let id = message.get("id").and_then(Value::as_str);
     let key = id.map(|id| format!("{id}:{}", line.request_id.as_deref().unwrap_or_default()));
     let thinking = usage.pointer("/output_tokens_details/thinking_tokens");
+    let counter = Counter::default();
+    let count = |key: &str| counter.count(key, usage.get(key));
     Some(Call {
         key,
         timestamp: line.timestamp.clone(),
         model,
-        input: tokens(usage.get("input_tokens")),
-        output: tokens(usage.get("output_tokens")),
-        cache_creation: tokens(usage.get("cache_creation_input_tokens")),
-        cache_read: tokens(usage.get("cache_read_input_tokens")),
-        reasoning: tokens(thinking),
+        input: count("input_tokens"),
+        output: count("output_tokens"),
+        cache_creation: count("cache_creation_input_tokens"),
+        cache_read: count("cache_read_input_tokens"),
+        reasoning: counter.count("thinking_tokens", thinking),
         cost: line.cost_usd,
+        not_counts: counter.take(),
     })
 }
 

@@ -50,7 +50,7 @@ use super::lineage;
 use super::rollout;
 use crate::jsonl::JsonLines;
 use crate::lenient::string;
-use crate::usage::{Call, Calls, tokens};
+use crate::usage::{Call, Calls, Counter};
 
 /// The model of a rollout that never names one.
 const DEFAULT_MODEL: &str = "gpt-5";
@@ -90,7 +90,7 @@ fn parent_events(path: &Path, parent: &str) -> Option<Vec<Event>> {
     let mut events = Vec::new();
     for_each_line(&bytes, |line| {
         if let Line::TokenCount { info, .. } = line {
-            events.extend(Event::of(&info));
+            events.extend(Event::of(&info, &Counter::default()));
         }
     });
     Some(events)
@@ -109,9 +109,9 @@ struct Counts {
 
 impl Counts {
     /// The counts of a usage object; `None` when it is not an object.
-    fn of(value: Option<&Value>) -> Option<Self> {
+    fn of(value: Option<&Value>, counter: &Counter) -> Option<Self> {
         let value = value.filter(|v| v.is_object())?;
-        let count = |key: &str| tokens(value.get(key));
+        let count = |key: &str| counter.count(key, value.get(key));
         Some(Self {
             input: count("input_tokens"),
             cached: count("cached_input_tokens"),
@@ -150,9 +150,11 @@ struct Event {
 
 impl Event {
     /// The counts of an event's `info`; `None` when it has neither.
-    fn of(info: &Value) -> Option<Self> {
-        let event =
-            Self { total: Counts::of(info.get("total_token_usage")), last: Counts::of(info.get("last_token_usage")) };
+    fn of(info: &Value, counter: &Counter) -> Option<Self> {
+        let event = Self {
+            total: Counts::of(info.get("total_token_usage"), counter),
+            last: Counts::of(info.get("last_token_usage"), counter),
+        };
         (event.total.is_some() || event.last.is_some()).then_some(event)
     }
 }
@@ -189,7 +191,8 @@ impl<'a> Reader<'a> {
     }
 
     fn token_count(&mut self, info: &Value, timestamp: Option<String>) {
-        let Some(event) = Event::of(info) else { return };
+        let counter = Counter::default();
+        let Some(event) = Event::of(info, &counter) else { return };
         if self.copied.first() == Some(&event) {
             self.copied.remove(0);
             self.before = event.total.or(self.before);
@@ -224,6 +227,7 @@ impl<'a> Reader<'a> {
             cache_read,
             reasoning: usage.reasoning.min(usage.output),
             cost: None,
+            not_counts: counter.take(),
         });
     }
 }

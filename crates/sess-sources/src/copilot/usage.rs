@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::jsonl::JsonLines;
 use crate::lenient::string;
-use crate::usage::{Call, Calls, tokens};
+use crate::usage::{Call, Calls, Counter};
 
 /// An event that may hold a call.
 #[derive(Deserialize)]
@@ -73,7 +73,8 @@ pub(super) fn calls(bytes: &[u8]) -> Vec<Call> {
 
 /// The call of `usage`, written by `event`.
 fn call_of(event: &Event, usage: &Value) -> Call {
-    let count = |key: &str| tokens(usage.get(key));
+    let counter = Counter::default();
+    let count = |key: &str| counter.count(key, usage.get(key));
     let prompt = count("inputTokens");
     let cache_read = count("cacheReadTokens").min(prompt);
     let cache_creation = count("cacheWriteTokens").min(prompt - cache_read);
@@ -88,6 +89,7 @@ fn call_of(event: &Event, usage: &Value) -> Call {
         cache_read,
         reasoning: count("reasoningTokens").min(output),
         cost: None,
+        not_counts: counter.take(),
     }
 }
 

@@ -19,7 +19,7 @@
 use serde_json::Value;
 
 use super::record::{self, Record};
-use crate::usage::{Call, Calls, tokens, with_reasoning};
+use crate::usage::{Call, Calls, Counter, with_reasoning};
 
 /// The calls of a session file's bytes, in the order their messages were
 /// first written.
@@ -46,7 +46,8 @@ fn call_of(message: &Value) -> Option<Call> {
         return None;
     }
     let counts = message.get("tokens").filter(|t| t.is_object())?;
-    let count = |key: &str| tokens(counts.get(key));
+    let counter = Counter::default();
+    let count = |key: &str| counter.count(key, counts.get(key));
     let (prompt, tool) = (count("input"), count("tool"));
     let cache_read = count("cached").min(prompt);
     let (output, reasoning) =
@@ -62,6 +63,7 @@ fn call_of(message: &Value) -> Option<Call> {
         cache_read,
         reasoning,
         cost: None,
+        not_counts: counter.take(),
     })
 }
 

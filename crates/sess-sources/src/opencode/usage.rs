@@ -28,7 +28,7 @@ use serde_json::Value;
 use sess_core::format_iso_millis;
 
 use super::records::{RawMessage, string};
-use crate::usage::{Call, Calls, tokens, with_reasoning};
+use crate::usage::{Call, Calls, Counter, with_reasoning};
 
 /// How deep subagents' sessions are read under their `task` calls.
 const MAX_DEPTH: usize = 4;
@@ -81,11 +81,13 @@ fn add(
 /// `message`; `None` when it has no `tokens`.
 fn call_of(message: &RawMessage, counted: &Value, step: &str) -> Option<Call> {
     let counts = counted.get("tokens").filter(|t| t.is_object())?;
-    let count = |pointer: &str| tokens(counts.pointer(pointer));
+    let reader = Counter::default();
+    let count = |pointer: &str| reader.count(pointer.trim_start_matches('/'), counts.pointer(pointer));
     let (input, cache_read, cache_creation) = (count("/input"), count("/cache/read"), count("/cache/write"));
     let counted_input = input.saturating_add(cache_read).saturating_add(cache_creation);
+    let recorded_output = count("/output");
     let (output, reasoning) =
-        with_reasoning(count("/output"), count("/reasoning"), counted_input, count("/total"), true);
+        with_reasoning(recorded_output, count("/reasoning"), counted_input, count("/total"), true);
     let data = &message.data;
     let text = |key: &str| string(data, key).unwrap_or_default();
     let time = |key: &str| data.pointer(&format!("/time/{key}")).and_then(Value::as_i64);
@@ -95,8 +97,8 @@ fn call_of(message: &RawMessage, counted: &Value, step: &str) -> Option<Call> {
         "{}/{}@{created}-{completed}#{step}:{}/{}",
         text("providerID"),
         text("modelID"),
-        count("/input"),
-        count("/output")
+        input,
+        recorded_output
     );
     Some(Call {
         key: Some(key),
@@ -108,6 +110,7 @@ fn call_of(message: &RawMessage, counted: &Value, step: &str) -> Option<Call> {
         cache_read,
         reasoning,
         cost: counted.get("cost").and_then(Value::as_f64).filter(|c| c.is_finite() && *c >= 0.0),
+        not_counts: reader.take(),
     })
 }
 

@@ -17,7 +17,7 @@ use serde_json::Value;
 use sess_core::{Entry, EntryKind};
 
 use crate::lenient::string;
-use crate::usage::{Call, Calls, tokens};
+use crate::usage::{Call, Calls, Counter};
 
 /// The fields of an agent message that make a call.
 #[derive(Deserialize)]
@@ -41,16 +41,19 @@ pub(super) fn calls(entries: &[Entry]) -> Vec<Call> {
         }
         let usage = &stored.usage;
         let timestamp = entry.timestamp().map(str::to_owned);
+        let counter = Counter::default();
+        let count = |key: &str| counter.count(key, usage.get(key));
         calls.push(Call {
             key: Some(format!("{}@{}", entry.id().as_str(), timestamp.as_deref().unwrap_or_default())),
             timestamp,
             model: stored.model,
-            input: tokens(usage.get("input")),
-            output: tokens(usage.get("output")),
-            cache_creation: tokens(usage.get("cacheWrite")),
-            cache_read: tokens(usage.get("cacheRead")),
+            input: count("input"),
+            output: count("output"),
+            cache_creation: count("cacheWrite"),
+            cache_read: count("cacheRead"),
             reasoning: 0,
             cost: usage.pointer("/cost/total").and_then(Value::as_f64).filter(|c| c.is_finite() && *c >= 0.0),
+            not_counts: counter.take(),
         });
     }
     calls.finish()

@@ -39,7 +39,7 @@ use serde_json::Value;
 
 use crate::jsonl::{JsonLines, read_file};
 use crate::lenient::string;
-use crate::usage::{Call, Calls, tokens, with_reasoning};
+use crate::usage::{Call, Calls, Counter, with_reasoning};
 
 /// The prompt and candidate tokens of a response, by which an event and the
 /// record of the same response are matched.
@@ -166,7 +166,8 @@ fn event_of(record: &Record) -> Option<Read> {
         return None;
     }
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
-    let count = |key: &str| tokens(event.get(key));
+    let counter = Counter::default();
+    let count = |key: &str| counter.count(key, event.get(key));
     let counts = Counts {
         prompt: count("input_token_count"),
         output: count("output_token_count"),
@@ -176,7 +177,9 @@ fn event_of(record: &Record) -> Option<Read> {
         total: count("total_token_count"),
     };
     let timestamp = text("event.timestamp").or_else(|| record.timestamp.clone());
-    Some(counts.read(record.uuid.clone(), timestamp, text("model"), true, text("subagent_id")))
+    let mut read = counts.read(record.uuid.clone(), timestamp, text("model"), true, text("subagent_id"));
+    read.call.not_counts = counter.take();
+    Some(read)
 }
 
 /// The call of an `assistant` record's `usageMetadata`.
@@ -185,7 +188,8 @@ fn usage_of(record: &Record) -> Option<Read> {
     if record.kind.as_deref() != Some("assistant") || !usage.is_object() {
         return None;
     }
-    let count = |key: &str| tokens(usage.get(key));
+    let counter = Counter::default();
+    let count = |key: &str| counter.count(key, usage.get(key));
     let counts = Counts {
         prompt: count("promptTokenCount"),
         output: count("candidatesTokenCount"),
@@ -195,7 +199,9 @@ fn usage_of(record: &Record) -> Option<Read> {
         total: count("totalTokenCount"),
     };
     let (uuid, timestamp, model) = (record.uuid.clone(), record.timestamp.clone(), record.model.clone());
-    Some(counts.read(uuid, timestamp, model, false, record.agent_id.clone()))
+    let mut read = counts.read(uuid, timestamp, model, false, record.agent_id.clone());
+    read.call.not_counts = counter.take();
+    Some(read)
 }
 
 /// A response's counts as Qwen Code records them.
@@ -230,6 +236,7 @@ impl Counts {
             cache_read,
             reasoning,
             cost: None,
+            not_counts: Vec::new(),
         };
         Read { call, counts: (self.prompt, self.output), event, agent }
     }
