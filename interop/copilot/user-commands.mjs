@@ -15,16 +15,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { binary, copilotEnv, sdk, version } from './cli.mjs';
 import { startFakeApi } from './fake-api.mjs';
-import { agentEnv, installed, printReport } from '../lib/run.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { require, version } = installed(import.meta.url, '@github/copilot');
-const musl = process.platform === 'linux' && !process.report.getReport().header.glibcVersionRuntime;
-const binary = require.resolve(`@github/copilot-${process.platform}${musl ? 'musl' : ''}-${process.arch}`);
-const cacheHome = path.join(fs.realpathSync(path.join(here, 'node_modules')), '.copilot-cache');
+import { printReport } from '../lib/run.mjs';
 
 const root = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-copilot-'));
 const copilotHome = path.join(root, '.copilot');
@@ -45,24 +39,7 @@ const COMMANDS = [
 const api = await startFakeApi(script);
 const baseUrl = `http://127.0.0.1:${api.port}/v1`;
 const apiKey = 'sess-fake-provider-key';
-const env = agentEnv({
-  HOME: root,
-  TMPDIR: tmp,
-  XDG_CACHE_HOME: cacheHome,
-  COPILOT_OFFLINE: 'true',
-  COPILOT_AUTO_UPDATE: 'false',
-  COPILOT_PROVIDER_BASE_URL: baseUrl,
-  COPILOT_PROVIDER_API_KEY: apiKey,
-  COPILOT_MODEL: 'gpt-4o',
-});
-
-/** The SDK bundled with the binary, unpacked into the cache by its first run (driver.mjs version). */
-async function sdk() {
-  const pkg = path.join(cacheHome, 'copilot', 'pkg');
-  const dir = fs.readdirSync(pkg).map((platform) => path.join(pkg, platform, version)).find((d) => fs.existsSync(path.join(d, 'copilot-sdk', 'index.js')));
-  if (!dir) throw new Error(`no copilot-sdk for ${version} in ${pkg}; run \`node driver.mjs version\` once`);
-  return import(pathToFileURL(path.join(dir, 'copilot-sdk', 'index.js')).href);
-}
+const env = copilotEnv({ root, tmp, baseUrl, apiKey });
 
 const turns = [];
 const userCommands = [];

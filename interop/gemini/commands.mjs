@@ -19,11 +19,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startFakeApi } from './fake-api.mjs';
-import { agentEnv, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
+import { filesUnder, printReport, runProgram } from '../lib/run.mjs';
+import { geminiEnv, geminiJs, geminiVersion, writeSettings } from './cli.mjs';
 import { interactive } from './interactive.mjs';
 
-const { require, version: geminiVersion } = installed(import.meta.url, '@google/gemini-cli');
-const geminiJs = require.resolve('@google/gemini-cli/bundle/gemini.js');
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-gemini-'));
 const geminiHome = path.join(workdir, '.gemini');
@@ -61,24 +60,9 @@ const script = {
 
 const MODEL = 'gemini-2.5-flash';
 const api = await startFakeApi(script);
-// As driver.mjs's settings, with the next-speaker check on.
-fs.writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify({
-  security: { auth: { selectedType: 'gemini-api-key' } },
-  general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, sessionRetention: { enabled: false } },
-  model: { skipNextSpeakerCheck: false },
-  privacy: { usageStatisticsEnabled: false },
-  telemetry: { enabled: false },
-}, null, 2));
-const env = agentEnv({
-  HOME: workdir,
-  TMPDIR: tmp,
-  GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`,
-  GEMINI_API_KEY: 'fake-key',
-  GEMINI_CLI_TRUST_WORKSPACE: 'true',
-  HTTPS_PROXY: `http://127.0.0.1:${api.port}`,
-  HTTP_PROXY: `http://127.0.0.1:${api.port}`,
-  NO_PROXY: '127.0.0.1',
-});
+// The next-speaker check on.
+writeSettings(geminiHome, { skipNextSpeakerCheck: false });
+const env = geminiEnv({ workdir, tmp, port: api.port });
 
 const runs = [];
 const ids = {};
