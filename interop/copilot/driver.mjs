@@ -24,23 +24,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { binary, cacheHome, copilotEnv, launcher, sdk, version } from './cli.mjs';
 import { startFakeApi } from './fake-api.mjs';
-import { agentEnv, DOT_PNG, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { require, version } = installed(import.meta.url, '@github/copilot');
-const launcher = require.resolve('@github/copilot/npm-loader.js');
-
-/** The native binary of the platform package, as the launcher picks it (the package exports it). */
-function nativeBinary() {
-  const musl = process.platform === 'linux' && !process.report.getReport().header.glibcVersionRuntime;
-  return require.resolve(`@github/copilot-${process.platform}${musl ? 'musl' : ''}-${process.arch}`);
-}
-
-const binary = nativeBinary();
-const cacheHome = path.join(fs.realpathSync(path.join(here, 'node_modules')), '.copilot-cache');
 if (process.argv[2] === 'version') {
   // Also unpacks the bundled files into the cache, once.
   const out = execFileSync(process.execPath, [launcher, '--version'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: cacheHome }, encoding: 'utf8' });
@@ -121,16 +109,7 @@ const script = {
 const api = await startFakeApi(script);
 const baseUrl = `http://127.0.0.1:${api.port}/v1`;
 const apiKey = 'sess-fake-provider-key';
-const env = agentEnv({
-  HOME: root,
-  TMPDIR: tmp,
-  XDG_CACHE_HOME: cacheHome,
-  COPILOT_OFFLINE: 'true',
-  COPILOT_AUTO_UPDATE: 'false',
-  COPILOT_PROVIDER_BASE_URL: baseUrl,
-  COPILOT_PROVIDER_API_KEY: apiKey,
-  COPILOT_MODEL: 'gpt-4o',
-});
+const env = copilotEnv({ root, tmp, baseUrl, apiKey });
 
 const runs = [];
 async function copilot(cwd, args, { fails = false } = {}) {
@@ -141,14 +120,6 @@ async function copilot(cwd, args, { fails = false } = {}) {
   runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.filter((e) => !e.ephemeral).map((e) => e.type) });
   if ((code !== 0) !== fails || !sessionId) throw new Error(`copilot ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
   return sessionId;
-}
-
-/** The SDK bundled with the binary, unpacked into the cache by the first run. */
-async function sdk() {
-  const pkg = path.join(cacheHome, 'copilot', 'pkg');
-  const dir = fs.readdirSync(pkg).map((platform) => path.join(pkg, platform, version)).find((d) => fs.existsSync(path.join(d, 'copilot-sdk', 'index.js')));
-  if (!dir) throw new Error(`no copilot-sdk for ${version} in ${pkg}`);
-  return import(pathToFileURL(path.join(dir, 'copilot-sdk', 'index.js')).href);
 }
 
 // Each session: its id, cwd, title and turns. A turn is the prompt (with the

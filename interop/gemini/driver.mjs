@@ -18,12 +18,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { startFakeApi } from './fake-api.mjs';
-import { agentEnv, DOT_PNG, filesUnder, installed, printReport, runProgram } from '../lib/run.mjs';
+import { DOT_PNG, filesUnder, printReport, runProgram } from '../lib/run.mjs';
+import { geminiEnv, geminiJs, geminiVersion, writeSettings } from './cli.mjs';
 import { interactive, KEY } from './interactive.mjs';
 import { script, P, A, SUB, SUMMARY, TITLE, calls } from './script.mjs';
-
-const { require, version: geminiVersion } = installed(import.meta.url, '@google/gemini-cli');
-const geminiJs = require.resolve('@google/gemini-cli/bundle/gemini.js');
 
 const workdir = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-gemini-'));
 const geminiHome = path.join(workdir, '.gemini');
@@ -36,32 +34,8 @@ fs.writeFileSync(path.join(projects.beta, 'dot.png'), DOT_PNG);
 
 const MODEL = 'gemini-2.5-flash';
 const api = await startFakeApi(script);
-fs.writeFileSync(path.join(geminiHome, 'settings.json'), JSON.stringify({
-  // An API key (any) against the base URL below; without a selected type the
-  // CLI takes GOOGLE_GEMINI_BASE_URL for a "gateway", which `-p` refuses.
-  security: { auth: { selectedType: 'gemini-api-key' } },
-  // Session retention off: at startup 0.61.0 deletes every session file it
-  // cannot resume, by the 8-character id prefix in its name; a resume in a
-  // later minute than the session's file leaves such a file (the metadata and
-  // the session context only, named for that minute), so the cleanup would
-  // delete the resumed session's own file along with it.
-  general: { enableAutoUpdate: false, enableAutoUpdateNotification: false, sessionRetention: { enabled: false } },
-  privacy: { usageStatisticsEnabled: false },
-  telemetry: { enabled: false },
-}, null, 2));
-
-const env = agentEnv({
-  HOME: workdir,
-  TMPDIR: tmp,
-  GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${api.port}`,
-  GEMINI_API_KEY: 'fake-key',
-  // Headless runs refuse an untrusted folder.
-  GEMINI_CLI_TRUST_WORKSPACE: 'true',
-  // Whatever would reach past the fake API meets a proxy that refuses it.
-  HTTPS_PROXY: `http://127.0.0.1:${api.port}`,
-  HTTP_PROXY: `http://127.0.0.1:${api.port}`,
-  NO_PROXY: '127.0.0.1',
-});
+writeSettings(geminiHome);
+const env = geminiEnv({ workdir, tmp, port: api.port });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The current minute, as the CLI names session files. */

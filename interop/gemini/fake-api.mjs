@@ -18,7 +18,8 @@
 // `promptTokenCount` makes the CLI compress its history before its next
 // request), `error` answers with that HTTP error instead. A key that ends in
 // `…` answers every prompt that starts with the rest (the CLI's own prompts);
-// a function in place of the steps is given the prompt and returns them.
+// a function in place of the steps is given the prompt and the request's
+// `contents` and returns them.
 // Every request is recorded; one with no script entry is answered with a text
 // saying so, and reported by the driver as unexpected.
 //
@@ -91,7 +92,7 @@ export async function startFakeApi(script) {
       return;
     }
     const { prompt, key, step, answered } = position(contents, script);
-    const steps = typeof script[key] === 'function' ? script[key](prompt) : script[key];
+    const steps = typeof script[key] === 'function' ? script[key](prompt, contents) : script[key];
     const scripted = steps?.[step];
     requests.push({ url: req.url, model, prompt, step, answered, expected: Boolean(scripted) });
     const answer = scripted ?? { parts: [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] };

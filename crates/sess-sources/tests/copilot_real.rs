@@ -267,3 +267,53 @@ fn each_model_request_counts_once() {
         assert!(usage.iter().all(|c| c.key.is_some() && c.cost.is_none()), "{id}");
     }
 }
+
+/// Issue 26, item 10, on the real CLI's files: commands the user ran with `!`
+/// (`interop/copilot/user-commands.mjs` runs them through
+/// `shell.executeUserRequested`, which the interactive CLI's `!` calls) are
+/// user messages holding the call, with the output Copilot returned and
+/// whether the command succeeded, between the prompts around them. The real
+/// records carry no `tool.execution_start`, and a failed command's output is
+/// its `error.message`.
+#[test]
+fn the_commands_the_user_ran_are_user_messages_holding_their_calls() {
+    let fixture = common::fixture("copilot/real-1.0.102-user-commands");
+    let scenario = read_json(&fixture.join("scenario.json"));
+    let session = &scenario["sessions"][0];
+    let id = session["id"].as_str().unwrap();
+    let path = fixture.join("copilot-home/session-state").join(id).join("events.jsonl");
+    let transcript = copilot::load(&path).unwrap();
+    assert!(transcript.issues.is_empty(), "{:?}", transcript.issues);
+    let [look, after] = [0, 1].map(|i| session["turns"][i].clone());
+    let ran: Vec<Value> = scenario["userCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            json!({"role": "user", "blocks": [{
+                "type": "tool_call",
+                "id": c["result"]["toolCallId"],
+                "name": "local_shell",
+                "input": {"command": c["command"], "description": format!("Execute shell command: {}", c["command"].as_str().unwrap())},
+                "status": if c["success"] == true { "succeeded" } else { "failed" },
+                "result": c["result"]["output"],
+            }]})
+        })
+        .collect();
+    let prompt = |turn: &Value| json!({"role": "user", "blocks": [{"type": "text", "text": turn["prompt"]}]});
+    let answer =
+        |turn: &Value| json!({"role": "assistant", "blocks": [{"type": "text", "text": turn["blocks"][0]["text"]}]});
+    let mut want = vec![prompt(&look), answer(&look)];
+    want.extend(ran);
+    want.extend([prompt(&after), answer(&after)]);
+    let got: Vec<Value> = transcript.messages.iter().map(plain).collect();
+    assert_eq!(got, want);
+    // One command succeeded and one exited 1, as the script meant.
+    let statuses: Vec<_> = scenario["userCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["exitCode"].clone(), c["success"].clone()))
+        .collect();
+    assert_eq!(statuses, [(json!(0), json!(true)), (json!(1), json!(false))]);
+}

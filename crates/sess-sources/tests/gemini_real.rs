@@ -262,3 +262,72 @@ fn each_response_counts_once_and_a_subagents_in_its_own_file() {
     let own: BTreeSet<_> = index("fd998aeb-f327-4c41-9139-17445d89091e").into_iter().map(|c| c.key).collect();
     assert!(calls.iter().all(|c| !own.contains(&c.key)));
 }
+
+/// Issue 26, item 10, on the real CLI's files
+/// (`fixtures/gemini/real-0.61.0-commands`, made by
+/// `interop/gemini/commands.mjs` with the next-speaker check on): `/init`,
+/// typed into `gemini -p` (project gamma) and into the interactive UI
+/// (project delta), is the prompt, with what the CLI sent titled "Expanded
+/// /init"; the model lists the folder, says what it does next, and the check
+/// has the CLI send "Please continue.". The UI records that turn with the
+/// function responses as its `displayContent`: a notice of the CLI's. `-p`
+/// sends a tool's turn without one, so its "Please continue." is recorded as
+/// a typed "Please continue." is, and sess shows what the file says: a prompt.
+#[test]
+fn a_slash_command_and_the_clis_continuation_in_the_real_files() {
+    let fixture = common::fixture("gemini/real-0.61.0-commands");
+    let scenario = read_json(&fixture.join("scenario.json"));
+    let dir = fixture.join("home/.gemini");
+    let found = gemini::find_session_files(&dir).files;
+    let load = |project: &str| {
+        let session = sessions(&scenario).iter().find(|s| s["cwd"] == format!("/home/dev/projects/{project}")).unwrap();
+        let (_, path) = found.iter().find(|(id, _)| id == session["id"].as_str().unwrap()).unwrap();
+        let transcript = gemini::load(path).unwrap();
+        assert!(transcript.issues.is_empty(), "{project}: {:?}", transcript.issues);
+        (session.clone(), transcript)
+    };
+    // The UI also records the notice `/init` shows before it sends the prompt.
+    let created = "system: text:Empty GEMINI.md created. Now analyzing the project to populate it.";
+    for (project, before, continuation) in [
+        ("gamma", None, "user: text:Please continue."),
+        ("delta", Some(created), "system: text:The CLI asked the model to go on (“Please continue.”)"),
+    ] {
+        let (session, transcript) = load(project);
+        let init = &session["turns"][0];
+        let next = init["blocks"][1]["text"].as_str().unwrap();
+        let done = session["turns"][1]["blocks"][0]["text"].as_str().unwrap();
+        let mut want: Vec<String> = before.into_iter().map(ToOwned::to_owned).collect();
+        want.extend([
+            "user: text:/init | context:Expanded /init".to_owned(),
+            format!("assistant: tool:list_directory:succeeded | text:{next}"),
+            continuation.to_owned(),
+            format!("assistant: text:{done}"),
+        ]);
+        assert_eq!(rows(&transcript), want, "{project}");
+        let at = usize::from(before.is_some());
+        // The expansion is what the CLI sent, whole.
+        let Block::Context { text, .. } = &transcript.messages[at].blocks[1] else { panic!("{project}") };
+        assert!(text.starts_with(init["expandsTo"].as_str().unwrap().trim()), "{project}: {text}");
+        assert!(text.contains("GEMINI.md"), "{project}");
+        let Block::ToolCall(call) = &transcript.messages[at + 1].blocks[0] else { panic!("{project}") };
+        assert!(call.result.as_deref().unwrap().contains("README.md"), "{project}: {:?}", call.result);
+    }
+}
+
+/// `role: kind:text | …` of each message (a call as `tool:NAME:STATUS`, a
+/// context block as `context:TITLE`).
+fn rows(transcript: &Transcript) -> Vec<String> {
+    let block = |b: &Block| match b {
+        Block::Text { text } | Block::Thinking { text } | Block::Error { text } | Block::Summary { text } => {
+            format!("{}:{text}", b.kind())
+        }
+        Block::ToolCall(c) => format!("tool:{}:{}", c.name, c.status.as_str()),
+        Block::Context { title, .. } => format!("context:{title}"),
+        other => other.kind().to_owned(),
+    };
+    transcript
+        .messages
+        .iter()
+        .map(|m| format!("{}: {}", m.role.as_str(), m.blocks.iter().map(block).collect::<Vec<_>>().join(" | ")))
+        .collect()
+}

@@ -232,3 +232,62 @@ fn check_rendering(home: &Path, session: &Value, mismatches: &mut Mismatches) {
     }
     rendered.check_hidden(&["You are the GitHub Copilot CLI", "<current_datetime>", "Image file at path"], mismatches);
 }
+
+fn copilot_user_commands() -> Option<Peer> {
+    peer_in(&repo().join("interop/copilot"), "copilot", "node", "user-commands.mjs", "@github/copilot")
+}
+
+/// Issue 26, item 10: the commands a user runs with `!` in the real CLI
+/// (`user-commands.mjs`) are user messages holding their calls in `sess show`.
+#[test]
+fn sess_shows_the_commands_the_user_ran_in_copilot() {
+    let Some(peer) = copilot_user_commands() else { return };
+    check_live(&peer, &[], "Copilot CLI", "copilotVersion", check_user_commands);
+}
+
+/// The same, on the files of one run (`fixtures/copilot/real-1.0.102-user-commands/`).
+#[test]
+fn sess_shows_the_recorded_commands_the_user_ran_in_copilot() {
+    let fixtures = repo().join("fixtures/copilot/real-1.0.102-user-commands");
+    let lay_out = |home: &Path| copy_dir(&fixtures.join("copilot-home"), &home.join(".copilot"));
+    check_recorded(&fixtures, "recorded copilot user commands", 4, lay_out, check_user_commands);
+}
+
+/// `sess show` of the session: its first prompt and answer, then each command
+/// the user ran as a user message holding its `local_shell` call, with the
+/// output and status Copilot returned, then the second prompt and answer.
+fn check_user_commands(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    let session = &scenario["sessions"][0];
+    let id = session["id"].as_str().unwrap();
+    let shown = sess_json(home, &["show", id, "--json"]);
+    let messages = shown["messages"].as_array().unwrap();
+    let commands = scenario["userCommands"].as_array().unwrap();
+    mismatches.check(messages.len() == 4 + commands.len(), || format!("sess show {id}: {}", show(&shown["messages"])));
+    let text = |m: &Value| (m["role"].clone(), m["blocks"][0]["text"].clone());
+    let turns = session["turns"].as_array().unwrap();
+    let around = [(0, &turns[0]), (2 + commands.len(), &turns[1])];
+    for (at, turn) in around {
+        let want = [
+            Some((json!("user"), turn["prompt"].clone())),
+            Some((json!("assistant"), turn["blocks"][0]["text"].clone())),
+        ];
+        let got = [messages.get(at).map(text), messages.get(at + 1).map(text)];
+        mismatches.check(got == want, || format!("sess show {id}: {got:?} for {want:?}"));
+    }
+    for (i, command) in commands.iter().enumerate() {
+        let message = messages.get(2 + i).cloned().unwrap_or_default();
+        let call = &message["blocks"][0];
+        let status = if command["success"] == true { "succeeded" } else { "failed" };
+        mismatches.check(
+            message["role"] == "user"
+                && message["blocks"].as_array().map(Vec::len) == Some(1)
+                && call["type"] == "tool_call"
+                && call["id"] == command["result"]["toolCallId"]
+                && call["name"] == "local_shell"
+                && call["input"]["command"] == command["command"]
+                && call["status"] == status
+                && call["result"] == command["result"]["output"],
+            || format!("sess show {id}: {} for the command {command}", show(&message)),
+        );
+    }
+}

@@ -227,3 +227,68 @@ fn check_rendering(home: &Path, id: &str, session: &Value, mismatches: &mut Mism
     }
     rendered.check_hidden(&["<session_context", "Content from referenced files", "Got it. Thanks"], mismatches);
 }
+
+fn gemini_commands() -> Option<Peer> {
+    peer_in(&repo().join("interop/gemini"), "gemini", "node", "commands.mjs", "@google/gemini-cli")
+}
+
+/// Issue 26, item 10: `/init` typed into the real CLI (`commands.mjs`: `-p`
+/// in project gamma, the interactive UI in project delta) and the CLI's own
+/// "Please continue." after the tool's turn, as `sess show` shows them.
+#[test]
+fn sess_labels_the_slash_command_and_the_clis_continuation() {
+    let Some(peer) = gemini_commands() else { return };
+    check_live(&peer, &[], "Gemini CLI", "geminiVersion", check_commands);
+}
+
+/// The same, on the files of one run (`fixtures/gemini/real-0.61.0-commands/`).
+#[test]
+fn sess_labels_the_recorded_slash_command_and_continuation() {
+    let fixtures = repo().join("fixtures/gemini/real-0.61.0-commands");
+    let lay_out = |home: &Path| copy_dir(&fixtures.join("home"), home);
+    check_recorded(&fixtures, "recorded gemini commands", 1, lay_out, check_commands);
+}
+
+/// Each session: `/init` with its expansion as "Expanded /init", the call and
+/// the model's text, then the continuation (a notice in the UI's session; in
+/// `-p`'s, which records it as a typed one, a prompt), then the answer.
+fn check_commands(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+    for session in scenario["sessions"].as_array().unwrap() {
+        let id = session["id"].as_str().unwrap();
+        let shown = sess_json(home, &["show", id, "--json"]);
+        let ui = session["cwd"].as_str().unwrap().ends_with("/delta");
+        let rows: Vec<Value> = shown["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            // The notice the UI shows when `/init` creates GEMINI.md.
+            .filter(|m| {
+                !(ui && m["role"] == "system"
+                    && m["blocks"][0]["text"] == "Empty GEMINI.md created. Now analyzing the project to populate it.")
+            })
+            .map(|m| {
+                let blocks = m["blocks"].as_array().unwrap();
+                json!([
+                    m["role"],
+                    blocks
+                        .iter()
+                        .map(|b| b["title"].as_str().or(b["text"].as_str()).or(b["name"].as_str()))
+                        .collect::<Vec<_>>()
+                ])
+            })
+            .collect();
+        let init = &session["turns"][0];
+        let continuation = if ui {
+            json!(["system", ["The CLI asked the model to go on (“Please continue.”)"]])
+        } else {
+            json!(["user", ["Please continue."]])
+        };
+        let want = [
+            json!(["user", ["/init", "Expanded /init"]]),
+            json!(["assistant", [init["blocks"][0]["name"], init["blocks"][1]["text"]]]),
+            continuation,
+            json!(["assistant", [session["turns"][1]["blocks"][0]["text"]]]),
+        ];
+        mismatches.check(rows == want, || format!("sess show {id}: {}", first_difference(&json!(rows), &json!(want))));
+    }
+}
