@@ -182,7 +182,7 @@ pub struct Listed {
     /// [`SessionInfo::created`].
     pub created: Option<String>,
     /// [`SessionInfo::modified_ms`] when the session records a time (its
-    /// last message's, never earlier than its start: [`active_ms`]); `None`:
+    /// last message's, never earlier than its start); `None`:
     /// the file's modification time.
     pub active_ms: Option<i64>,
     /// [`SessionInfo::message_count`].
