@@ -5,55 +5,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 
-use std::sync::mpsc::{Sender, channel};
+use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use serde_json::{Value, json};
-use sess_web::{
-    Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage,
-    SessionsParams,
-};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+#[path = "../../sess-web/tests/fakes/slow.rs"]
+mod slow;
+use slow::Slow;
 
 /// Less than the search's budget ([`sess_mcp::tools::SEARCH_BUDGET`]): a
 /// search told only when its budget ends is not told in time.
 const PATIENCE: Duration = Duration::from_secs(5);
-
-/// A library whose search runs until it is cancelled (or a minute passes).
-struct Slow {
-    /// Told `started` when a search begins, `cancelled` when it is cancelled.
-    events: Mutex<Sender<&'static str>>,
-}
-
-impl Library for Slow {
-    fn projects(&self) -> Result<Vec<ProjectCard>> {
-        Ok(Vec::new())
-    }
-    fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
-        Ok(SessionList::default())
-    }
-    fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
-        Err(Error::NotFound { what: id.into() })
-    }
-    fn search(&self, _: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
-        let events = self.events.lock().unwrap().clone();
-        events.send("started").unwrap();
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if cancel.is_cancelled() {
-                events.send("cancelled").unwrap();
-                return Err(Error::Cancelled);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(Vec::new())
-    }
-    fn fork(&self, id: &str, _: &str) -> Result<Forked> {
-        Err(Error::NotFound { what: id.into() })
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_search_is_stopped_before_its_budget_ends() {

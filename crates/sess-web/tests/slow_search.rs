@@ -7,51 +7,18 @@
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use sess_web::{
-    Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionList,
-    SessionPage, SessionsParams,
-};
+use sess_web::ServeConfig;
+
+#[path = "fakes/slow.rs"]
+mod slow;
+use slow::Slow;
 
 /// Generous: a hang, not a speed, is what these tests detect.
 const PATIENCE: Duration = Duration::from_secs(10);
-
-/// A library whose search runs until it is cancelled (or a minute passes).
-struct Slow {
-    /// Told `started` when a search begins, `cancelled` when it is cancelled.
-    events: Mutex<Sender<&'static str>>,
-}
-
-impl Library for Slow {
-    fn projects(&self) -> Result<Vec<ProjectCard>> {
-        Ok(Vec::new())
-    }
-    fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
-        Ok(SessionList::default())
-    }
-    fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
-        Err(Error::NotFound { what: id.into() })
-    }
-    fn search(&self, _: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
-        let events = self.events.lock().unwrap().clone();
-        events.send("started").unwrap();
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if cancel.is_cancelled() {
-                events.send("cancelled").unwrap();
-                return Err(Error::Cancelled);
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Ok(Vec::new())
-    }
-    fn fork(&self, id: &str, _: &str) -> Result<Forked> {
-        Err(Error::NotFound { what: id.into() })
-    }
-}
 
 /// A server over [`Slow`] with `budget`, on a port of its own, and what
 /// its library says.
