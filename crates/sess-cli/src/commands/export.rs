@@ -170,15 +170,13 @@ fn is_sqlite(path: &Path) -> bool {
 }
 
 /// The file a write to `target` lands in: its links followed to the end
-/// (a dangling one too, whose target a write would create), then
-/// [`real_path`]. A loop of links stops after 40 hops, as the kernel does.
+/// (a dangling one too, whose target a write would create: the storage's
+/// [`resolve_link`](sess_store::SessionStorage::resolve_link)), then
+/// [`real_path`]. A loop of links is checked where it starts (and refused
+/// as a link).
 fn final_target(target: &Path) -> PathBuf {
-    let mut at = std::path::absolute(target).unwrap_or_else(|_| target.to_owned());
-    for _ in 0..40 {
-        let Ok(next) = std::fs::read_link(&at) else { break };
-        at = sess_store::storage::parent_dir(&at).join(next);
-    }
-    real_path(&at)
+    let at = std::path::absolute(target).unwrap_or_else(|_| target.to_owned());
+    real_path(&FileStorage.resolve_link(&at).unwrap_or(at))
 }
 
 /// `path` with its links and `..` resolved as far as it exists: the file
