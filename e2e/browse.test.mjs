@@ -889,9 +889,14 @@ describe('usage in a browser', () => {
       assert.ok(legend.includes(model), `${model} in ${legend.join(', ')}`);
     }
     await checkBars(byModel, 'model');
-    // The day with two models has a segment of each.
+    // The day with two models has a segment of each (and of any model another session called that
+    // day: the recorded Claude Code sessions are of a fixed date, which is two days ago on one day).
     const twoModels = (await bars('tokens')).find((b) => b.key === localDay(2));
-    assert.deepEqual(twoModels.series.slice().sort(), ['claude-haiku-4-5', 'claude-sonnet-4-5']);
+    const thatDay = byModel.lines.find((line) => line.date === localDay(2));
+    const calledThatDay = thatDay.modelBreakdowns.map((b) => b.modelName).sort();
+    assert.ok(calledThatDay.includes('claude-haiku-4-5') && calledThatDay.includes('claude-sonnet-4-5'),
+      calledThatDay.join(', '));
+    assert.deepEqual(twoModels.series.slice().sort(), calledThatDay);
     await page.screenshot({ path: path.join(screenshots, 'usage-models.png'), fullPage: true });
     await report(() => page.locator(tid('usage-split-agent')).click());
     const back = await page.locator(tid('legend-item')).evaluateAll((nodes) => nodes.map((n) => n.dataset.series));
