@@ -36,7 +36,7 @@ pub(crate) fn describe(entry: &Entry) -> String {
             }
         }
         EntryKind::TtsrInjection(t) => format!("rules: {}", t.injected_rules.join(", ")),
-        EntryKind::SessionInit => "session init".to_owned(),
+        EntryKind::SessionInit(_) => "session init".to_owned(),
         EntryKind::ModeChange(m) => format!("mode: {}", m.mode.as_ref().map(text_of).unwrap_or_default()),
         EntryKind::SessionInfo(i) => format!("name: {}", i.name.as_deref().unwrap_or("")),
         EntryKind::ContextChange(c) => format!("context: {}", c.context_name.as_ref().map(text_of).unwrap_or_default()),
@@ -48,6 +48,20 @@ pub(crate) fn describe(entry: &Entry) -> String {
                 m.selected_tool_names.as_ref().and_then(|n| n.decode::<Vec<Value>>().ok()).map_or(0, |n| n.len());
             format!("MCP tools: {count} selected")
         }
+        EntryKind::ContextEdit(e) => {
+            let target = e.target_id.as_ref().map_or("?", |t| t.as_str());
+            match e.replacement.as_ref() {
+                Some(r) if r.is_null() => format!("context edit {target}: dropped"),
+                Some(r) => format!(
+                    "context edit {target}: {}",
+                    r.decode::<Value>().ok().and_then(|v| v.get("content").map(content_value_text)).unwrap_or_default()
+                ),
+                None => format!("context edit {target}"),
+            }
+        }
+        EntryKind::ResetBoundary => "context cleared".to_owned(),
+        EntryKind::TitleChange(t) => format!("title: {}", t.title.as_deref().unwrap_or("")),
+        EntryKind::Usage => "usage".to_owned(),
         EntryKind::Unknown(u) => u.type_name.clone().unwrap_or_else(|| "(no type)".to_owned()),
     };
     one_line(&text, WIDTH)

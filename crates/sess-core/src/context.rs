@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::entry::{Entry, EntryKind};
 use crate::id::EntryId;
+use crate::projection;
 use crate::raw::RawJson;
 use crate::time::parse_iso_millis;
 use crate::tree::EntryIndex;
@@ -68,18 +69,7 @@ pub enum ContextMessage {
     /// A stored agent message, exactly as written (`null` if the entry had none).
     Stored(Option<RawJson>),
     /// The summary of the newest compaction on the path.
-    CompactionSummary {
-        /// The summary.
-        summary: Option<RawJson>,
-        /// xcsh's short recap.
-        short_summary: Option<RawJson>,
-        /// Context size before compaction.
-        tokens_before: Option<RawJson>,
-        /// `OpenAI` remote-compaction history kept in `preserveData`.
-        provider_payload: Option<ProviderPayload>,
-        /// The compaction's time in ms, `None` when unparseable (`null`).
-        timestamp: Option<i64>,
-    },
+    CompactionSummary(CompactionSummary),
     /// A `branch_summary` entry with a summary.
     BranchSummary {
         /// The summary.
@@ -106,13 +96,30 @@ pub enum ContextMessage {
     },
 }
 
-/// xcsh's `providerPayload` for an `OpenAI` remote compaction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProviderPayload {
-    /// The provider.
-    pub provider: String,
-    /// The replacement history.
-    pub items: Value,
+/// The summary message of a compaction, in oh-my-pi's key order.
+#[derive(Clone, Debug, Default)]
+pub struct CompactionSummary {
+    /// The summary.
+    pub summary: Option<RawJson>,
+    /// xcsh's short recap.
+    pub short_summary: Option<RawJson>,
+    /// Context size before compaction.
+    pub tokens_before: Option<RawJson>,
+    /// Context size after compaction (oh-my-pi).
+    pub tokens_after: Option<RawJson>,
+    /// How the summary was made (oh-my-pi).
+    pub method: Option<RawJson>,
+    /// A provider's own replay of the compacted history: `OpenAI`'s remote
+    /// compaction (`openaiResponsesHistory`) or Anthropic's
+    /// (`anthropicCompaction`), from the compaction's `preserveData`.
+    pub provider_payload: Option<Value>,
+    /// A warning the compaction raised (oh-my-pi).
+    pub warning: Option<RawJson>,
+    /// For an Anthropic compaction, just before the first kept entry's time
+    /// in ms: the history before it was rewritten (oh-my-pi 18.3).
+    pub history_rewrite_at: Option<i64>,
+    /// The compaction's time in ms, `None` when unparseable (`null`).
+    pub timestamp: Option<i64>,
 }
 
 /// Rebuilds the context of `entries` at `leaf`, as seed 000 specifies:
@@ -187,8 +194,12 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
             | EntryKind::Custom(_)
             | EntryKind::CustomMessage(_)
             | EntryKind::Label(_)
-            | EntryKind::SessionInit
+            | EntryKind::SessionInit(_)
             | EntryKind::SessionInfo(_)
+            | EntryKind::ContextEdit(_)
+            | EntryKind::ResetBoundary
+            | EntryKind::TitleChange(_)
+            | EntryKind::Usage
             | EntryKind::Unknown(_) => {}
         }
     }
@@ -202,41 +213,120 @@ fn derive_state(context: &mut SessionContext, path: &[&Entry]) -> Option<usize> 
     compaction
 }
 
-/// Step 4: the messages, around the newest compaction at `compaction`.
+/// Step 4: the messages, from the entries that make the context
+/// ([`context_entries`]), each with the newest `context_edit` among them that
+/// targets it applied.
 fn emit_messages(context: &mut SessionContext, path: &[&Entry], compaction: Option<usize>) {
-    let Some(at) = compaction else {
-        push_messages(context, path);
-        return;
-    };
-    let EntryKind::Compaction(compaction) = path[at].kind() else { return };
-    let provider_payload = compaction.preserve_data.as_ref().and_then(remote_compaction);
-    context.messages.push(ContextMessage::CompactionSummary {
-        summary: compaction.summary.clone(),
-        short_summary: compaction.short_summary.clone(),
-        tokens_before: compaction.tokens_before.clone(),
-        timestamp: millis(path[at]),
-        provider_payload: provider_payload.clone(),
-    });
-    context.entry_ids.push(path[at].id().clone());
-    // A remote compaction's replacement history stands in for the kept messages.
-    if provider_payload.is_none() {
-        let kept =
-            compaction.first_kept_entry_id.as_ref().and_then(|first| path[..at].iter().position(|e| e.id() == first));
-        if let Some(kept) = kept {
-            push_messages(context, &path[kept..at]);
+    let sources = context_entries(path, compaction);
+    let edits = projection::edits(sources.iter().map(|source| source.entry(path)));
+    let mut messages = Vec::with_capacity(2);
+    for source in &sources {
+        let entry = source.entry(path);
+        match source {
+            Source::Summary { summary, .. } => {
+                let EntryKind::Compaction(compaction) = entry.kind() else { continue };
+                if let Some(system) = compaction.system_message.as_ref().filter(|m| !m.is_null()) {
+                    messages.push(ContextMessage::Stored(Some(system.clone())));
+                }
+                messages.push(ContextMessage::CompactionSummary(summary.clone()));
+            }
+            Source::Entry(_) => messages.extend(message_of(entry)),
         }
-    }
-    push_messages(context, &path[at + 1..]);
-}
-
-/// The messages of `entries`, with the entries they come from.
-fn push_messages(context: &mut SessionContext, entries: &[&Entry]) {
-    for entry in entries {
-        if let Some(message) = message_of(entry) {
+        if let Some(edit) = edits.get(entry.id().as_str()) {
+            projection::apply(&mut messages, edit);
+        }
+        for message in messages.drain(..) {
             context.messages.push(message);
             context.entry_ids.push(entry.id().clone());
         }
     }
+}
+
+/// One entry of the context, by its position on the path.
+enum Source {
+    /// The newest compaction, at `at`, as its summary (and the system message
+    /// it kept).
+    Summary { at: usize, summary: CompactionSummary },
+    /// An entry, as [`message_of`] gives it.
+    Entry(usize),
+}
+
+impl Source {
+    fn entry<'a>(&self, path: &[&'a Entry]) -> &'a Entry {
+        match self {
+            Self::Summary { at: position, .. } | Self::Entry(position) => path[*position],
+        }
+    }
+}
+
+/// The entries that make the context, in order:
+///
+/// - after the newest `reset_boundary` (oh-my-pi's `/clear`) when no
+///   compaction follows it: the entries after it;
+/// - with a compaction on the path: the newest compaction's summary, then the
+///   kept entries from `firstKeptEntryId` up to it (without `system` messages,
+///   which the compaction carries itself), then everything after it. A
+///   provider's replay of the history stands in for the kept entries, except
+///   those after `providerReplayThroughEntryId`; an Anthropic compaction with
+///   an empty `firstKeptEntryId` keeps the entries after that one;
+/// - otherwise the whole path.
+fn context_entries(path: &[&Entry], compaction: Option<usize>) -> Vec<Source> {
+    let reset = path.iter().rposition(|e| matches!(e.kind(), EntryKind::ResetBoundary));
+    let entries = |range: std::ops::Range<usize>| range.map(Source::Entry);
+    match (reset, compaction) {
+        (Some(reset), None) => entries(reset + 1..path.len()).collect(),
+        (Some(reset), Some(at)) if reset > at => entries(reset + 1..path.len()).collect(),
+        (_, Some(at)) => {
+            let EntryKind::Compaction(compaction) = path[at].kind() else { return Vec::new() };
+            let preserved = compaction.preserve_data.as_ref().and_then(|d| d.decode::<Value>().ok());
+            let remote = preserved.as_ref().and_then(remote_compaction);
+            let anthropic = if remote.is_none() { preserved.as_ref().and_then(anthropic_compaction) } else { None };
+            let position = |id: &EntryId| path[..at].iter().position(|e| e.id() == id);
+            let replayed_through = compaction.provider_replay_through_entry_id.as_ref().and_then(position);
+            let kept = if remote.is_some() {
+                replayed_through.map(|through| through + 1)
+            } else {
+                let first_kept = compaction.first_kept_entry_id.as_ref().and_then(position);
+                let snapshot = anthropic
+                    .as_ref()
+                    .and(replayed_through)
+                    .filter(|_| compaction.first_kept_entry_id.as_ref().is_some_and(|id| id.as_str().is_empty()));
+                first_kept.or(snapshot.map(|through| through + 1))
+            };
+            let history_rewrite_at = anthropic.as_ref().and_then(|_| {
+                let first_kept = compaction.first_kept_entry_id.as_ref().and_then(position);
+                let after_snapshot = replayed_through
+                    .filter(|&through| through + 1 < at)
+                    .filter(|_| compaction.first_kept_entry_id.as_ref().is_some_and(|id| id.as_str().is_empty()))
+                    .map(|through| through + 1);
+                let first_retained = first_kept.or(after_snapshot).unwrap_or(at + 1);
+                path.get(first_retained).and_then(|e| millis(e)).map(|ms| ms - 1)
+            });
+            let summary = CompactionSummary {
+                summary: compaction.summary.clone(),
+                short_summary: compaction.short_summary.clone(),
+                tokens_before: compaction.tokens_before.clone(),
+                tokens_after: compaction.tokens_after.clone(),
+                method: compaction.method.clone(),
+                provider_payload: remote.or(anthropic),
+                warning: compaction.warning.clone(),
+                history_rewrite_at,
+                timestamp: millis(path[at]),
+            };
+            let mut sources = vec![Source::Summary { at, summary }];
+            if let Some(kept) = kept.filter(|&kept| kept < at) {
+                sources.extend(entries(kept..at).filter(|s| !is_system_message(s.entry(path))));
+            }
+            sources.extend(entries(at + 1..path.len()));
+            sources
+        }
+        (None, None) => entries(0..path.len()).collect(),
+    }
+}
+
+/// A `message` entry whose message has the role `system` (pi 1.6).
+fn is_system_message(entry: &Entry) -> bool {
+    entry.message().is_some_and(|m| projection::role(m.as_str()).as_deref() == Some("system"))
 }
 
 fn set_model(models: &mut Vec<(String, String)>, role: &str, model: String) {
@@ -264,12 +354,31 @@ fn assistant_model_of(entry: &Entry) -> Option<String> {
     }
 }
 
-fn remote_compaction(preserve_data: &RawJson) -> Option<ProviderPayload> {
-    let data: Value = preserve_data.decode().ok()?;
+/// `OpenAI`'s remote compaction kept in `preserveData`, as oh-my-pi replays it.
+fn remote_compaction(data: &Value) -> Option<Value> {
     let remote = data.get("openaiRemoteCompaction")?;
     let provider = remote.get("provider")?.as_str().filter(|p| !p.is_empty())?;
-    let items = remote.get("replacementHistory").filter(|h| h.is_array())?;
-    Some(ProviderPayload { provider: provider.to_owned(), items: items.clone() })
+    let items = remote.get("replacementHistory")?.as_array()?;
+    if !items.iter().all(Value::is_object) {
+        return None;
+    }
+    Some(serde_json::json!({"type": "openaiResponsesHistory", "provider": provider, "items": items}))
+}
+
+/// Anthropic's server compaction kept in `preserveData`, as oh-my-pi replays it.
+fn anthropic_compaction(data: &Value) -> Option<Value> {
+    let kept = data.get("anthropicCompaction")?;
+    let text = |key: &str| kept.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let mut payload = serde_json::Map::new();
+    payload.insert("type".into(), "anthropicCompaction".into());
+    payload.insert("provider".into(), text("provider")?.into());
+    payload.insert("content".into(), text("content")?.into());
+    for key in ["encryptedContent", "filesText"] {
+        if let Some(value) = text(key) {
+            payload.insert(key.into(), value.into());
+        }
+    }
+    Some(Value::Object(payload))
 }
 
 fn millis(entry: &Entry) -> Option<i64> {
@@ -277,14 +386,18 @@ fn millis(entry: &Entry) -> Option<i64> {
 }
 
 /// The message an entry puts in the context, if any: a `message`'s stored
-/// message, a `custom_message`, a `branch_summary` with a summary. Compactions
-/// are not here: only the newest on a path counts, and [`build`] places it.
+/// message (a `null` or missing `content` given as pi 1.6 gives it: `[]`, or
+/// `""` for a `system` message), a `custom_message` (its content `[]` when it
+/// has none), a `branch_summary` with a summary. Compactions are not here:
+/// only the newest on a path counts, and [`build`] places it.
 pub fn message_of(entry: &Entry) -> Option<ContextMessage> {
     match entry.kind() {
-        EntryKind::Message(message) => Some(ContextMessage::Stored(message.message.clone())),
+        EntryKind::Message(message) => {
+            Some(ContextMessage::Stored(message.message.as_ref().map(projection::with_content)))
+        }
         EntryKind::CustomMessage(custom) => Some(ContextMessage::Custom {
             custom_type: custom.custom_type.clone(),
-            content: custom.content.clone(),
+            content: Some(custom.content.clone().filter(|c| !c.is_null()).unwrap_or_else(projection::empty_array)),
             display: custom.display.clone(),
             details: custom.details.clone(),
             attribution: custom.attribution.clone(),
@@ -304,12 +417,16 @@ pub fn message_of(entry: &Entry) -> Option<ContextMessage> {
         | EntryKind::Custom(_)
         | EntryKind::Label(_)
         | EntryKind::TtsrInjection(_)
-        | EntryKind::SessionInit
+        | EntryKind::SessionInit(_)
         | EntryKind::ModeChange(_)
         | EntryKind::SessionInfo(_)
         | EntryKind::ContextChange(_)
         | EntryKind::ServiceTierChange(_)
         | EntryKind::McpToolSelection(_)
+        | EntryKind::ContextEdit(_)
+        | EntryKind::ResetBoundary
+        | EntryKind::TitleChange(_)
+        | EntryKind::Usage
         | EntryKind::Unknown(_) => None,
     }
 }
@@ -363,23 +480,18 @@ impl Serialize for ContextMessage {
         match self {
             Self::Stored(Some(message)) => message.serialize(serializer),
             Self::Stored(None) => serializer.serialize_unit(),
-            Self::CompactionSummary { summary, short_summary, tokens_before, provider_payload, timestamp } => {
+            Self::CompactionSummary(c) => {
                 let mut map = serializer.serialize_map(None)?;
                 map.serialize_entry("role", "compactionSummary")?;
-                entry_if(&mut map, "summary", summary.as_ref())?;
-                entry_if(&mut map, "shortSummary", short_summary.as_ref())?;
-                entry_if(&mut map, "tokensBefore", tokens_before.as_ref())?;
-                if let Some(payload) = provider_payload {
-                    map.serialize_entry(
-                        "providerPayload",
-                        &serde_json::json!({
-                            "type": "openaiResponsesHistory",
-                            "provider": payload.provider,
-                            "items": payload.items,
-                        }),
-                    )?;
-                }
-                map.serialize_entry("timestamp", timestamp)?;
+                entry_if(&mut map, "summary", c.summary.as_ref())?;
+                entry_if(&mut map, "shortSummary", c.short_summary.as_ref())?;
+                entry_if(&mut map, "tokensBefore", c.tokens_before.as_ref())?;
+                entry_if(&mut map, "tokensAfter", c.tokens_after.as_ref())?;
+                entry_if(&mut map, "method", c.method.as_ref())?;
+                entry_if(&mut map, "providerPayload", c.provider_payload.as_ref())?;
+                entry_if(&mut map, "warning", c.warning.as_ref())?;
+                entry_if(&mut map, "historyRewriteAt", c.history_rewrite_at.as_ref())?;
+                map.serialize_entry("timestamp", &c.timestamp)?;
                 map.end()
             }
             Self::BranchSummary { summary, from_id, timestamp } => {

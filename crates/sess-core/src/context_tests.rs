@@ -267,3 +267,201 @@ fn stored_messages_pass_through_byte_for_byte() {
     let text = serde_json::to_string(&build(&entries, &index, Leaf::Last).messages).unwrap();
     assert_eq!(text, r#"[{"role":"user","content":"\u00e9 1.0","n":1.0}]"#);
 }
+
+fn assistant_blocks(text: &str) -> Value {
+    json!({"type":"message","message":{"role":"assistant","content":[{"type":"text","text":text}]}})
+}
+
+fn tool_result(text: &str) -> Value {
+    json!({"type":"message","message":{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":text}]}})
+}
+
+fn edit(target: &str, replacement: Value) -> Value {
+    json!({"type":"context_edit","targetId":target,"replacement":replacement})
+}
+
+#[test]
+fn a_context_edit_replaces_the_content_of_its_target_the_newest_winning() {
+    let entries = session(&[
+        ("u", None, user("read it")),
+        ("r", Some("u"), tool_result("a very long output")),
+        ("e1", Some("r"), edit("r", json!({"content":"first"}))),
+        ("e2", Some("e1"), edit("r", json!({"content":"[trimmed]"}))),
+        ("e3", Some("e2"), edit("u", json!({"content":"read it, briefly"}))),
+    ]);
+    let context = ctx(&entries, Leaf::Last);
+    // A string replacing a tool result's content becomes one text block; a
+    // user message's stays a string.
+    assert_eq!(
+        context["messages"],
+        json!([
+            {"role":"user","content":"read it, briefly"},
+            {"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"[trimmed]"}]},
+        ])
+    );
+    // Before the edits, and at the first one.
+    assert_eq!(context_text(&ctx(&entries, Leaf::Id("r")), 1), "a very long output");
+    assert_eq!(context_text(&ctx(&entries, Leaf::Id("e1")), 1), "first");
+}
+
+fn context_text(context: &Value, at: usize) -> String {
+    context["messages"][at]["content"][0]["text"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_null_edit_drops_its_target_and_an_edit_on_another_branch_does_not_count() {
+    let entries = session(&[
+        ("u", None, user("one")),
+        ("a", Some("u"), assistant_blocks("two")),
+        ("c", Some("a"), json!({"type":"custom_message","customType":"ext","content":"note","display":true})),
+        ("e1", Some("c"), edit("a", Value::Null)),
+        ("e2", Some("e1"), edit("c", json!({"content":[{"type":"text","text":"short"}]}))),
+        // A sibling branch under `c` edits `u`; the main path does not see it.
+        ("x", Some("c"), edit("u", Value::Null)),
+    ]);
+    let context = ctx(&entries, Leaf::Id("e2"));
+    assert_eq!(
+        context["messages"],
+        json!([
+            {"role":"user","content":"one"},
+            {"role":"custom","customType":"ext","content":[{"type":"text","text":"short"}],"display":true,"timestamp":1_767_225_601_000_i64},
+        ])
+    );
+    assert_eq!(context["messages"].as_array().unwrap().len(), 2);
+    let other = ctx(&entries, Leaf::Id("x"));
+    assert_eq!(other["messages"].as_array().unwrap().len(), 2, "{other}");
+    assert_eq!(other["messages"][0]["role"], "assistant");
+}
+
+#[test]
+fn an_edit_counts_only_among_the_entries_the_context_is_made_of() {
+    // An edit that a compaction summarized away no longer applies to a kept entry.
+    let entries = session(&[
+        ("u1", None, user("one")),
+        ("e", Some("u1"), edit("u2", json!({"content":"never seen"}))),
+        ("u2", Some("e"), user("two")),
+        ("k", Some("u2"), json!({"type":"compaction","summary":"S","firstKeptEntryId":"u2","tokensBefore":1})),
+        ("e2", Some("k"), edit("u2", json!({"content":"edited after"}))),
+    ]);
+    assert_eq!(contents(&ctx(&entries, Leaf::Id("k"))), ["compactionSummary:S", "two"]);
+    assert_eq!(contents(&ctx(&entries, Leaf::Id("e2"))), ["compactionSummary:S", "edited after"]);
+}
+
+#[test]
+fn a_compaction_brings_back_its_system_message_before_the_summary() {
+    let system = json!({"role":"system","content":"You are terse.","timestamp":5});
+    let entries = session(&[
+        ("s", None, json!({"type":"message","message":system})),
+        ("u1", Some("s"), user("one")),
+        (
+            "k",
+            Some("u1"),
+            json!({"type":"compaction","summary":"S","firstKeptEntryId":"s","tokensBefore":1,"systemMessage":system}),
+        ),
+        ("u2", Some("k"), user("two")),
+    ]);
+    let context = ctx(&entries, Leaf::Last);
+    // The kept range starts at the system message, which is left out there:
+    // the compaction's copy stands first.
+    assert_eq!(context["messages"][0], system);
+    assert_eq!(contents(&context)[1..], ["compactionSummary:S", "one", "two"]);
+    // A null system message adds nothing.
+    let entries = session(&[
+        ("u1", None, user("one")),
+        ("k", Some("u1"), json!({"type":"compaction","summary":"S","firstKeptEntryId":"u1","systemMessage":null})),
+    ]);
+    assert_eq!(contents(&ctx(&entries, Leaf::Last)), ["compactionSummary:S", "one"]);
+}
+
+#[test]
+fn messages_without_content_get_the_content_pi_gives_them() {
+    let entries = session(&[
+        ("u", None, json!({"type":"message","message":{"role":"user","content":null}})),
+        ("a", Some("u"), json!({"type":"message","message":{"role":"assistant","timestamp":1}})),
+        ("s", Some("a"), json!({"type":"message","message":{"role":"system","content":null}})),
+        ("c", Some("s"), json!({"type":"custom_message","customType":"ext","display":false})),
+    ]);
+    assert_eq!(
+        ctx(&entries, Leaf::Last)["messages"],
+        json!([
+            {"role":"user","content":[]},
+            {"role":"assistant","timestamp":1,"content":[]},
+            {"role":"system","content":""},
+            {"role":"custom","customType":"ext","content":[],"display":false,"timestamp":1_767_225_601_000_i64},
+        ])
+    );
+}
+
+#[test]
+fn a_reset_boundary_starts_the_context_after_it_unless_a_compaction_follows() {
+    let entries = session(&[
+        ("u1", None, user("one")),
+        ("r", Some("u1"), json!({"type":"reset_boundary"})),
+        ("u2", Some("r"), user("two")),
+        ("k", Some("u2"), json!({"type":"compaction","summary":"S","firstKeptEntryId":"u1"})),
+        ("u3", Some("k"), user("three")),
+        ("r2", Some("u3"), json!({"type":"reset_boundary"})),
+        ("u4", Some("r2"), user("four")),
+    ]);
+    assert!(contents(&ctx(&entries, Leaf::Id("r"))).is_empty());
+    assert_eq!(contents(&ctx(&entries, Leaf::Id("u2"))), ["two"]);
+    // The compaction after the first boundary wins over it: its kept range
+    // reaches back before the boundary.
+    assert_eq!(contents(&ctx(&entries, Leaf::Id("u3"))), ["compactionSummary:S", "one", "two", "three"]);
+    // A boundary after the compaction hides the summary too.
+    assert_eq!(contents(&ctx(&entries, Leaf::Last)), ["four"]);
+}
+
+#[test]
+fn the_summary_carries_oh_my_pis_fields_in_its_order() {
+    let entries = session(&[(
+        "k",
+        None,
+        json!({"type":"compaction","summary":"S","shortSummary":"s","firstKeptEntryId":"k","tokensBefore":9,"tokensAfter":3,"method":"snapcompact","warning":"w"}),
+    )]);
+    let summary = &ctx(&entries, Leaf::Last)["messages"][0];
+    let keys: Vec<&String> = summary.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["role", "summary", "shortSummary", "tokensBefore", "tokensAfter", "method", "warning", "timestamp"]
+    );
+}
+
+#[test]
+fn an_anthropic_compaction_with_an_empty_first_kept_id_keeps_what_follows_its_replay() {
+    let preserve = json!({"anthropicCompaction":{"provider":"anthropic","content":"native summary","model":"m"}});
+    let entries = session(&[
+        ("u1", None, user("one")),
+        ("u2", Some("u1"), user("two")),
+        ("u3", Some("u2"), user("three")),
+        (
+            "k",
+            Some("u3"),
+            json!({"type":"compaction","summary":"S","firstKeptEntryId":"","tokensBefore":1,"preserveData":preserve,"providerReplayThroughEntryId":"u1"}),
+        ),
+        ("u4", Some("k"), user("four")),
+    ]);
+    let context = ctx(&entries, Leaf::Last);
+    assert_eq!(contents(&context), ["compactionSummary:S", "two", "three", "four"]);
+    assert_eq!(
+        context["messages"][0]["providerPayload"],
+        json!({"type":"anthropicCompaction","provider":"anthropic","content":"native summary"})
+    );
+    // The history before the first kept entry was rewritten just before it.
+    assert_eq!(context["messages"][0]["historyRewriteAt"], 1_767_225_600_999_i64);
+}
+
+#[test]
+fn a_remote_compaction_keeps_the_entries_after_its_replay() {
+    let preserve = json!({"openaiRemoteCompaction":{"provider":"openai","replacementHistory":[{"x":1}]}});
+    let entries = session(&[
+        ("u1", None, user("one")),
+        ("u2", Some("u1"), user("two")),
+        (
+            "k",
+            Some("u2"),
+            json!({"type":"compaction","summary":"S","firstKeptEntryId":"u1","preserveData":preserve,"providerReplayThroughEntryId":"u1"}),
+        ),
+    ]);
+    assert_eq!(contents(&ctx(&entries, Leaf::Last)), ["compactionSummary:S", "two"]);
+}

@@ -51,7 +51,7 @@ pub enum EntryKind {
     /// `ttsr_injection`: rules injected into the conversation.
     TtsrInjection(TtsrInjection),
     /// `session_init`: the initial prompt and tools of a subagent session.
-    SessionInit,
+    SessionInit(SessionInit),
     /// `mode_change`: the agent's mode (for example `plan`).
     ModeChange(ModeChange),
     /// `session_info` (pi-mono): the session's display name.
@@ -62,6 +62,16 @@ pub enum EntryKind {
     ServiceTierChange(ServiceTierChange),
     /// `mcp_tool_selection` (xcsh).
     McpToolSelection(McpToolSelection),
+    /// `context_edit` (pi 1.6): replaces or drops what an earlier entry puts
+    /// in the context, on the branches below it.
+    ContextEdit(ContextEdit),
+    /// `reset_boundary` (oh-my-pi's `/clear`): the context starts after it.
+    ResetBoundary,
+    /// `title_change` (oh-my-pi): a record of a new session title.
+    TitleChange(TitleChange),
+    /// `usage` (pi 1.6): tokens a model used outside the conversation (a cache
+    /// warm-up, say); never part of the context.
+    Usage,
     /// Any other type, kept as it is.
     Unknown(UnknownEntry),
 }
@@ -120,6 +130,43 @@ pub struct Compaction {
     pub tokens_before: Option<RawJson>,
     /// Hook data kept across the compaction (xcsh).
     pub preserve_data: Option<RawJson>,
+    /// Context size after compaction (oh-my-pi).
+    pub tokens_after: Option<RawJson>,
+    /// How the summary was made (oh-my-pi: `"snapcompact"`, …).
+    pub method: Option<RawJson>,
+    /// A warning the compaction raised (oh-my-pi).
+    pub warning: Option<RawJson>,
+    /// The system message in force when the compaction was made (pi 1.6): it
+    /// goes before the summary in the context.
+    pub system_message: Option<RawJson>,
+    /// The last entry a provider's own replay covers (oh-my-pi): with an empty
+    /// `firstKeptEntryId`, the kept entries start after it.
+    pub provider_replay_through_entry_id: Option<EntryId>,
+}
+
+/// Fields of a `session_init` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionInit {
+    /// The compaction thresholds of a subagent with its own (oh-my-pi 18.3):
+    /// `{thresholdPercent, thresholdTokens}`.
+    pub compaction_threshold: Option<RawJson>,
+}
+
+/// Fields of a `context_edit` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextEdit {
+    /// The entry whose context messages are edited.
+    pub target_id: Option<EntryId>,
+    /// `{content}` replaces the messages' content; `null` drops them. `None`
+    /// when the key is missing: the edit changes nothing.
+    pub replacement: Option<RawJson>,
+}
+
+/// Fields of a `title_change` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TitleChange {
+    /// The new title.
+    pub title: Option<String>,
 }
 
 /// Fields of a `branch_summary` entry.
@@ -280,6 +327,11 @@ impl Entry {
                 first_kept_entry_id: string(Field::FirstKeptEntryId).map(EntryId::new),
                 tokens_before: raw(Field::TokensBefore),
                 preserve_data: raw(Field::PreserveData),
+                tokens_after: raw(Field::TokensAfter),
+                method: raw(Field::Method),
+                warning: raw(Field::Warning),
+                system_message: raw(Field::SystemMessage),
+                provider_replay_through_entry_id: string(Field::ProviderReplayThroughEntryId).map(EntryId::new),
             }),
             Some("branch_summary") => {
                 EntryKind::BranchSummary(BranchSummary { from_id: raw(Field::FromId), summary: raw(Field::Summary) })
@@ -308,7 +360,9 @@ impl Entry {
                     })
                     .collect(),
             }),
-            Some("session_init") => EntryKind::SessionInit,
+            Some("session_init") => {
+                EntryKind::SessionInit(SessionInit { compaction_threshold: raw(Field::CompactionThreshold) })
+            }
             Some("mode_change") => EntryKind::ModeChange(ModeChange { mode: raw(Field::Mode), data: raw(Field::Data) }),
             Some("session_info") => EntryKind::SessionInfo(SessionInfo { name: string(Field::Name) }),
             Some("context_change") => EntryKind::ContextChange(ContextChange {
@@ -321,6 +375,13 @@ impl Entry {
             Some("mcp_tool_selection") => {
                 EntryKind::McpToolSelection(McpToolSelection { selected_tool_names: raw(Field::SelectedToolNames) })
             }
+            Some("context_edit") => EntryKind::ContextEdit(ContextEdit {
+                target_id: string(Field::TargetId).map(EntryId::new),
+                replacement: raw(Field::Replacement),
+            }),
+            Some("reset_boundary") => EntryKind::ResetBoundary,
+            Some("title_change") => EntryKind::TitleChange(TitleChange { title: string(Field::Title) }),
+            Some("usage") => EntryKind::Usage,
             other => EntryKind::Unknown(UnknownEntry { type_name: other.map(str::to_owned) }),
         };
         Ok(Self {
@@ -537,12 +598,16 @@ impl EntryKind {
             Self::CustomMessage(_) => "custom_message",
             Self::Label(_) => "label",
             Self::TtsrInjection(_) => "ttsr_injection",
-            Self::SessionInit => "session_init",
+            Self::SessionInit(_) => "session_init",
             Self::ModeChange(_) => "mode_change",
             Self::SessionInfo(_) => "session_info",
             Self::ContextChange(_) => "context_change",
             Self::ServiceTierChange(_) => "service_tier_change",
             Self::McpToolSelection(_) => "mcp_tool_selection",
+            Self::ContextEdit(_) => "context_edit",
+            Self::ResetBoundary => "reset_boundary",
+            Self::TitleChange(_) => "title_change",
+            Self::Usage => "usage",
             Self::Unknown(u) => u.type_name.as_deref().unwrap_or(""),
         }
     }

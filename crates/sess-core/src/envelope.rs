@@ -66,6 +66,13 @@ fields! {
     Cwd => "cwd",
     Title => "title",
     ParentSession => "parentSession",
+    Replacement => "replacement",
+    SystemMessage => "systemMessage",
+    TokensAfter => "tokensAfter",
+    Method => "method",
+    Warning => "warning",
+    ProviderReplayThroughEntryId => "providerReplayThroughEntryId",
+    CompactionThreshold => "compactionThreshold",
 }
 
 /// The known fields of one JSON object line, each as a slice of the line.

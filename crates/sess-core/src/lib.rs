@@ -40,6 +40,7 @@ pub mod integrity;
 mod json_text;
 mod jsonl;
 pub mod migrate;
+mod projection;
 mod raw;
 pub mod segment;
 mod session_file;
@@ -49,9 +50,9 @@ pub mod turn;
 
 pub use context::{Leaf, SessionContext};
 pub use entry::{
-    BranchSummary, Compaction, ContextChange, CustomEntry, CustomMessage, Entry, EntryError, EntryKind, Label,
-    McpToolSelection, MessageEntry, ModeChange, ModelChange, ServiceTierChange, SessionInfo, ThinkingLevelChange,
-    TtsrInjection, UnknownEntry, joined_lines,
+    BranchSummary, Compaction, ContextChange, ContextEdit, CustomEntry, CustomMessage, Entry, EntryError, EntryKind,
+    Label, McpToolSelection, MessageEntry, ModeChange, ModelChange, ServiceTierChange, SessionInfo, SessionInit,
+    ThinkingLevelChange, TitleChange, TtsrInjection, UnknownEntry, joined_lines,
 };
 pub use file_kind::FileKind;
 pub use header::{CURRENT_VERSION, SessionHeader, Version};

@@ -11,7 +11,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use sess_core::context::{self, ContextMessage};
+use sess_core::context::{self, CompactionSummary, ContextMessage};
 use sess_core::{Entry, EntryIndex, EntryKind, Leaf, RawJson, SessionFile, format_iso_millis};
 
 use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, content_text, finish_pending};
@@ -70,13 +70,11 @@ pub fn entry_messages(entries: &[Entry]) -> Vec<Message> {
     let mut builder = Builder::default();
     for entry in entries {
         let message = match entry.kind() {
-            EntryKind::Compaction(compaction) => ContextMessage::CompactionSummary {
+            EntryKind::Compaction(compaction) => ContextMessage::CompactionSummary(CompactionSummary {
                 summary: compaction.summary.clone(),
-                short_summary: None,
-                tokens_before: None,
-                provider_payload: None,
                 timestamp: entry.timestamp().and_then(sess_core::parse_iso_millis),
-            },
+                ..CompactionSummary::default()
+            }),
             _ => match context::message_of(entry) {
                 Some(message) => message,
                 None => continue,
@@ -128,7 +126,7 @@ impl Builder {
         match message {
             ContextMessage::Stored(Some(raw)) => self.stored(raw, id),
             ContextMessage::Stored(None) => {}
-            ContextMessage::CompactionSummary { summary, timestamp, .. } => {
+            ContextMessage::CompactionSummary(CompactionSummary { summary, timestamp, .. }) => {
                 let text = summary.as_ref().and_then(RawJson::as_string).unwrap_or_default();
                 self.system(Block::Summary { text }, id, *timestamp);
             }

@@ -39,7 +39,7 @@ pub fn shown_message_count(file: &SessionFile, leaf: Leaf<'_>) -> usize {
                 }
             }
             ContextMessage::Stored(None) => continue,
-            ContextMessage::CompactionSummary { .. } | ContextMessage::BranchSummary { .. } => true,
+            ContextMessage::CompactionSummary(_) | ContextMessage::BranchSummary { .. } => true,
             ContextMessage::Custom { display, .. } => {
                 if display.as_ref().is_some_and(|d| !d.is_truthy()) {
                     continue;
