@@ -45,7 +45,9 @@
 //! `sess list` shows and which failures are files that could not be read;
 //! version 5 keeps `active_ms`, the last message's time, for every agent's
 //! sessions, which version 4 kept for pi-family only, and the token counts
-//! that are not counts, `usage.not_counts`).
+//! that are not counts, `usage.not_counts`; version 6 re-reads every session
+//! for what the pi family writes today: pi 1.6's `usage` entries and the title
+//! oh-my-pi keeps in its title line).
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -53,7 +55,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 5;
+pub(crate) const VERSION: i64 = 6;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (

@@ -3,8 +3,12 @@
 //! Each assistant `message` entry is one model call: its `message.usage`
 //! holds `input` (without the cache), `output`, `cacheRead`, `cacheWrite`,
 //! `totalTokens` and the `cost` pi computed from its model list
-//! (`cost.total`, in US dollars), beside `message.model` and
-//! `message.provider`. pi counts cached input apart from `input` for every
+//! (`cost.total`, in US dollars), beside `message.model` (or
+//! `message.responseModel`, the model that answered, when it differs) and
+//! `message.provider`. pi 1.6 also records usage outside the conversation,
+//! and counts it as its own totals do: a `usage` entry (a cache warm-up, say:
+//! `{kind, provider, model, usage}`) is a call of its model, and a tool
+//! result, compaction or branch summary with a `usage` is a call of no model. pi counts cached input apart from `input` for every
 //! provider (it subtracts `OpenAI`'s cached tokens itself), so the counts are
 //! the call's as they are; pi records no reasoning count. Every entry counts,
 //! on every branch: each call was made. A forked or branched session copies
@@ -19,13 +23,17 @@ use sess_core::{Entry, EntryKind};
 use crate::lenient::string;
 use crate::usage::{Call, Calls, Counter};
 
-/// The fields of an agent message that make a call.
+/// The fields of an agent message, or of a `usage`, `compaction` or
+/// `branch_summary` entry, that make a call.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Stored {
     #[serde(default, deserialize_with = "string")]
     role: Option<String>,
     #[serde(default, deserialize_with = "string")]
     model: Option<String>,
+    #[serde(default, deserialize_with = "string")]
+    response_model: Option<String>,
     #[serde(default)]
     usage: Value,
 }
@@ -34,9 +42,26 @@ struct Stored {
 pub(super) fn calls(entries: &[Entry]) -> Vec<Call> {
     let mut calls = Calls::default();
     for entry in entries {
-        let EntryKind::Message(message) = entry.kind() else { continue };
-        let Some(stored) = message.message.as_ref().and_then(|m| m.decode::<Stored>().ok()) else { continue };
-        if stored.role.as_deref() != Some("assistant") || !stored.usage.is_object() {
+        let stored = match entry.kind() {
+            EntryKind::Message(message) => {
+                let Some(stored) = message.message.as_ref().and_then(|m| m.decode::<Stored>().ok()) else { continue };
+                match stored.role.as_deref() {
+                    Some("assistant") => Stored { model: stored.response_model.clone().or(stored.model), ..stored },
+                    Some("toolResult") => Stored { model: None, ..stored },
+                    _ => continue,
+                }
+            }
+            EntryKind::Usage => {
+                let Ok(stored) = serde_json::from_str::<Stored>(entry.json()) else { continue };
+                Stored { response_model: None, ..stored }
+            }
+            EntryKind::Compaction(_) | EntryKind::BranchSummary(_) if entry.json().contains("\"usage\"") => {
+                let Ok(stored) = serde_json::from_str::<Stored>(entry.json()) else { continue };
+                Stored { model: None, ..stored }
+            }
+            _ => continue,
+        };
+        if !stored.usage.is_object() {
             continue;
         }
         let usage = &stored.usage;
@@ -119,6 +144,43 @@ mod tests {
         assert_eq!(calls[1].key.as_deref(), Some("a2@2026-01-01T00:00:02Z"));
         assert_eq!((calls[1].input, calls[1].model.as_deref(), calls[1].cost), (0, None, None));
         assert_eq!(calls[1].timestamp.as_deref(), Some("2026-01-01T00:00:02Z"));
+    }
+
+    #[test]
+    fn pi_1_6_usage_outside_the_conversation_is_counted_as_pi_counts_it() {
+        let usage = |input: u64| json!({"input": input, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + 1, "cost": {"total": 0.5}});
+        let lines = [
+            message(
+                "a1",
+                "2026-01-01T00:00:01Z",
+                json!({"role": "assistant", "model": "alias", "responseModel": "served-model", "usage": usage(10)}),
+            ),
+            json!({"type": "usage", "id": "w1", "parentId": "a1", "timestamp": "2026-01-01T00:00:02Z", "kind": "cache_warm", "provider": "anthropic", "model": "claude-sonnet-4-5", "usage": usage(20)}),
+            message(
+                "t1",
+                "2026-01-01T00:00:03Z",
+                json!({"role": "toolResult", "toolCallId": "c", "content": [], "usage": usage(30)}),
+            ),
+            json!({"type": "compaction", "id": "k1", "parentId": "t1", "timestamp": "2026-01-01T00:00:04Z", "summary": "s", "firstKeptEntryId": "a1", "tokensBefore": 5, "usage": usage(40)}),
+            json!({"type": "branch_summary", "id": "b1", "parentId": null, "timestamp": "2026-01-01T00:00:05Z", "fromId": "k1", "summary": "b", "usage": usage(50)}),
+            // Without a usage object, nothing.
+            json!({"type": "usage", "id": "w2", "parentId": "b1", "timestamp": "2026-01-01T00:00:06Z", "kind": "cache_warm", "model": "m"}),
+            message("t2", "2026-01-01T00:00:07Z", json!({"role": "toolResult", "toolCallId": "c", "content": []})),
+        ];
+        let calls = calls(&entries(&lines));
+        let got: Vec<(&str, Option<&str>, u64)> =
+            calls.iter().map(|c| (c.key.as_deref().unwrap(), c.model.as_deref(), c.input)).collect();
+        assert_eq!(
+            got,
+            [
+                ("a1@2026-01-01T00:00:01Z", Some("served-model"), 10),
+                ("w1@2026-01-01T00:00:02Z", Some("claude-sonnet-4-5"), 20),
+                ("t1@2026-01-01T00:00:03Z", None, 30),
+                ("k1@2026-01-01T00:00:04Z", None, 40),
+                ("b1@2026-01-01T00:00:05Z", None, 50),
+            ]
+        );
+        assert!(calls.iter().all(|c| c.cost == Some(0.5)));
     }
 
     fn fixture(name: &str) -> Vec<u8> {
