@@ -45,6 +45,7 @@ mod raw;
 pub mod segment;
 mod session_file;
 mod time;
+mod title;
 mod tree;
 pub mod turn;
 
@@ -62,4 +63,5 @@ pub use jsonl::{BLOCK_BYTES, IssueKind, LineIssue, Lines, ReadOutcome, SessionRe
 pub use raw::{RawJson, json_is_truthy, replace_lone_surrogate_escapes};
 pub use session_file::SessionFile;
 pub use time::{format_iso_millis, parse_iso_millis};
+pub use title::{SessionNames, TITLE_SLOT_BYTES, TitleSlot, TitleSource};
 pub use tree::{EntryIndex, Path, Tree};

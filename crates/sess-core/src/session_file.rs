@@ -2,6 +2,7 @@
 
 use crate::entry::Entry;
 use crate::header::SessionHeader;
+use crate::title::SessionNames;
 
 /// A session as one JSONL file holds it: an optional oh-my-pi title line, the
 /// header, and the entries in file order.
@@ -47,6 +48,12 @@ impl SessionFile {
     /// oh-my-pi's fixed-width title line before the header, kept for rewrites.
     pub fn title_line(&self) -> Option<&str> {
         self.title_line.as_deref()
+    }
+
+    /// The titles the file records (its title slot, its `title_change` and
+    /// `session_info` entries, the header's `title`), and so its name.
+    pub fn names(&self) -> SessionNames {
+        SessionNames::of(self.title_line(), self.header(), &self.entries)
     }
 
     /// The entries in file (insertion) order.
