@@ -176,6 +176,12 @@ impl Builder {
                 let text = content_text(&message.content);
                 self.system(Block::Context { title, text }, id, None);
             }
+            // pi 1.6 keeps the system prompt in force as a message.
+            "system" => {
+                self.open = None;
+                let block = Block::Context { title: "system".to_owned(), text: content_text(&message.content) };
+                self.messages.push(Message::new(Role::System).at(Some(id.to_owned()), timestamp).with(block));
+            }
             _ => {}
         }
     }

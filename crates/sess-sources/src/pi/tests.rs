@@ -179,3 +179,21 @@ fn the_shown_count_is_the_transcripts_length_at_every_leaf() {
         }
     }
 }
+
+#[test]
+fn a_system_message_shows_as_context_and_an_edited_message_as_edited() {
+    let mut bytes = session(&[
+        json!({"role": "system", "content": "You are terse.", "timestamp": 1}),
+        json!({"role": "user", "content": "a long question", "timestamp": 2}),
+    ]);
+    let edit = json!({"type": "context_edit", "id": "e2", "parentId": "e1", "timestamp": "2026-01-01T00:00:02.000Z",
+        "targetId": "e1", "replacement": {"content": "short"}});
+    bytes.extend_from_slice(format!("{edit}\n").as_bytes());
+    let transcript = load(&bytes);
+    assert_eq!(shape(&transcript), ["system: context", "user: text"]);
+    assert_eq!(
+        transcript.messages[0].blocks[0],
+        Block::Context { title: "system".into(), text: "You are terse.".into() }
+    );
+    assert_eq!(transcript.messages[1].blocks[0], Block::text("short"));
+}
