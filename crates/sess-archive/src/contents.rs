@@ -434,6 +434,9 @@ mod tests {
         fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
             sess_store::FileStorage.truncate(path, len)
         }
+        fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()> {
+            sess_store::FileStorage.write_at(path, offset, bytes)
+        }
         fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
             self.intrude(to);
             sess_store::FileStorage.rename(from, to)

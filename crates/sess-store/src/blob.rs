@@ -199,6 +199,9 @@ mod tests {
         fn truncate(&self, path: &Path, _len: u64) -> io::Result<()> {
             panic!("truncate({})", path.display())
         }
+        fn write_at(&self, path: &Path, _offset: u64, _bytes: &[u8]) -> io::Result<()> {
+            panic!("write_at({})", path.display())
+        }
         fn rename(&self, from: &Path, _to: &Path) -> io::Result<()> {
             panic!("rename({})", from.display())
         }

@@ -143,6 +143,14 @@ pub trait SessionStorage: Debug + Send + Sync {
     /// Cuts the file to `len` bytes (used to remove a torn last line).
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()>;
 
+    /// Writes `bytes` over the existing file at `path` from `offset`, in place
+    /// (`pwrite`): every other byte, the file's identity and its links stay.
+    /// Bytes past the end make the file longer. Not synced: a sync of a
+    /// [`StorageWriter`] of the same file makes it durable, as `fsync` of any
+    /// open handle of a file does. A missing file is `io::ErrorKind::NotFound`
+    /// (nothing is created). Used to rewrite a fixed-width title line.
+    fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()>;
+
     /// Renames `from` to `to`, replacing `to` if it exists.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
 
@@ -254,6 +262,18 @@ pub fn byte_range(bytes: &[u8], offset: u64, max: usize) -> Vec<u8> {
     bytes[start..end].to_vec()
 }
 
+/// Writes `bytes` over `file` from `offset`, as a positional write does (a
+/// gap past the end is filled with zeros): [`SessionStorage::write_at`] for
+/// storages that hold files in memory.
+pub fn overwrite(file: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    let end = start.saturating_add(bytes.len());
+    if file.len() < end {
+        file.resize(end, 0);
+    }
+    file[start..end].copy_from_slice(bytes);
+}
+
 /// The entries of `dir` among `files` and `dirs`: [`SessionStorage::list_dir`]
 /// for storages that hold paths in maps.
 pub fn children<'a>(
@@ -336,6 +356,47 @@ mod tests {
         assert_eq!(memory.list_dir(Path::new("/m")).unwrap().len(), 1);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_write_in_place_keeps_every_other_byte_the_file_and_its_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("s.jsonl");
+        fs::write(&target, "0123456789\n").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let identity = FileStorage.stat(&target).unwrap().identity;
+        FileStorage.write_at(&link, 2, b"ab").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"01ab456789\n");
+        assert_eq!(FileStorage.stat(&target).unwrap().identity, identity);
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        FileStorage.write_at(&target, 10, b"!\n").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"01ab456789!\n");
+        let missing = dir.path().join("missing.jsonl");
+        assert_eq!(FileStorage.write_at(&missing, 0, b"x").unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert!(!missing.exists(), "a write in place created a file");
+    }
+
+    #[test]
+    fn a_write_in_place_in_memory_is_the_same() {
+        let memory = MemoryStorage::new();
+        let path = Path::new("/s/s.jsonl");
+        memory.open_append(path).unwrap().write_all(b"0123456789\n").unwrap();
+        let identity = memory.stat(path).unwrap().identity;
+        memory.write_at(path, 2, b"ab").unwrap();
+        memory.write_at(path, 10, b"!\n").unwrap();
+        assert_eq!(memory.read(path).unwrap(), b"01ab456789!\n");
+        assert_eq!(memory.stat(path).unwrap().identity, identity);
+        let missing = Path::new("/s/missing.jsonl");
+        assert_eq!(memory.write_at(missing, 0, b"x").unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert!(!memory.exists(missing));
+        let device = Path::new("/s/null.jsonl");
+        memory.add_special(device, FileKind::CharDevice);
+        assert_eq!(memory.write_at(device, 0, b"x").unwrap_err().kind(), io::ErrorKind::InvalidInput);
+        let mut bytes = b"ab".to_vec();
+        overwrite(&mut bytes, 4, b"cd");
+        assert_eq!(bytes, b"ab\0\0cd");
+    }
+
     #[test]
     fn a_rewrite_of_a_path_that_is_not_a_regular_file_is_refused() {
         let storage = MemoryStorage::new();
@@ -359,6 +420,7 @@ mod tests {
         assert!(storage.open_append(fifo).is_err());
         assert!(storage.lock(fifo).is_err());
         assert!(storage.truncate(fifo, 0).is_err());
+        assert!(storage.write_at(fifo, 0, b"x").is_err());
         let listed = storage.list_dir(Path::new("/s")).unwrap();
         assert_eq!(listed, [DirEntry { path: fifo.to_owned(), is_dir: false, kind: FileKind::Fifo }]);
     }
@@ -375,6 +437,7 @@ mod tests {
             FileStorage.read(&fifo).map(drop),
             FileStorage.read_range(&fifo, 0, 10).map(drop),
             FileStorage.open_append(&fifo).map(drop),
+            FileStorage.write_at(&fifo, 0, b"x").map(drop),
             FileStorage.lock(&fifo).map(drop),
         ] {
             let err = result.err().unwrap();

@@ -5,7 +5,9 @@
 //! throws away what was not synced: file contents fall back to their last `sync`,
 //! directory entries (creations, renames) to their directory's last `sync_dir`.
 //! [`CrashStorage::kill_after`] makes the process "die" after a number of
-//! mutating operations, so a test can crash at every point of a workload.
+//! mutating operations, so a test can crash at every point of a workload. A
+//! write in place ([`SessionStorage::write_at`]) changes the written bytes
+//! only: a crash before the file's next sync gives the old bytes back.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Cursor, Read};
@@ -54,8 +56,8 @@ impl CrashStorage {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// After `ops` more mutating operations (write, sync, create, rename,
-    /// truncate, remove), every mutating operation fails as if the process had died.
+    /// After `ops` more mutating operations (write, write in place, sync,
+    /// create, rename, truncate, remove), every mutating operation fails as if the process had died.
     pub fn kill_after(&self, ops: usize) {
         self.state().budget = Some(ops);
     }
@@ -218,6 +220,15 @@ impl SessionStorage for CrashStorage {
             // The file storage syncs after truncating.
             inode.synced = inode.data.clone();
         }
+        Ok(())
+    }
+
+    fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let mut state = self.state();
+        state.spend()?;
+        let ino = state.inode_of(path)?;
+        let inode = state.inodes.get_mut(&ino).ok_or_else(|| not_found(path))?;
+        storage::overwrite(&mut inode.data, offset, bytes);
         Ok(())
     }
 

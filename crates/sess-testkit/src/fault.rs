@@ -10,7 +10,7 @@ use sess_store::storage::{DirEntry, FileStat, SessionStorage, StorageLock, Stora
 /// The kinds of operation a [`FaultStorage`] counts and can fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
-    /// Writing bytes to an open file.
+    /// Writing bytes: to an open file, in place, or by truncating.
     Write,
     /// Syncing a file or a directory.
     Sync,
@@ -20,12 +20,31 @@ pub enum Op {
     Open,
 }
 
-/// Wraps a storage and fails the Nth operation of a kind (1-based), once.
+/// Wraps a storage and fails the Nth operation of a kind (1-based), once: at
+/// once ([`fail_on`](FaultStorage::fail_on)), or, for a write, after writing
+/// only its first bytes ([`tear_on`](FaultStorage::tear_on): a short write).
 #[derive(Clone, Debug)]
 pub struct FaultStorage {
     inner: Arc<dyn SessionStorage>,
     counts: Arc<[AtomicUsize; 4]>,
-    plan: Arc<Mutex<Option<(Op, usize)>>>,
+    plan: Arc<Mutex<Option<Plan>>>,
+}
+
+/// The failure to come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Plan {
+    op: Op,
+    nth: usize,
+    /// For a write: how many of its bytes are written before it fails.
+    keep: Option<usize>,
+}
+
+/// What the operation being counted does.
+enum Fault {
+    None,
+    Fail(io::Error),
+    /// Write this many bytes, then fail.
+    Tear(usize, io::Error),
 }
 
 impl FaultStorage {
@@ -36,8 +55,19 @@ impl FaultStorage {
 
     /// Fails the `nth` operation of kind `op` from now on (1 = the next one).
     pub fn fail_on(&self, op: Op, nth: usize) {
-        self.counts[op as usize].store(0, Ordering::SeqCst);
-        *self.plan.lock().unwrap_or_else(PoisonError::into_inner) = Some((op, nth));
+        self.plan(Plan { op, nth, keep: None });
+    }
+
+    /// Makes the `nth` write from now on (1 = the next one) a short write:
+    /// only its first `keep` bytes reach the file, then it fails. A write
+    /// that is not given bytes (a truncation) just fails.
+    pub fn tear_on(&self, nth: usize, keep: usize) {
+        self.plan(Plan { op: Op::Write, nth, keep: Some(keep) });
+    }
+
+    fn plan(&self, plan: Plan) {
+        self.counts[plan.op as usize].store(0, Ordering::SeqCst);
+        *self.plan.lock().unwrap_or_else(PoisonError::into_inner) = Some(plan);
     }
 
     /// How many operations of kind `op` ran since the last [`fail_on`](Self::fail_on)
@@ -46,14 +76,38 @@ impl FaultStorage {
         self.counts[op as usize].load(Ordering::SeqCst)
     }
 
-    fn check(&self, op: Op) -> io::Result<()> {
+    fn fault(&self, op: Op) -> Fault {
         let n = self.counts[op as usize].fetch_add(1, Ordering::SeqCst) + 1;
         let mut plan = self.plan.lock().unwrap_or_else(PoisonError::into_inner);
-        if *plan == Some((op, n)) {
-            *plan = None;
-            return Err(io::Error::other(format!("injected failure of {op:?} #{n}")));
+        match *plan {
+            Some(Plan { op: planned, nth, keep }) if planned == op && nth == n => {
+                *plan = None;
+                let error = io::Error::other(format!("injected failure of {op:?} #{n}"));
+                keep.map_or(Fault::Fail(error), |keep| {
+                    Fault::Tear(keep, io::Error::other(format!("injected short write #{n}: {keep} bytes written")))
+                })
+            }
+            _ => Fault::None,
         }
-        Ok(())
+    }
+
+    fn check(&self, op: Op) -> io::Result<()> {
+        match self.fault(op) {
+            Fault::None => Ok(()),
+            Fault::Fail(error) | Fault::Tear(_, error) => Err(error),
+        }
+    }
+
+    /// Writes `bytes` with `write`, unless this write is the one to fail.
+    fn write(&self, bytes: &[u8], write: impl FnOnce(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        match self.fault(Op::Write) {
+            Fault::None => write(bytes),
+            Fault::Fail(error) => Err(error),
+            Fault::Tear(keep, error) => {
+                write(&bytes[..keep.min(bytes.len())])?;
+                Err(error)
+            }
+        }
     }
 }
 
@@ -64,8 +118,8 @@ struct FaultWriter {
 
 impl StorageWriter for FaultWriter {
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.storage.check(Op::Write)?;
-        self.inner.write_all(bytes)
+        let inner = &mut self.inner;
+        self.storage.write(bytes, |bytes| inner.write_all(bytes))
     }
 
     fn sync(&mut self) -> io::Result<()> {
@@ -108,6 +162,10 @@ impl SessionStorage for FaultStorage {
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
         self.check(Op::Write)?;
         self.inner.truncate(path, len)
+    }
+
+    fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.write(bytes, |bytes| self.inner.write_at(path, offset, bytes))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {

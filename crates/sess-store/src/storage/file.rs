@@ -101,6 +101,11 @@ impl SessionStorage for FileStorage {
         file.sync_data()
     }
 
+    fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let file = open_regular(path, OpenOptions::new().write(true))?;
+        write_all_at(&file, offset, bytes)
+    }
+
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         #[allow(clippy::disallowed_methods)] // The storage layer is where renames happen.
         fs::rename(from, to)
@@ -175,6 +180,17 @@ fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
         return Err(not_regular(path, FileKind::of(meta.file_type())));
     }
     Ok(file)
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, offset: u64, bytes: &[u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(mut file: &File, offset: u64, bytes: &[u8]) -> io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(bytes)
 }
 
 #[cfg(unix)]

@@ -210,6 +210,15 @@ impl SessionStorage for MemoryStorage {
         Ok(())
     }
 
+    fn write_at(&self, path: &Path, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let mut state = self.state();
+        state.check_not_special(path)?;
+        let file = state.files.get_mut(path).ok_or_else(|| not_found(path))?;
+        super::overwrite(&mut file.bytes, offset, bytes);
+        file.modified = SystemTime::now();
+        Ok(())
+    }
+
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut state = self.state();
         if let Some(file) = state.files.remove(from) {
