@@ -1,7 +1,8 @@
 // Seeded, random sessions built through a peer's own SessionManager, and damaged
-// and legacy copies of them. Shared by the pi-mono (Node) and oh-my-pi (Bun) drivers.
+// and legacy copies of them. Shared by the drivers of pi (Node) and oh-my-pi (Bun).
 //
-// `api` adapts the few calls whose signatures differ between the peers.
+// `api` adapts the few calls whose signatures differ between the peers and
+// versions, and names the entry types a version writes that others do not.
 
 /** mulberry32: a small seeded generator, so a failing seed can be replayed. */
 export function rng(seed) {
@@ -44,11 +45,47 @@ function text(r, n) {
   return `${r.pick(TEXTS)} #${n}`;
 }
 
-const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+/** Random token counts and costs, as a provider would report them. */
+export function usageOf(r) {
+  const input = r.int(5000);
+  const output = r.int(2000);
+  const cacheRead = r.chance(0.5) ? r.int(20000) : 0;
+  const cacheWrite = r.chance(0.3) ? r.int(3000) : 0;
+  const cost = { input: input * 3e-6, output: output * 1.5e-5, cacheRead: cacheRead * 3e-7, cacheWrite: cacheWrite * 3.75e-6 };
+  return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost: { ...cost, total: cost.input + cost.output + cost.cacheRead + cost.cacheWrite } };
+}
+
+const ROLES_WITH_CONTENT = ["user", "assistant", "toolResult"];
+
+/**
+ * A message whose content is null or missing, as old versions, forks and
+ * hand-edited files hold (only where `api.nullContent`).
+ */
+function contentless(r, n, timestamp) {
+  const role = r.pick([...ROLES_WITH_CONTENT, "system"]);
+  const base =
+    role === "assistant"
+      ? { role, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usageOf(r), stopReason: "stop", timestamp }
+      : role === "toolResult"
+        ? { role, toolCallId: `call_${r.int(n + 1)}`, toolName: "read", isError: false, timestamp }
+        : { role, timestamp };
+  return r.chance(0.5) ? { ...base, content: null } : base;
+}
+
+/** A `system` message: more instructions, prompt sections and tools added or removed. */
+function system(r, n) {
+  const message = { role: "system", content: r.pick([text(r, n), [{ type: "text", text: text(r, n) }], ""]), timestamp: 1_767_225_600_000 + n };
+  if (r.chance(0.4)) message.sections = { [r.pick(["<rules>", "<env>"])]: r.chance(0.8) ? `section ${n}` : null };
+  if (r.chance(0.3)) message.toolsAdded = [{ name: r.pick(["read", "grep"]), description: `tool ${n}`, parameters: { type: "object", properties: {} } }];
+  if (r.chance(0.2)) message.toolsRemoved = [{ name: r.pick(["read", "grep"]) }];
+  return message;
+}
 
 /** One agent message of a random role. */
-function message(r, n, ids) {
+function message(r, n, api) {
   const timestamp = 1_767_225_600_000 + n;
+  if (api.nullContent && r.chance(0.06)) return contentless(r, n, timestamp);
+  if (api.systemMessages && r.chance(0.08)) return system(r, n);
   switch (r.int(7)) {
     case 0:
     case 1: {
@@ -63,7 +100,18 @@ function message(r, n, ids) {
       if (r.chance(0.3)) content.push({ type: "thinking", thinking: `thinking ${n}`, thinkingSignature: "sig" });
       content.push({ type: "text", text: text(r, n) });
       if (r.chance(0.4)) content.push({ type: "toolCall", id: `call_${n}`, name: r.pick(["read", "bash", "edit"]), arguments: { path: `src/${n}.ts`, nested: { deep: [1, 2.5, null, true] } } });
-      return { role: "assistant", content, api: "anthropic-messages", provider: r.pick(["anthropic", "openai"]), model: r.pick(["claude-sonnet-4-5", "gpt-4o"]), usage, stopReason: r.pick(["stop", "toolUse"]), timestamp };
+      const model = r.pick(["claude-sonnet-4-5", "gpt-4o"]);
+      return {
+        role: "assistant",
+        content,
+        api: "anthropic-messages",
+        provider: r.pick(["anthropic", "openai"]),
+        model,
+        ...(api.responseModel && r.chance(0.2) ? { responseModel: `${model}-2026` } : {}),
+        usage: usageOf(r),
+        stopReason: r.pick(["stop", "toolUse"]),
+        timestamp,
+      };
     }
     case 4:
       return {
@@ -72,6 +120,7 @@ function message(r, n, ids) {
         toolName: r.pick(["read", "bash"]),
         content: [{ type: "text", text: text(r, n) }, ...(r.chance(0.3) ? [{ type: "image", data: base64Image(r, r.chance(0.5)), mimeType: "image/jpeg" }] : [])],
         details: r.chance(0.5) ? { lines: n } : undefined,
+        ...(api.toolUsage && r.chance(0.2) ? { usage: usageOf(r) } : {}),
         isError: r.chance(0.2),
         timestamp,
       };
@@ -82,34 +131,76 @@ function message(r, n, ids) {
   }
 }
 
-/** Builds one session through `sm`; returns nothing (the file is the result). */
-export function generate(sm, seed, api) {
+/** Whether pi lets a `context_edit` target `entry`: content the model sees. */
+function editable(entry) {
+  return entry.type === "custom_message" || (entry.type === "message" && ROLES_WITH_CONTENT.includes(entry.message?.role));
+}
+
+/** A context edit's replacement: removed (null), or new content as a string or blocks. */
+function replacement(r, n) {
+  if (r.chance(0.2)) return null;
+  if (r.chance(0.5)) return { content: `edited ${n}: ${r.pick(TEXTS)}` };
+  return { content: [{ type: "text", text: `edited ${n}` }, ...(r.chance(0.2) ? [{ type: "image", data: base64Image(r, false), mimeType: "image/png" }] : [])] };
+}
+
+/** A session name: short, long (beyond a fixed-width title slot), or with control characters. */
+function name(r, n) {
+  const roll = r.int(10);
+  if (roll === 0) return `long name ${n} ${"ü".repeat(150)} end`;
+  if (roll === 1) return ` spaced\tname ${n}\n second line `;
+  if (roll === 2) return "";
+  return `name ${n} ${r.pick(TEXTS).slice(0, 12)}`;
+}
+
+/**
+ * Builds one session through `sm`; returns nothing (the file is the result).
+ * `api` adapts the calls whose signatures differ and says which entry types the
+ * peer writes (a method or flag absent: none of that kind).
+ */
+export async function generate(sm, seed, api) {
   const r = rng(seed);
   const ids = [];
   const remember = (id) => {
     if (typeof id === "string") ids.push(id);
   };
+  let lastEdited;
   // An early assistant message, so the peer writes the file.
   remember(sm.appendMessage({ role: "user", content: [{ type: "text", text: `start ${seed}` }], timestamp: 1_767_225_600_000 }));
-  remember(sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage, stopReason: "stop", timestamp: 1_767_225_600_001 }));
+  remember(sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: usageOf(r), stopReason: "stop", timestamp: 1_767_225_600_001 }));
   const steps = 10 + r.int(60);
   for (let n = 0; n < steps; n++) {
+    if (api.contextEdit && r.chance(0.08)) {
+      // Several edits of one target (the newest wins), on the active branch.
+      const targets = sm.getBranch().filter(editable);
+      const again = lastEdited && targets.some((e) => e.id === lastEdited) && r.chance(0.4);
+      const target = again ? lastEdited : targets.length ? r.pick(targets).id : undefined;
+      if (target) {
+        lastEdited = target;
+        remember(await api.contextEdit(sm, target, replacement(r, n)));
+        continue;
+      }
+    }
+    if (api.usage && r.chance(0.04)) {
+      const kind = r.pick(["cache_warm", "classifier", "images"]);
+      remember(await api.usage(sm, kind, r.pick(["anthropic", "openai"]), r.pick(["claude-sonnet-4-5", "gpt-4o"]), usageOf(r), r.chance(0.3) ? `note ${n}` : undefined));
+      continue;
+    }
     const roll = r.int(100);
-    if (roll < 45) remember(sm.appendMessage(message(r, n, ids)));
+    if (roll < 45) remember(sm.appendMessage(message(r, n, api)));
     else if (roll < 50) remember(sm.appendThinkingLevelChange(r.pick(["off", "low", "medium", "high"])));
-    else if (roll < 55) remember(api.modelChange(sm, r.pick(["openai", "google"]), r.pick(["gpt-4o", "gemini-2"])));
+    else if (roll < 55) remember(await api.modelChange(sm, r.pick(["openai", "google"]), r.pick(["gpt-4o", "gemini-2"])));
     else if (roll < 59 && ids.length) {
       const branch = sm.getBranch();
       const kept = branch.length ? r.pick(branch).id : r.pick(ids);
-      remember(api.compaction(sm, `summary ${n}: ${text(r, n)}`, kept, 1000 + n, r.chance(0.5) ? { readFiles: [`f${n}`] } : undefined));
+      remember(await api.compaction(sm, r, `summary ${n}: ${text(r, n)}`, kept, 1000 + n, r.chance(0.5) ? { readFiles: [`f${n}`] } : undefined));
     } else if (roll < 65 && ids.length) remember(sm.appendLabelChange(r.pick(ids), r.pick(["checkpoint", "", undefined, `label ${n} ✓`])));
     else if (roll < 69) remember(sm.appendCustomEntry(r.pick(["ext", "my-extension"]), r.chance(0.7) ? { n, nested: { list: [n] } } : undefined));
     else if (roll < 74) remember(sm.appendCustomMessageEntry("ext", r.chance(0.5) ? text(r, n) : [{ type: "text", text: text(r, n) }], r.chance(0.5), r.chance(0.5) ? { d: n } : undefined));
-    else if (roll < 77) remember(api.sessionName(sm, `name ${n} ${r.pick(TEXTS).slice(0, 12)}`));
+    else if (roll < 77) remember(await api.sessionName(sm, r, name(r, n)));
     else if (roll < 85 && ids.length) sm.branch(r.pick(ids));
-    else if (roll < 90 && ids.length) remember(sm.branchWithSummary(r.chance(0.85) ? r.pick(ids) : null, r.chance(0.8) ? `branch summary ${n}` : "", r.chance(0.5) ? { note: n } : undefined, r.chance(0.5) ? false : undefined));
+    else if (roll < 90 && ids.length) remember(await api.branchWithSummary(sm, r, r.chance(0.85) ? r.pick(ids) : null, r.chance(0.8) ? `branch summary ${n}` : "", r.chance(0.5) ? { note: n } : undefined, r.chance(0.5) ? false : undefined));
     else if (roll < 93) sm.resetLeaf();
-    else remember(api.extra(sm, r, n));
+    else remember(await api.extra(sm, r, n));
   }
 }
 

@@ -1,0 +1,36 @@
+// The adapter of ./driver.mjs for pi (pi-mono 0.73.1 and pi 1.6.0 alike): the
+// versions differ in their package and in what their scenario writes.
+import path from "node:path";
+
+/**
+ * `SessionManager` and `buildSessionContext` are the version's; `scenario` is
+ * scenario.mjs's `api`; `views` adds fields to the view (name → function of the
+ * entries).
+ */
+export function piPeer(SessionManager, buildSessionContext, scenario, views = {}) {
+  return {
+    scenario,
+    // Where pi keeps sessions, so `sess list` finds them.
+    sessionDir: (home, seed) => path.join(home, ".pi/agent/sessions", `--seed-${seed}--`),
+    create: (cwd, dir) => SessionManager.create(cwd, dir),
+    open: (file) => SessionManager.open(file),
+    finish: () => {},
+    close: () => {},
+    contexts: (sm, entries) => {
+      const contexts = {};
+      for (const entry of entries) contexts[entry.id] = buildSessionContext(entries, entry.id);
+      return contexts;
+    },
+    extra: (sm, entries) => {
+      const out = { name: sm.getSessionName() ?? null };
+      for (const [key, compute] of Object.entries(views)) out[key] = compute(entries);
+      return out;
+    },
+    legacy: true,
+    branch: (file, dir, id) => {
+      const sm = SessionManager.open(file, dir);
+      sm.createBranchedSession(id);
+      return sm.getEntries();
+    },
+  };
+}
