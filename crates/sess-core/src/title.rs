@@ -222,6 +222,15 @@ impl SessionNames {
         }
     }
 
+    /// The title a reader that knows no `title_change` shows (oh-my-pi
+    /// 18.2.3): the slot decides, else the header's `title`.
+    pub fn title_without_changes(&self) -> Option<&str> {
+        match &self.slot {
+            Some(slot) => slot.name(),
+            None => self.header.as_deref(),
+        }
+    }
+
     /// Who set [`title`](Self::title): the slot's `source` when there is a
     /// slot, else `header_source` (the header's `titleSource`).
     pub fn title_source(&self, header_source: Option<&str>) -> Option<TitleSource> {

@@ -112,6 +112,8 @@ fn the_real_files_are_named_as_oh_my_pi_names_them() {
     // header's title, which this file does not have).
     assert_eq!(names(NO_SLOT).slot(), None);
     assert_eq!(names(NO_SLOT).name(), Some(FIXED));
+    assert_eq!(names(NO_SLOT).title_without_changes(), None);
+    assert_eq!(names(RENAMED).title_without_changes(), Some(FIXED));
 }
 
 const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","title":"Header","titleSource":"auto"}"#;

@@ -27,7 +27,8 @@ pub struct RecentSession {
     /// The file's modification time, where the storage keeps one.
     pub modified: Option<SystemTime>,
     /// The first of these that is not empty once sanitised (first line only,
-    /// control characters removed, trimmed): the header's `title`, the first
+    /// control characters removed, trimmed): the title (oh-my-pi's title slot
+    /// when the file begins with a valid one, else the header's), the first
     /// user prompt within the prefix, the header's `id`; else the file name
     /// without `.jsonl`.
     pub name: String,
@@ -96,6 +97,8 @@ fn read_prefix(text: &str) -> Option<Prefix> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut header: Option<Prefix> = None;
     let mut title_line_seen = false;
+    // A valid title slot names the session instead of the header (an empty one: no name).
+    let mut slot: Option<sess_core::TitleSlot> = None;
     for raw in text.split('\n') {
         let raw = raw.trim_matches(is_json_whitespace);
         if raw.is_empty() {
@@ -105,15 +108,23 @@ fn read_prefix(text: &str) -> Option<Prefix> {
         let Some(prefix) = &mut header else {
             match parsed {
                 Parsed::Invalid => continue,
-                Parsed::Object(line) if line.is("title") && !title_line_seen => title_line_seen = true,
+                Parsed::Object(line) if line.is("title") && !title_line_seen => {
+                    title_line_seen = true;
+                    slot = sess_core::TitleSlot::parse(raw);
+                }
                 Parsed::Object(line) if line.is_header() => {
+                    let title = match &slot {
+                        Some(slot) => slot.name().map(str::to_owned),
+                        None => line::string(line.title).map(Cow::into_owned),
+                    };
+                    // xcsh looks for a prompt only when `header.title` is falsy.
+                    let titled = if slot.is_some() { title.is_some() } else { line::truthy(line.title) };
                     header = Some(Prefix {
                         id: line::string(line.id).map(Cow::into_owned).unwrap_or_default(),
-                        title: line::string(line.title).map(Cow::into_owned),
+                        title,
                         first_prompt: None,
                     });
-                    // xcsh looks for a prompt only when `header.title` is falsy.
-                    if line::truthy(line.title) {
+                    if titled {
                         break;
                     }
                 }
@@ -244,6 +255,14 @@ mod tests {
     #[case::title_line_first(
         "{\"type\":\"title\",\"title\":\"x\"}\n{\"type\":\"session\",\"id\":\"s\",\"title\":\"T\"}\n",
         "T"
+    )]
+    #[case::title_slot_over_the_header(
+        "{\"type\":\"title\",\"v\":1,\"title\":\"Slot\",\"updatedAt\":\"u\",\"pad\":\"  \"}\n{\"type\":\"session\",\"id\":\"s\",\"title\":\"T\"}\n",
+        "Slot"
+    )]
+    #[case::empty_title_slot_clears_the_header(
+        "{\"type\":\"title\",\"v\":1,\"title\":\"\",\"updatedAt\":\"u\",\"pad\":\"  \"}\n{\"type\":\"session\",\"id\":\"s\",\"title\":\"T\"}\n{\"type\":\"message\",\"id\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"prompt\"}}\n",
+        "prompt"
     )]
     #[case::crlf_title("{\"type\":\"session\",\"id\":\"s\",\"title\":\"a\\r\\nb\"}\r\n", "a")]
     fn display_names(#[case] text: &str, #[case] expected: &str) {

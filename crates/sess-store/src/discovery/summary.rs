@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use sess_core::parse_iso_millis;
+use sess_core::{SessionNames, parse_iso_millis};
 
 use super::line::{self, Line, Parsed};
 use crate::storage::SessionStorage;
@@ -19,9 +19,12 @@ pub struct SessionSummary {
     pub id: String,
     /// The header's `cwd`; `""` when it is absent or not a string.
     pub cwd: String,
-    /// `header.title` (xcsh, oh-my-pi) when it is a non-empty string, else the
-    /// display name set by the last `session_info` entry, trimmed (pi-mono's
-    /// `name`; a later `session_info` without a name clears it).
+    /// The session's name ([`sess_core::SessionNames::name`]): oh-my-pi's
+    /// title slot when the file has a valid one (an empty one means none),
+    /// else the newest `title_change` entry's title, else `header.title`
+    /// (xcsh, oh-my-pi) when it is a non-empty string, else the display name
+    /// set by the last `session_info` entry, trimmed (pi-mono's `name`; a
+    /// later `session_info` without a name clears it).
     pub title: Option<String>,
     /// The header's `parentSession`: a session id or a file path.
     pub parent_session: Option<String>,
@@ -67,7 +70,7 @@ pub(super) fn summarize(storage: &dyn SessionStorage, path: &Path, text: Message
     scan(storage, path, &mut builder).ok()?;
     let Stage::Body(header) = builder.stage else { return None };
     let modified = || storage.stat(path).ok().map(|stat| stat.modified.map_or(0, system_time_ms));
-    build(header, builder.tally, builder.all_messages_text, path.to_owned(), modified)
+    build(header, builder.names, builder.tally, builder.all_messages_text, path.to_owned(), modified)
 }
 
 /// The summary a listing makes of a session file (see
@@ -84,7 +87,7 @@ pub fn summarize_bytes(
     let mut builder = Builder { collect_text: false, ..Builder::default() };
     scan_lines(bytes, &mut builder).ok()?;
     let Stage::Body(header) = builder.stage else { return None };
-    build(header, builder.tally, builder.all_messages_text, path, modified_fallback)
+    build(header, builder.names, builder.tally, builder.all_messages_text, path, modified_fallback)
 }
 
 fn scan(storage: &dyn SessionStorage, path: &Path, builder: &mut Builder) -> io::Result<()> {
@@ -146,6 +149,8 @@ struct Header {
 struct Builder {
     stage: Stage,
     tally: SummaryTally,
+    /// The title slot and the `title_change` entries.
+    names: SessionNames,
     collect_text: bool,
     all_messages_text: String,
 }
@@ -164,6 +169,9 @@ impl Builder {
         match (&self.stage, line) {
             (Stage::Rejected, _) => Flow::Stop,
             (Stage::Body(_), Some(line)) => {
+                if line.is("title_change") {
+                    self.names.title_change(line::string(line.title).as_deref());
+                }
                 if let Some(text) = self.tally.entry(&line, self.collect_text) {
                     join_text(&mut self.all_messages_text, &text);
                 }
@@ -171,6 +179,7 @@ impl Builder {
             }
             (Stage::Body(_), None) => Flow::Continue,
             (Stage::BeforeHeader, Some(line)) if line.is("title") => {
+                self.names.slot_line(text);
                 self.stage = Stage::AfterTitleLine;
                 Flow::Continue
             }
@@ -273,7 +282,7 @@ impl SummaryTally {
         if !line.is_header() {
             return None;
         }
-        build(header(&line), self, all_messages_text, path, modified_fallback)
+        build(header(&line), SessionNames::default(), self, all_messages_text, path, modified_fallback)
     }
 }
 
@@ -285,8 +294,11 @@ fn join_text(all: &mut String, text: &str) {
     all.push_str(text);
 }
 
+/// The summary; `names` holds the title slot and `title_change` entries
+/// (the header's title and the `session_info` name are added here).
 fn build(
     header: Header,
+    mut names: SessionNames,
     tally: SummaryTally,
     all_messages_text: String,
     path: PathBuf,
@@ -303,11 +315,13 @@ fn build(
     } else {
         modified_fallback()?
     };
+    names.header_title(header.title.as_deref());
+    names.session_info(tally.name.as_deref());
     Some(SessionSummary {
         path,
         id: header.id,
         cwd: header.cwd,
-        title: header.title.or(tally.name),
+        title: names.name().map(str::to_owned),
         parent_session: header.parent_session,
         created: header.created,
         modified_ms,

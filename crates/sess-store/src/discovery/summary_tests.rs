@@ -74,6 +74,38 @@ fn oh_my_pi_title_line_is_skipped() {
     assert_eq!(summary.title, None);
 }
 
+// oh-my-pi's own files: the title slot names the session (in `renamed.jsonl`
+// the header has no title), and a file without a slot takes the newest
+// `title_change` (oh-my-pi itself shows none there).
+#[rstest]
+#[case::auto(include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-titles/auto-title.jsonl"), "Parser drops last line")]
+#[case::renamed(include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-titles/renamed.jsonl"), "Fix the parser: \"last line\" été")]
+#[case::branched(include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-titles/createBranchedSession.jsonl"), "Fix the parser: \"last line\" été")]
+#[case::no_slot(include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-titles/no-slot.jsonl"), "Fix the parser: \"last line\" été")]
+#[case::no_slot_renamed(include_str!("../../../../fixtures/pi-family/oh-my-pi-18.2.3-titles/no-slot-renamed.jsonl"), "Renamed without a slot")]
+fn oh_my_pi_titles(#[case] text: &str, #[case] title: &str) {
+    assert_eq!(summary_of(text).unwrap().title.as_deref(), Some(title));
+    let from_bytes = summarize_bytes(text.as_bytes(), FILE.into(), || None).unwrap();
+    assert_eq!(from_bytes.title.as_deref(), Some(title));
+}
+
+const SLOT: &str = r#"{"type":"title","v":1,"title":"Slot","source":"user","updatedAt":"u","pad":"  "}"#;
+const EMPTY_SLOT: &str = r#"{"type":"title","v":1,"title":"","updatedAt":"u","pad":"  "}"#;
+const TITLED: &str = r#"{"type":"session","id":"s","title":"Header"}"#;
+const CHANGE: &str = r#"{"type":"title_change","id":"c","title":"Changed","source":"user"}"#;
+const INFO: &str = r#"{"type":"session_info","id":"i","name":"Info"}"#;
+
+#[rstest]
+#[case::slot(&[SLOT, TITLED, CHANGE, INFO], Some("Slot"))]
+#[case::an_empty_slot_clears_the_header(&[EMPTY_SLOT, TITLED, CHANGE], None)]
+#[case::an_invalid_slot_is_no_slot(&[r#"{"type":"title","v":2,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
+#[case::an_overwritten_slot_is_no_slot(&[r#" "type":"title","v":1,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
+#[case::the_newest_title_change(&[TITLED, CHANGE, r#"{"type":"title_change","id":"d","title":"Newer"}"#], Some("Newer"))]
+#[case::header_over_session_info(&[TITLED, INFO], Some("Header"))]
+fn the_title_slot_then_the_newest_title_change_then_the_header(#[case] all: &[&str], #[case] expected: Option<&str>) {
+    assert_eq!(summary_of(&lines(all)).unwrap().title.as_deref(), expected);
+}
+
 #[rstest]
 #[case::empty_file("")]
 #[case::blank_lines("\n \n\r\n")]
