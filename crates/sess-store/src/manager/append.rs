@@ -268,7 +268,7 @@ impl SessionManager {
     }
 
     /// Parses an entry line built by this manager and [pushes](Self::push) it.
-    fn push_line(&mut self, line: &str) -> Result<EntryId> {
+    pub(super) fn push_line(&mut self, line: &str) -> Result<EntryId> {
         if let Some(reason) = &self.read_only {
             return Err(Error::ReadOnly { reason: reason.clone() });
         }

@@ -1,15 +1,15 @@
 //! Moving the leaf and starting sessions from parts of this one: `branch`,
 //! `reset_leaf`, `branch_with_summary`, `create_branched_session`, `fork`,
-//! `move_to`, `set_session_name`.
+//! `move_to`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sess_core::{Entry, EntryId, EntryKind, SessionHeader};
+use sess_core::{Entry, EntryId, EntryKind};
 
+use super::SessionManager;
 use super::append::BaseFields;
-use super::{SessionManager, TitleSource};
 use crate::error::{Error, Result};
 
 impl SessionManager {
@@ -58,7 +58,10 @@ impl SessionManager {
     /// entry whose parent was a label entry of the path hangs under the nearest
     /// entry kept before it, and a compaction kept from one keeps from the next
     /// kept entry, so the chain and the context stay whole. The header's
-    /// `parentSession` is the old session file. A persisted session is written
+    /// `parentSession` is the old session file. A session with a title slot
+    /// gives the new one its name, in a slot and in the header's `title` and
+    /// `titleSource`, as oh-my-pi's `createBranchedSession` does; any other
+    /// session's title stays behind. A persisted session is written
     /// at once, atomically; returns its path (`None` for a session in memory or
     /// in a backend, whose id is then [`session_id`](Self::session_id)).
     pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>> {
@@ -75,7 +78,11 @@ impl SessionManager {
         let labels = self.labels_on(&path);
         let parent_session = if self.persist { self.file.as_ref().map(|f| f.display().to_string()) } else { None };
         let dir = dir.map(Path::to_path_buf).or_else(|| self.session_dir.clone());
+        let title = self.carried_title();
         self.new_session(dir.as_deref(), parent_session.as_deref())?;
+        if title.has_slot() {
+            self.carry_title(title, super::title::Place::BeforeParent);
+        }
         self.install_entries(path);
         for (target, text, timestamp) in labels {
             let id = self.next_entry_id();
@@ -125,24 +132,20 @@ impl SessionManager {
 
     /// Copies the whole session (same entries and ids) into a new session file
     /// in the same directory, whose `parentSession` is this session's id, and
-    /// switches to it. Returns the old and the new file.
+    /// switches to it; its header has the session's name and `titleSource`,
+    /// and a session with a title slot gives it a slot with the name. Returns
+    /// the old and the new file.
     pub fn fork(&mut self) -> Result<(PathBuf, PathBuf)> {
         let (Some(old_file), true) = (self.file.clone(), self.persist) else {
             return Err(Error::NotPersisted { operation: "fork" });
         };
         let old_id = self.header.id().to_owned();
-        let title = self.session_name();
-        let title_source = header_field(&self.header, "titleSource");
+        let title = self.carried_title();
         let entries = std::mem::take(&mut self.entries);
         let leaf = self.leaf.clone();
         let dir = self.session_dir.clone();
         self.new_session(dir.as_deref(), Some(&old_id))?;
-        if let Some(title) = title {
-            self.header = self.header.with("title", title.into());
-        }
-        if let Some(source) = title_source {
-            self.header = self.header.with("titleSource", source);
-        }
+        self.carry_title(title, super::title::Place::Last);
         self.install_entries(entries);
         self.leaf = leaf;
         self.disk.ensured_on_disk = true;
@@ -195,25 +198,6 @@ impl SessionManager {
         }
         self.write_breadcrumb();
         Ok(())
-    }
-
-    /// Sets the session's title. Control characters become spaces, runs of
-    /// spaces collapse, and the result is trimmed; an empty name is refused. An
-    /// automatic title never replaces one the user chose. Returns whether the
-    /// title changed; an existing file is rewritten at once.
-    pub fn set_session_name(&mut self, name: &str, source: TitleSource) -> Result<bool> {
-        let cleaned = sanitize_name(name);
-        if cleaned.is_empty() {
-            return Ok(false);
-        }
-        if source == TitleSource::Auto && header_field(&self.header, "titleSource").is_some_and(|s| s == "user") {
-            return Ok(false);
-        }
-        self.header = self.header.with("title", cleaned.into()).with("titleSource", source.as_str().into());
-        if self.file.as_ref().is_some_and(|f| self.storage.exists(f)) {
-            self.rewrite_entries()?;
-        }
-        Ok(true)
     }
 
     /// Branches at turn `n` of the current path (see
@@ -277,14 +261,4 @@ fn without_labels(path: &[&Entry]) -> Result<Vec<Entry>> {
 #[allow(clippy::needless_pass_by_value)] // Used with `map_err`.
 fn invalid(err: sess_core::EntryError) -> Error {
     Error::InvalidEntry { reason: err.to_string() }
-}
-
-fn header_field(header: &SessionHeader, key: &str) -> Option<Value> {
-    serde_json::from_str::<Value>(header.json()).ok()?.get(key).cloned()
-}
-
-/// Control characters (C0 and C1) become spaces; runs of spaces collapse; trimmed.
-fn sanitize_name(name: &str) -> String {
-    let spaced: String = name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    spaced.split(' ').filter(|part| !part.is_empty()).collect::<Vec<_>>().join(" ")
 }

@@ -48,7 +48,9 @@ impl SessionManagerBuilder {
 
     /// A new session in `session_dir` for `cwd` holding a copy of every entry of
     /// the session file `source` (same ids, the whole tree). Its header's
-    /// `parentSession` is the source's session id. Written at once, atomically.
+    /// `parentSession` is the source's session id, and it has the source's
+    /// name and `titleSource` (and a title slot when the source has one).
+    /// Written at once, atomically.
     pub fn fork_from(self, source: &Path, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
         let mut manager = SessionManager::new(self, cwd, true);
         let outcome = read_session(manager.storage.as_ref(), source)?;
@@ -57,10 +59,9 @@ impl SessionManagerBuilder {
                 reason: format!("cannot fork `{}`: it has no valid session header", source.display()),
             });
         };
+        let title = super::title::Carried::of(&outcome.file.names(), &header);
         manager.new_session(Some(session_dir), Some(header.id()))?;
-        if let Some(title) = header.title() {
-            manager.header = manager.header.with("title", title.into());
-        }
+        manager.carry_title(title, super::title::Place::Last);
         let entries = outcome.file.into_entries();
         manager.install_entries(entries);
         manager.disk.ensured_on_disk = true;

@@ -142,6 +142,51 @@ impl SessionManager {
             return self.rewrite_file(path);
         };
         self.absorb_foreign(path)?;
+        self.append_locked(path)?;
+        drop(lock);
+        Ok(())
+    }
+
+    /// Appends the pending entries (a `title_change`), then writes `slot`
+    /// over the title slot the file begins with, all under the file's lock
+    /// (the one appends hold). A file that does not begin with a slot of the
+    /// same width (another writer replaced it) is rewritten whole instead.
+    pub(crate) fn persist_title_in_place(&mut self, path: &Path, slot: &[u8]) -> Result<()> {
+        self.check_latch()?;
+        self.title_in_place(path, slot).map_err(|err| self.latch(err))
+    }
+
+    fn title_in_place(&mut self, path: &Path, slot: &[u8]) -> Result<()> {
+        let Some(lock) = self.lock_file(path)? else { return self.rewrite_file(path) };
+        self.absorb_foreign(path)?;
+        let head = self.storage.read_range(path, 0, slot.len()).map_err(|e| Error::io("reading", path, e))?;
+        if !is_title_slot(&head, slot.len()) {
+            drop(lock);
+            return self.rewrite_file(path);
+        }
+        self.append_locked(path)?;
+        // The first byte first: while the rest is written the line is no
+        // JSON, so a write cut short leaves no slot rather than a title made
+        // of the old one and the new one; the newest `title_change` (just
+        // appended) names the session meanwhile.
+        let write = |offset: usize, bytes: &[u8]| {
+            self.storage.write_at(path, offset as u64, bytes).map_err(|e| Error::io("writing", path, e))
+        };
+        write(0, b" ")?;
+        write(1, &slot[1..])?;
+        write(0, &slot[..1])?;
+        if self.durability == Durability::Synced
+            && let Some(writer) = self.disk.writer.as_mut()
+        {
+            writer.sync().map_err(|e| Error::io("syncing", path, e))?;
+        }
+        drop(lock);
+        Ok(())
+    }
+
+    /// Appends the pending entries; the caller holds the file's lock and has
+    /// read in what other writers did.
+    fn append_locked(&mut self, path: &Path) -> Result<()> {
         let mut bytes = std::mem::take(&mut self.disk.buffer);
         bytes.clear();
         match std::mem::take(&mut self.disk.tail) {
@@ -180,7 +225,6 @@ impl SessionManager {
         if self.durability == Durability::Synced {
             writer.sync().map_err(|e| Error::io("syncing", path, e))?;
         }
-        drop(lock);
         self.disk.known_len += written as u64;
         self.disk.persisted = self.entries.len();
         if bytes.capacity() <= KEPT_BUFFER {
@@ -350,4 +394,12 @@ impl SessionManager {
             None => self.blobs.as_ref().map(|b| b as &dyn crate::blob::Blobs),
         }
     }
+}
+
+/// Whether `head`, a file's first bytes, is a title slot line of `width`
+/// bytes, its newline included.
+fn is_title_slot(head: &[u8], width: usize) -> bool {
+    head.len() == width
+        && head.last() == Some(&b'\n')
+        && std::str::from_utf8(&head[..width - 1]).ok().and_then(sess_core::TitleSlot::parse).is_some()
 }
