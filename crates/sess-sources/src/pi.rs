@@ -28,8 +28,10 @@ pub use source::{Pi, SOURCE, info, read_session, summary_info};
 
 /// The transcript of `file` at `leaf`.
 ///
-/// The id, cwd and title come from the header; a `session_info` name (the
-/// last one) is the title when the header has none.
+/// The id and cwd come from the header; the title is the session's name
+/// ([`sess_core::SessionNames::name`]: oh-my-pi's title slot, else the newest
+/// `title_change`, else the header's `title`, else the last `session_info`
+/// name).
 pub fn transcript(file: &SessionFile, leaf: Leaf<'_>) -> Transcript {
     let entries = file.entries();
     let index = EntryIndex::new(entries);
@@ -37,17 +39,7 @@ pub fn transcript(file: &SessionFile, leaf: Leaf<'_>) -> Transcript {
     let header = file.header();
     let mut out = Transcript::new(SOURCE, header.map_or("", |h| h.id()));
     out.cwd = header.and_then(|h| h.cwd()).map(str::to_owned);
-    out.title = header.and_then(|h| h.title()).filter(|t| !t.is_empty()).map(str::to_owned).or_else(|| {
-        entries
-            .iter()
-            .rev()
-            .find_map(|e| match e.kind() {
-                EntryKind::SessionInfo(info) => Some(info.name.clone()),
-                _ => None,
-            })
-            .flatten()
-            .filter(|name| !name.is_empty())
-    });
+    out.title = file.names().name().map(str::to_owned);
     let mut builder = Builder::default();
     for (message, id) in context.messages.iter().zip(&context.entry_ids) {
         builder.push(message, id.as_str());

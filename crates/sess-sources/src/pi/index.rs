@@ -20,11 +20,7 @@ pub(super) fn whole(path: &std::path::Path, bytes: &[u8]) -> Result<Indexed, Str
     let listed = super::source::listed(path, bytes, &file);
     let entries = file.entries();
     let messages = super::entry_messages(entries);
-    let own_title = header
-        .title()
-        .filter(|t| !t.trim().is_empty())
-        .map(|t| t.trim().to_owned())
-        .or_else(|| session_info_name(entries));
+    let own_title = file.names().name().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned);
     let first_message = first_prompt(&messages).map(|text| text.trim().to_owned());
     Ok(Indexed {
         session_id: header.id().to_owned(),

@@ -71,6 +71,27 @@ fn oh_my_pi_fixture_takes_the_title_line() {
     assert_eq!(transcript.messages.last().map(|m| m.role), Some(Role::Assistant));
 }
 
+// The title slot names the session (the header of `renamed.jsonl` has no
+// title), in the transcript and in what the catalog keeps.
+#[test]
+fn oh_my_pi_titles_come_from_the_title_slot() {
+    let fixed = "Fix the parser: \"last line\" été";
+    for (name, title) in [
+        ("auto-title.jsonl", "Parser drops last line"),
+        ("renamed.jsonl", fixed),
+        ("createBranchedSession.jsonl", fixed),
+        ("forkFrom.jsonl", fixed),
+        ("no-slot-renamed.jsonl", "Renamed without a slot"),
+    ] {
+        let bytes = fixture(&format!("oh-my-pi-18.2.3-titles/{name}"));
+        assert_eq!(load(&bytes).title.as_deref(), Some(title), "{name}");
+        let indexed = super::index::whole(std::path::Path::new(name), &bytes).unwrap();
+        assert_eq!((indexed.title.as_deref(), indexed.title_explicit), (Some(title), true), "{name}");
+        assert_eq!(indexed.listed.and_then(|l| l.title).as_deref(), Some(title), "{name}");
+    }
+    assert_eq!(load(&fixture("oh-my-pi-18.2.3-bun.jsonl")).title, None, "an empty slot");
+}
+
 #[test]
 fn tool_results_complete_their_calls_and_the_turn_stays_one_message() {
     let transcript = load(&session(&[
