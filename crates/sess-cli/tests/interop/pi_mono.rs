@@ -1,4 +1,6 @@
-//! pi-mono 0.73.1 under Node.
+//! pi under Node, at every pinned version: pi-mono 0.73.1 (npm
+//! `@mariozechner/pi-coding-agent`) and pi 1.6.0 (the same agent as
+//! `@earendil-works/pi-coding-agent`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,24 +13,41 @@ use sess_store::{CompactionParams, CustomMessageParams, FileStorage, SessionMana
 use sess_core::EntryKind;
 
 use crate::harness::{
-    Dialect, Mismatches, Ours, Peer, check_reads, compare_view, first_difference, parse, peer, scenarios, seed, sess,
-    show,
+    Dialect, Mismatches, Ours, Pin, at_every_version, check_reads, check_titles, compare_view, first_difference, parse,
+    pinned, rename, scenarios, seed, sess, show,
 };
 
-fn pi_mono() -> Option<Peer> {
-    peer("pi-mono", "node", "driver.mjs", "@mariozechner/pi-coding-agent")
-}
+/// The pinned versions; every test below runs at each.
+const PI: &[Pin] = &[
+    Pin {
+        folder: "pi-mono",
+        name: "pi-mono 0.73.1",
+        program: "node",
+        driver: "driver.mjs",
+        package: "@mariozechner/pi-coding-agent",
+        version: "0.73.1",
+    },
+    Pin {
+        folder: "pi",
+        name: "pi 1.6.0",
+        program: "node",
+        driver: "driver.mjs",
+        package: "@earendil-works/pi-coding-agent",
+        version: "1.6.0",
+    },
+];
 
-#[test]
-fn sess_reads_what_pi_mono_writes() {
-    let Some(peer) = pi_mono() else { return };
-    check_reads(
-        &peer,
-        Dialect::PiMono,
-        scenarios(150),
-        "pi-mono",
-        "an explicit model_change wins; custom message attribution",
-    );
+at_every_version!(PI { pi_mono_0_73_1 = 0, pi_1_6_0 = 1 } {
+    sess_reads_what_pi_writes,
+    sess_migrate_agrees_with_pi,
+    pi_opens_what_sess_writes,
+    pi_reads_a_fork_with_the_context_at_its_entry,
+    pi_sessions_round_trip_through_sqlite,
+});
+
+fn sess_reads_what_pi_writes(pin: &Pin) {
+    let Some(peer) = pinned(pin) else { return };
+    check_reads(&peer, Dialect::PiMono, scenarios(150), "an explicit model_change wins; custom message attribution");
 }
 
 /// Positions instead of ids, so two migrations that minted different ids compare.
@@ -54,9 +73,8 @@ fn normalize(text: &str) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn sess_migrate_agrees_with_pi_mono() {
-    let Some(peer) = pi_mono() else { return };
+fn sess_migrate_agrees_with_pi(pin: &Pin) {
+    let Some(peer) = pinned(pin) else { return };
     let seed = seed();
     let count = scenarios(150) / 3;
     let dir = tempfile::tempdir().unwrap();
@@ -85,16 +103,17 @@ fn sess_migrate_agrees_with_pi_mono() {
         mismatches.check(a == b, || {
             let first = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0);
             format!(
-                "seed {seed} {}: line {} differs\n  sess    {}\n  pi-mono {}",
+                "seed {seed} {}: line {} differs\n  sess {}\n  {} {}",
                 ours.display(),
                 first + 1,
                 show(&a[first]),
+                peer.name,
                 show(&b[first])
             )
         });
     }
-    eprintln!("interop pi-mono migrate (seed {seed}): {} v1/v2 files compared", pairs.len());
-    mismatches.finish("pi-mono migrate");
+    eprintln!("interop {} migrate (seed {seed}): {} v1/v2 files compared", peer.name, pairs.len());
+    mismatches.finish(&format!("{} migrate", peer.name));
 }
 
 /// A small seeded generator for sessions sess writes.
@@ -160,9 +179,11 @@ pub(crate) fn write_with_manager(dir: &Path, seed: u64) -> PathBuf {
     sm.session_file().unwrap().to_owned()
 }
 
-#[test]
-fn pi_mono_opens_what_sess_writes() {
-    let Some(peer) = pi_mono() else { return };
+/// Files sess wrote (through its `SessionManager`, and `sess append`, `label`,
+/// `fork`, `fork --new-session` and `rename`) open in pi with the context,
+/// labels, entry count and name sess computes.
+fn pi_opens_what_sess_writes(pin: &Pin) {
+    let Some(peer) = pinned(pin) else { return };
     let seed = seed();
     let dir = tempfile::tempdir().unwrap();
     let mut files: Vec<PathBuf> =
@@ -189,32 +210,50 @@ fn pi_mono_opens_what_sess_writes() {
     files.push(cli.clone());
     files.push(PathBuf::from(forked.trim()));
 
+    // `sess rename` of a session pi wrote, and of one sess wrote with a name.
+    let mut mismatches = Mismatches::new(seed);
+    let generated = peer.generate(dir.path(), seed, 2);
+    let renamed = [PathBuf::from(generated[0]["session"]["file"].as_str().unwrap()), files[0].clone()];
+    let title = "renamed by sess ✓";
+    for file in &renamed {
+        rename(dir.path(), file, title, &mut mismatches);
+    }
+    files.extend(renamed.iter().cloned());
+
     let paths: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
     let views = peer.run(dir.path(), &[&["inspect"], paths.as_slice()].concat());
-    let mut mismatches = Mismatches::new(seed);
-    for view in views.as_array().unwrap() {
+    let views = views.as_array().unwrap();
+    for view in views {
         compare_view(Dialect::PiMono, dir.path(), view, &mut mismatches, true);
     }
-    let cli_view = &views.as_array().unwrap()[files.len() - 2];
-    mismatches
-        .check(cli_view["labels"][ids[3]] == "from sess", || format!("pi-mono sees labels {}", cli_view["labels"]));
+    // The session pi wrote is in pi's folder, where sess lists it.
+    check_titles(dir.path(), &[&views[files.len() - 2]], &mut mismatches);
+    let cli_view = &views[files.len() - 4];
+    mismatches.check(cli_view["labels"][ids[3]] == "from sess", || {
+        format!("{} sees labels {}", peer.name, cli_view["labels"])
+    });
+    for view in &views[files.len() - 2..] {
+        mismatches.check(view["name"] == title, || {
+            format!("{} names {} {} after sess rename", peer.name, view["file"], view["name"])
+        });
+    }
     eprintln!(
-        "interop pi-mono write (seed {seed}): {} files sess wrote opened by pi-mono, {} comparisons",
+        "interop {} write (seed {seed}): {} files sess wrote opened by the peer, {} comparisons",
+        peer.name,
         files.len(),
         mismatches.compared
     );
-    mismatches.finish("pi-mono write");
+    mismatches.finish(&format!("{} write", peer.name));
 }
 
 /// `sess fork --at ID --new-session` drops the label entries of the path, as
-/// pi-mono's `createBranchedSession` does, but keeps the chain whole (docs/format.md,
-/// "Where sess differs"): pi-mono reads the new file with the context it computes
-/// at ID in the original. Forked at entries whose path runs through a label: in a
-/// session written by sess with a label on the path whose target is off the path,
-/// and in sessions pi-mono generated.
-#[test]
-fn pi_mono_reads_a_fork_with_the_context_at_its_entry() {
-    let Some(peer) = pi_mono() else { return };
+/// pi's `createBranchedSession` does, but keeps the chain whole (docs/format.md,
+/// "Where sess differs"; pi 1.6 re-chains the path too): pi reads the new file
+/// with the context it computes at ID in the original. Forked at entries whose
+/// path runs through a label: in a session written by sess with a label on the
+/// path whose target is off the path, and in sessions pi generated.
+fn pi_reads_a_fork_with_the_context_at_its_entry(pin: &Pin) {
+    let Some(peer) = pinned(pin) else { return };
     let seed = seed();
     let dir = tempfile::tempdir().unwrap();
     let mut sm = SessionManager::builder()
@@ -273,15 +312,16 @@ fn pi_mono_reads_a_fork_with_the_context_at_its_entry() {
         for key in ["messages", "thinkingLevel", "model"] {
             mismatches.check(original[key] == fork[key], || {
                 format!(
-                    "seed {seed} {} forked at {at}: pi-mono's {key} of the fork differs from the original's\n  {}",
+                    "seed {seed} {} forked at {at}: {}'s {key} of the fork differs from the original's\n  {}",
                     file.display(),
+                    peer.name,
                     first_difference(&fork[key], &original[key])
                 )
             });
         }
         compare_view(Dialect::PiMono, dir.path(), &pair[1], &mut mismatches, false);
     }
-    // And against pi-mono's own `createBranchedSession` at the same entries.
+    // And against pi's own `createBranchedSession` at the same entries.
     let branched = dir.path().join("branched");
     let mut args = vec!["branch", branched.to_str().unwrap()];
     for (file, at) in &forks {
@@ -298,22 +338,23 @@ fn pi_mono_reads_a_fork_with_the_context_at_its_entry() {
         compare_with_create_branched_session(&original, at, &lines, theirs.as_array().unwrap(), &mut mismatches, &what);
     }
     eprintln!(
-        "interop pi-mono fork (seed {seed}): {} forks read by pi-mono and compared with its createBranchedSession, \
+        "interop {} fork (seed {seed}): {} forks read by the peer and compared with its createBranchedSession, \
          {} comparisons, {} intended differences ({} where the chain is kept whole without the labels; \
          the rest: an explicit model_change wins, custom message attribution)",
+        peer.name,
         forks.len(),
         mismatches.compared,
         mismatches.intended,
         mismatches.intended - intended_before
     );
-    mismatches.finish("pi-mono fork");
+    mismatches.finish(&format!("{} fork", peer.name));
 }
 
-/// sess's fork of `original` at `at` (`ours`, its entries) against pi-mono's
+/// sess's fork of `original` at `at` (`ours`, its entries) against pi's
 /// `createBranchedSession` there (`theirs`): the same entries, keys in the same
 /// order, and the same labels (as a set: both write them again at the end, in
 /// their own order and with new ids), except by the rule of docs/format.md
-/// ("Where sess differs"): where pi-mono's `parentId` or `firstKeptEntryId` names a
+/// ("Where sess differs"): where pi's `parentId` or `firstKeptEntryId` names a
 /// label entry it left out, sess names the nearest entry kept before it (parent)
 /// or the first entry of the path kept after that label (first kept).
 fn compare_with_create_branched_session(
@@ -331,11 +372,11 @@ fn compare_with_create_branched_session(
         labels.iter().map(|l| json!([l["targetId"], l["label"], l["timestamp"]]).to_string()).collect()
     };
     mismatches.check(label_set(&our_labels) == label_set(&their_labels), || {
-        format!("{what}: labels {:?}, pi-mono {:?}", label_set(&our_labels), label_set(&their_labels))
+        format!("{what}: labels {:?}, pi {:?}", label_set(&our_labels), label_set(&their_labels))
     });
     let ids = |entries: &[&Value]| entries.iter().map(|e| e["id"].clone()).collect::<Vec<_>>();
     mismatches.check(ids(&our_entries) == ids(&their_entries), || {
-        format!("{what}: entries {:?}, pi-mono {:?}", ids(&our_entries), ids(&their_entries))
+        format!("{what}: entries {:?}, pi {:?}", ids(&our_entries), ids(&their_entries))
     });
     let path = original.path(Some(at));
     let is_left_out_label = |id: &Value| {
@@ -361,19 +402,19 @@ fn compare_with_create_branched_session(
                 first_kept_after(&peer[key])
             };
             mismatches.check(mine[key] == expected, || {
-                format!("{what}: {} has {key} {}, expected {expected} (pi-mono: {})", mine["id"], mine[key], peer[key])
+                format!("{what}: {} has {key} {}, expected {expected} (pi: {})", mine["id"], mine[key], peer[key])
             });
             mismatches.intended += 1;
             (mine[key], peer[key]) = (Value::Null, Value::Null);
         }
         let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
         mismatches.check(mine == peer && keys(&mine) == keys(&peer), || {
-            format!("{what}: entry {} differs from pi-mono's: {}", mine["id"], first_difference(&mine, &peer))
+            format!("{what}: entry {} differs from pi's: {}", mine["id"], first_difference(&mine, &peer))
         });
     }
 }
 
-fn run_with_stdin(args: &[&str], input: &str) -> String {
+pub(crate) fn run_with_stdin(args: &[&str], input: &str) -> String {
     use std::io::Write as _;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sess"))
         .args(args)
@@ -388,12 +429,11 @@ fn run_with_stdin(args: &[&str], input: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-/// Sessions pi-mono wrote survive `sess copy` into SQLite and back into files
+/// Sessions pi wrote survive `sess copy` into SQLite and back into files
 /// byte for byte (every shape the scenarios produce: branches, compactions at a
 /// segment's end, roots after `resetLeaf`).
-#[test]
-fn pi_mono_sessions_round_trip_through_sqlite() {
-    let Some(peer) = pi_mono() else { return };
+fn pi_sessions_round_trip_through_sqlite(pin: &Pin) {
+    let Some(peer) = pinned(pin) else { return };
     let seed = seed();
     let count = scenarios(150) / 3;
     let dir = tempfile::tempdir().unwrap();
@@ -440,6 +480,6 @@ fn pi_mono_sessions_round_trip_through_sqlite() {
         let original = fs::read(&originals[&id]).unwrap();
         mismatches.check(bytes == original, || format!("seed {seed}: session {id} changed on its way through SQLite"));
     }
-    eprintln!("interop pi-mono copy (seed {seed}): {} sessions through SQLite and back", originals.len());
-    mismatches.finish("pi-mono copy");
+    eprintln!("interop {} copy (seed {seed}): {} sessions through SQLite and back", peer.name, originals.len());
+    mismatches.finish(&format!("{} copy", peer.name));
 }
