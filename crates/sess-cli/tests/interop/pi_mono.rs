@@ -41,7 +41,7 @@ at_every_version!(PI { pi_mono_0_73_1 = 0, pi_1_6_0 = 1 } {
     sess_reads_what_pi_writes,
     sess_migrate_agrees_with_pi,
     pi_opens_what_sess_writes,
-    pi_reads_a_fork_with_the_context_at_its_entry,
+    pi_mono_reads_a_fork_with_the_context_at_its_entry,
     pi_sessions_round_trip_through_sqlite,
 });
 
@@ -252,7 +252,7 @@ fn pi_opens_what_sess_writes(pin: &Pin) {
 /// with the context it computes at ID in the original. Forked at entries whose
 /// path runs through a label: in a session written by sess with a label on the
 /// path whose target is off the path, and in sessions pi generated.
-fn pi_reads_a_fork_with_the_context_at_its_entry(pin: &Pin) {
+fn pi_mono_reads_a_fork_with_the_context_at_its_entry(pin: &Pin) {
     let Some(peer) = pinned(pin) else { return };
     let seed = seed();
     let dir = tempfile::tempdir().unwrap();
