@@ -48,7 +48,7 @@ fn the_slots_oh_my_pi_wrote_round_trip(#[case] file: &str, #[case] title: &str, 
 #[case::other_source(r#"{"type":"title","v":1,"title":"t","source":"agent","updatedAt":"u","pad":""}"#)]
 #[case::not_an_object(r#"["title"]"#)]
 #[case::torn(r#"{"type":"title","v":1,"title":"t","updatedAt":"u","pa"#)]
-#[case::first_byte_overwritten(r#" "type":"title","v":1,"title":"t","updatedAt":"u","pad":""}"#)]
+#[case::first_byte_overwritten(r#"#"type":"title","v":1,"title":"t","updatedAt":"u","pad":""}"#)]
 fn only_a_valid_slot_is_read(#[case] line: &str) {
     assert_eq!(TitleSlot::parse(line), None);
 }
@@ -141,7 +141,7 @@ const UNTITLED: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"t"
 #[case::blank_slot_clears(Some(slot("   ")), HEADER, &[CHANGE], None)]
 #[case::empty_slot_leaves_session_info(Some(slot("")), HEADER, &[INFO], Some("Info"))]
 #[case::torn_slot_gives_the_newest_change(
-    Some(format!(" {}", &slot("Slot")[1..])), HEADER, &[OLDER_CHANGE, CHANGE, BLANK_CHANGE], Some("Changed")
+    Some(format!("#{}", &slot("Slot")[1..])), HEADER, &[OLDER_CHANGE, CHANGE, BLANK_CHANGE], Some("Changed")
 )]
 #[case::newest_change_over_header(None, HEADER, &[OLDER_CHANGE, CHANGE], Some("Changed"))]
 #[case::header(None, HEADER, &[INFO], Some("Header"))]

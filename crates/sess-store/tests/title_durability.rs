@@ -42,19 +42,32 @@ enum Left {
 
 /// The name `text` (a session file, lossily decoded) has for a reader that
 /// follows oh-my-pi 18.2.3's `parseSessionContent`: a valid slot on the first
-/// line names it, then the remaining lines are read leniently and the first
-/// object must be a session header with a string id.
+/// line names it; the rest (the whole text without one) is read as Bun's
+/// `JSONL.parseChunk` and oh-my-pi's `parseJsonlLenient` read it, value after
+/// value, skipping to the next line from where a value fails to parse; the
+/// first value must be a session header with a string id (else oh-my-pi
+/// refuses the file: "the session header is missing or malformed").
 fn oh_my_pi_reads(text: &str) -> Option<String> {
     let (first, rest) = text.split_once('\n').unwrap();
     let slot = TitleSlot::parse(first);
-    let body = if slot.is_some() { rest } else { text };
-    let first_object: serde_json::Value =
-        body.lines().find_map(|line| serde_json::from_str(line).ok()).expect("a line that parses");
-    assert_eq!(first_object["type"], "session", "oh-my-pi finds no header");
-    assert!(first_object["id"].is_string());
+    let mut body = if slot.is_some() { rest } else { text };
+    let header = loop {
+        let mut values = serde_json::Deserializer::from_str(body).into_iter::<serde_json::Value>();
+        match values.next() {
+            Some(Ok(value)) => break value,
+            Some(Err(_)) => {
+                let read = values.byte_offset();
+                let next = body[read..].find('\n').expect("a line that parses");
+                body = &body[read + next + 1..];
+            }
+            None => panic!("no value"),
+        }
+    };
+    assert_eq!(header["type"], "session", "oh-my-pi finds no header: {header}");
+    assert!(header["id"].is_string());
     match slot {
         Some(slot) => slot.name().map(str::to_owned),
-        None => first_object["title"].as_str().map(str::to_owned),
+        None => header["title"].as_str().map(str::to_owned),
     }
 }
 

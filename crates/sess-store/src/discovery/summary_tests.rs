@@ -99,7 +99,7 @@ const INFO: &str = r#"{"type":"session_info","id":"i","name":"Info"}"#;
 #[case::slot(&[SLOT, TITLED, CHANGE, INFO], Some("Slot"))]
 #[case::an_empty_slot_clears_the_header(&[EMPTY_SLOT, TITLED, CHANGE], None)]
 #[case::an_invalid_slot_is_no_slot(&[r#"{"type":"title","v":2,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
-#[case::an_overwritten_slot_is_no_slot(&[r#" "type":"title","v":1,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
+#[case::an_overwritten_slot_is_no_slot(&[r#"#"type":"title","v":1,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
 #[case::the_newest_title_change(&[TITLED, CHANGE, r#"{"type":"title_change","id":"d","title":"Newer"}"#], Some("Newer"))]
 #[case::header_over_session_info(&[TITLED, INFO], Some("Header"))]
 fn the_title_slot_then_the_newest_title_change_then_the_header(#[case] all: &[&str], #[case] expected: Option<&str>) {

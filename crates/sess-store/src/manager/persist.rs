@@ -168,11 +168,13 @@ impl SessionManager {
         // The first byte first: while the rest is written the line is no
         // JSON, so a write cut short leaves no slot rather than a title made
         // of the old one and the new one; the newest `title_change` (just
-        // appended) names the session meanwhile.
+        // appended) names the session meanwhile. `#` begins no JSON value, so
+        // oh-my-pi skips the line and finds the header after it (a space
+        // would leave `"type"` for its reader to take as the first value).
         let write = |offset: usize, bytes: &[u8]| {
             self.storage.write_at(path, offset as u64, bytes).map_err(|e| Error::io("writing", path, e))
         };
-        write(0, b" ")?;
+        write(0, b"#")?;
         write(1, &slot[1..])?;
         write(0, &slot[..1])?;
         if self.durability == Durability::Synced
