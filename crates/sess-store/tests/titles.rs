@@ -169,20 +169,54 @@ fn a_slot_of_another_width_is_replaced_by_a_whole_rewrite() {
     assert_eq!(lines.last().unwrap()["type"], "title_change");
 }
 
+const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+const MESSAGE: &str = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#;
+
 #[test]
-fn a_file_with_no_title_of_its_own_kind_gets_the_title_in_its_header() {
-    let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
-    let message = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#;
-    let (_dir, path) = session(&format!("{header}\n{message}\n"));
+fn set_session_name_puts_the_title_of_a_file_without_a_slot_in_its_header() {
+    let (_dir, path) = session(&format!("{HEADER}\n{MESSAGE}\n"));
     let mut sm = builder().open(&path).unwrap();
-    assert!(sm.names_with_session_info(), "no slot, no title_change, no title in the header");
     sm.set_session_name("Plain", TitleSource::User).unwrap();
-    assert!(!sm.names_with_session_info());
     sm.close().unwrap();
     let lines = values(&std::fs::read_to_string(&path).unwrap());
     assert_eq!(lines.len(), 2, "no entry is added");
     assert_eq!(keys(&lines[0]), ["type", "version", "id", "timestamp", "cwd", "title", "titleSource"]);
     assert_eq!(lines[0]["title"], "Plain");
+}
+
+#[test]
+fn a_rename_writes_the_name_where_the_sessions_agent_reads_it() {
+    let info = r#"{"type":"session_info","id":"i","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","name":"Old"}"#;
+    let titled = HEADER.replace(r#""cwd":"/p""#, r#""cwd":"/p","title":"Old""#);
+    // Without a title of its own kind (pi-mono's files): a session_info, every byte kept.
+    for text in [format!("{HEADER}\n{MESSAGE}\n"), format!("{HEADER}\n{MESSAGE}\n{info}\n")] {
+        let (_dir, path) = session(&text);
+        let mut sm = builder().open(&path).unwrap();
+        assert!(sm.rename(" New\tname ").unwrap());
+        sm.close().unwrap();
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(&after[..text.len()], text);
+        let added = values(&after[text.len()..]);
+        assert_eq!(added.len(), 1);
+        assert_eq!((added[0]["type"].as_str(), added[0]["name"].as_str()), (Some("session_info"), Some("New name")));
+        assert_eq!(builder().open(&path).unwrap().session_name().as_deref(), Some("New name"));
+    }
+    // A title in the header (xcsh): the header, and a session_info when the file has them.
+    for (text, entries) in [(format!("{titled}\n{MESSAGE}\n"), 1), (format!("{titled}\n{MESSAGE}\n{info}\n"), 3)] {
+        let (_dir, path) = session(&text);
+        let mut sm = builder().open(&path).unwrap();
+        assert!(sm.rename("New").unwrap());
+        sm.close().unwrap();
+        let lines = values(&std::fs::read_to_string(&path).unwrap());
+        assert_eq!((lines[0]["title"].as_str(), lines.len() - 1), (Some("New"), entries));
+        assert_eq!(builder().open(&path).unwrap().session_name().as_deref(), Some("New"));
+    }
+    // A title slot: oh-my-pi's way, and no session_info.
+    let (_dir, path) = session(&fixture("renamed.jsonl"));
+    let mut sm = builder().open(&path).unwrap();
+    assert!(sm.rename("New").unwrap());
+    assert_eq!(sm.entries().last().unwrap().kind().type_name(), "title_change");
+    assert!(!sm.rename(" \u{7} ").unwrap(), "an empty name");
 }
 
 #[test]
@@ -230,10 +264,8 @@ fn a_fork_and_a_copy_of_a_session_with_a_slot_keep_its_name() {
 
 #[test]
 fn a_branch_of_a_session_without_a_slot_carries_no_title() {
-    let header =
-        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","title":"Mine"}"#;
-    let message = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#;
-    let (_dir, path) = session(&format!("{header}\n{message}\n"));
+    let header = HEADER.replace(r#""cwd":"/p""#, r#""cwd":"/p","title":"Mine""#);
+    let (_dir, path) = session(&format!("{header}\n{MESSAGE}\n"));
     let mut sm = builder().open(&path).unwrap();
     let new = sm.create_branched_session("a").unwrap().unwrap();
     let lines = values(&std::fs::read_to_string(new).unwrap());

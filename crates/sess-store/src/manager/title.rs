@@ -68,15 +68,32 @@ impl SessionManager {
         self.names().title_source(header_source.as_ref().and_then(Value::as_str))
     }
 
-    /// Whether the session takes its name from `session_info` entries, as
-    /// pi-mono does: it has one, or it records a title in no other way (no
-    /// title slot, no `title_change`, no `title` in the header).
-    pub fn names_with_session_info(&self) -> bool {
+    /// Renames the session where its agent reads the name (`sess rename`),
+    /// by the user; returns whether it was renamed (an empty name is not):
+    ///
+    /// - a session with a title slot or `title_change` entries as oh-my-pi
+    ///   renames it ([`set_session_name`](Self::set_session_name));
+    /// - a session whose header has a `title` gets the new one there (the file
+    ///   is rewritten), and a `session_info` entry too when it has some;
+    /// - any other session gets a `session_info` entry, as pi-mono renames
+    ///   one: the file keeps every byte and grows by the entry.
+    pub fn rename(&mut self, name: &str) -> Result<bool> {
+        let cleaned = sanitize_name(name);
+        if cleaned.is_empty() {
+            return Ok(false);
+        }
         let kinds = || self.entries.iter().map(Entry::kind);
-        kinds().any(|k| matches!(k, EntryKind::SessionInfo(_)))
-            || (self.names().slot().is_none()
-                && !kinds().any(|k| matches!(k, EntryKind::TitleChange(_)))
-                && header_field(&self.header, "title").is_none())
+        let oh_my_pi = self.names().slot().is_some() || kinds().any(|k| matches!(k, EntryKind::TitleChange(_)));
+        let session_info = kinds().any(|k| matches!(k, EntryKind::SessionInfo(_)));
+        if oh_my_pi || header_field(&self.header, "title").is_some() {
+            let renamed = self.set_session_name(&cleaned, TitleSource::User)?;
+            if renamed && session_info && !oh_my_pi {
+                self.append_session_info(&cleaned)?;
+            }
+            return Ok(renamed);
+        }
+        self.append_session_info(&cleaned)?;
+        Ok(true)
     }
 
     /// Sets the session's title. Control characters become spaces, runs of
