@@ -165,7 +165,7 @@ pub struct ContextEdit {
 /// Fields of a `title_change` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TitleChange {
-    /// The new title.
+    /// The new title (a lone surrogate read as U+FFFD).
     pub title: Option<String>,
 }
 
@@ -236,7 +236,7 @@ pub struct ModeChange {
 /// Fields of a `session_info` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionInfo {
-    /// The display name.
+    /// The display name (a lone surrogate read as U+FFFD).
     pub name: Option<String>,
 }
 
@@ -364,7 +364,9 @@ impl Entry {
                 EntryKind::SessionInit(SessionInit { compaction_threshold: raw(Field::CompactionThreshold) })
             }
             Some("mode_change") => EntryKind::ModeChange(ModeChange { mode: raw(Field::Mode), data: raw(Field::Data) }),
-            Some("session_info") => EntryKind::SessionInfo(SessionInfo { name: string(Field::Name) }),
+            Some("session_info") => {
+                EntryKind::SessionInfo(SessionInfo { name: env.lossy_string(Field::Name).map(Cow::into_owned) })
+            }
             Some("context_change") => EntryKind::ContextChange(ContextChange {
                 context_name: raw(Field::ContextName),
                 tenant: raw(Field::Tenant),
@@ -380,7 +382,9 @@ impl Entry {
                 replacement: raw(Field::Replacement),
             }),
             Some("reset_boundary") => EntryKind::ResetBoundary,
-            Some("title_change") => EntryKind::TitleChange(TitleChange { title: string(Field::Title) }),
+            Some("title_change") => {
+                EntryKind::TitleChange(TitleChange { title: env.lossy_string(Field::Title).map(Cow::into_owned) })
+            }
             Some("usage") => EntryKind::Usage,
             other => EntryKind::Unknown(UnknownEntry { type_name: other.map(str::to_owned) }),
         };

@@ -111,6 +111,20 @@ impl<'a> Envelope<'a> {
             raw.get(1..raw.len() - 1).map(Cow::Borrowed)
         }
     }
+
+    /// [`string`](Self::string), but a lone UTF-16 surrogate (a name cut
+    /// inside an emoji, as `JSON.stringify` writes it) is read as U+FFFD, as
+    /// the agents show it, instead of making the value unreadable.
+    pub(crate) fn lossy_string(&self, field: Field) -> Option<Cow<'a, str>> {
+        let raw = self.get(field)?.get();
+        match self.string(field) {
+            Some(text) => Some(text),
+            None if raw.starts_with('"') => {
+                serde_json::from_str::<String>(&crate::raw::replace_lone_surrogate_escapes(raw)).ok().map(Cow::Owned)
+            }
+            None => None,
+        }
+    }
 }
 
 /// Why a line is not an entry object.

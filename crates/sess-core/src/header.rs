@@ -117,7 +117,7 @@ impl SessionHeader {
             version,
             timestamp: env.string(Field::Timestamp).map(Cow::into_owned),
             cwd: env.string(Field::Cwd).map(Cow::into_owned),
-            title: env.string(Field::Title).map(Cow::into_owned),
+            title: env.lossy_string(Field::Title).map(Cow::into_owned),
             parent_session: env.string(Field::ParentSession).map(Cow::into_owned),
         })
     }
@@ -142,7 +142,7 @@ impl SessionHeader {
         self.cwd.as_deref()
     }
 
-    /// The title (xcsh, oh-my-pi).
+    /// The title (xcsh, oh-my-pi); a lone surrogate is read as U+FFFD.
     pub fn title(&self) -> Option<&str> {
         self.title.as_deref()
     }

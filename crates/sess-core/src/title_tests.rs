@@ -168,3 +168,22 @@ fn the_title_source_is_the_slots_when_there_is_one() {
     assert_eq!(names(HEADER).title_source(Some("auto")), Some(TitleSource::Auto));
     assert_eq!(names(HEADER).title_source(Some("nobody")), None);
 }
+
+// pi writes a name cut inside an emoji with a lone surrogate escape, and
+// shows it with U+FFFD: so does sess, wherever the name is.
+#[rstest]
+#[case::session_info(
+    UNTITLED,
+    r#"{"type":"session_info","id":"i","parentId":null,"timestamp":"t","name":"emoji \ud83c\udf89\ud83d"}"#
+)]
+#[case::title_change(
+    UNTITLED,
+    r#"{"type":"title_change","id":"c","parentId":null,"timestamp":"t","title":"emoji \ud83c\udf89\ud83d"}"#
+)]
+#[case::header(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/p","title":"emoji \ud83c\udf89\ud83d"}"#,
+    INFO_CLEARED
+)]
+fn a_name_cut_inside_an_emoji_is_read_with_a_replacement_character(#[case] header: &str, #[case] entry: &str) {
+    assert_eq!(names(&session(None, header, &[entry])).name(), Some("emoji 🎉\u{fffd}"));
+}

@@ -80,6 +80,18 @@ pub(super) fn string(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
     }
 }
 
+/// [`string`], but a lone UTF-16 surrogate (a name cut inside an emoji, as
+/// `JSON.stringify` writes it) is read as U+FFFD, as the agents show it.
+pub(super) fn lossy_string(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    match string(raw) {
+        Some(text) => Some(text),
+        None if raw?.get().starts_with('"') => {
+            serde_json::from_str::<String>(&sess_core::replace_lone_surrogate_escapes(raw?.get())).ok().map(Cow::Owned)
+        }
+        None => None,
+    }
+}
+
 /// The value of a JSON number.
 pub(super) fn number(raw: Option<&RawValue>) -> Option<f64> {
     let text = raw?.get();

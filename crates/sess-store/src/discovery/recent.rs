@@ -115,7 +115,7 @@ fn read_prefix(text: &str) -> Option<Prefix> {
                 Parsed::Object(line) if line.is_header() => {
                     let title = match &slot {
                         Some(slot) => slot.name().map(str::to_owned),
-                        None => line::string(line.title).map(Cow::into_owned),
+                        None => line::lossy_string(line.title).map(Cow::into_owned),
                     };
                     // xcsh looks for a prompt only when `header.title` is falsy.
                     let titled = if slot.is_some() { title.is_some() } else { line::truthy(line.title) };

@@ -170,7 +170,7 @@ impl Builder {
             (Stage::Rejected, _) => Flow::Stop,
             (Stage::Body(_), Some(line)) => {
                 if line.is("title_change") {
-                    self.names.title_change(line::string(line.title).as_deref());
+                    self.names.title_change(line::lossy_string(line.title).as_deref());
                 }
                 if let Some(text) = self.tally.entry(&line, self.collect_text) {
                     join_text(&mut self.all_messages_text, &text);
@@ -233,7 +233,7 @@ impl SummaryTally {
     fn entry(&mut self, line: &Line<'_>, want_text: bool) -> Option<String> {
         if line.is("session_info") {
             // The latest entry wins, including one that clears the name.
-            self.name = owned(line.name).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+            self.name = line::lossy_string(line.name).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
             return None;
         }
         if !line.is("message") {
@@ -335,7 +335,7 @@ fn header(line: &Line<'_>) -> Header {
     Header {
         id: owned(line.id).unwrap_or_default(),
         cwd: owned(line.cwd).unwrap_or_default(),
-        title: owned(line.title).filter(|t| !t.is_empty()),
+        title: line::lossy_string(line.title).map(Cow::into_owned).filter(|t| !t.is_empty()),
         parent_session: owned(line.parent_session),
         created: owned(line.timestamp),
     }

@@ -96,6 +96,14 @@ const CHANGE: &str = r#"{"type":"title_change","id":"c","title":"Changed","sourc
 const INFO: &str = r#"{"type":"session_info","id":"i","name":"Info"}"#;
 
 #[rstest]
+#[case::session_info(&[r#"{"type":"session","id":"s"}"#, r#"{"type":"session_info","id":"i","name":"emoji \ud83c\udf89\ud83d"}"#])]
+#[case::title_change(&[r#"{"type":"session","id":"s"}"#, r#"{"type":"title_change","id":"c","title":"emoji \ud83c\udf89\ud83d"}"#])]
+#[case::header(&[r#"{"type":"session","id":"s","title":"emoji \ud83c\udf89\ud83d"}"#])]
+fn a_name_cut_inside_an_emoji_is_listed_with_a_replacement_character(#[case] all: &[&str]) {
+    assert_eq!(summary_of(&lines(all)).unwrap().title.as_deref(), Some("emoji 🎉\u{fffd}"));
+}
+
+#[rstest]
 #[case::slot(&[SLOT, TITLED, CHANGE, INFO], Some("Slot"))]
 #[case::an_empty_slot_clears_the_header(&[EMPTY_SLOT, TITLED, CHANGE], None)]
 #[case::an_invalid_slot_is_no_slot(&[r#"{"type":"title","v":2,"title":"Slot","updatedAt":"u","pad":""}"#, TITLED, CHANGE], Some("Changed"))]
