@@ -119,7 +119,7 @@ fn the_real_files_are_named_as_oh_my_pi_names_them() {
 const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p","title":"Header","titleSource":"auto"}"#;
 
 fn session(first: Option<&str>, header: &str, entries: &[&str]) -> String {
-    first.into_iter().chain([header]).chain(entries.iter().copied()).map(|l| format!("{l}\n")).collect()
+    first.into_iter().chain([header]).chain(entries.iter().copied()).flat_map(|l| [l, "\n"]).collect()
 }
 
 fn slot(title: &str) -> String {
