@@ -1,11 +1,12 @@
-//! The session's title: its name, renaming (`set_session_name`), and the
-//! title a new session started from this one carries.
+//! The session's title: its name, renaming (`rename`, `set_session_name`),
+//! and the title a new session started from this one carries.
 //!
 //! A session that records its titles in a title slot and `title_change`
 //! entries is renamed as oh-my-pi renames it: a `title_change` entry is
 //! appended, then the slot is written again in place (a whole rewrite when
-//! the file has no slot of the fixed width). Any other session's header gets
-//! the title.
+//! the file has no slot of the fixed width). A session with a header title
+//! gets the new one there; [`SessionManager::rename`] gives any other one a
+//! `session_info` entry, as pi-mono does.
 
 use serde_json::{Map, Value};
 use sess_core::{Entry, EntryKind, SessionHeader, SessionNames, TitleSlot, TitleSource};
