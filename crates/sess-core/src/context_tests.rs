@@ -277,7 +277,9 @@ fn tool_result(text: &str) -> Value {
 }
 
 fn edit(target: &str, replacement: Value) -> Value {
-    json!({"type":"context_edit","targetId":target,"replacement":replacement})
+    let mut entry = json!({"type":"context_edit","targetId":target});
+    entry["replacement"] = replacement;
+    entry
 }
 
 #[test]

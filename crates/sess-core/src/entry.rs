@@ -38,8 +38,9 @@ pub enum EntryKind {
     /// `model_change`, in either dialect: `{model, role?}` (xcsh, oh-my-pi) or
     /// `{provider, modelId}` (pi-mono).
     ModelChange(ModelChange),
-    /// `compaction`: a summary that replaces the path before `firstKeptEntryId`.
-    Compaction(Compaction),
+    /// `compaction`: a summary that replaces the path before `firstKeptEntryId`
+    /// (boxed: compactions are rare, and the other kinds stay small).
+    Compaction(Box<Compaction>),
     /// `branch_summary`: a summary of an abandoned branch.
     BranchSummary(BranchSummary),
     /// `custom`: extension state, never part of the model context.
@@ -321,7 +322,7 @@ impl Entry {
                 provider: string(Field::Provider),
                 model_id: string(Field::ModelId),
             }),
-            Some("compaction") => EntryKind::Compaction(Compaction {
+            Some("compaction") => EntryKind::Compaction(Box::new(Compaction {
                 summary: raw(Field::Summary),
                 short_summary: raw(Field::ShortSummary),
                 first_kept_entry_id: string(Field::FirstKeptEntryId).map(EntryId::new),
@@ -332,7 +333,7 @@ impl Entry {
                 warning: raw(Field::Warning),
                 system_message: raw(Field::SystemMessage),
                 provider_replay_through_entry_id: string(Field::ProviderReplayThroughEntryId).map(EntryId::new),
-            }),
+            })),
             Some("branch_summary") => {
                 EntryKind::BranchSummary(BranchSummary { from_id: raw(Field::FromId), summary: raw(Field::Summary) })
             }
