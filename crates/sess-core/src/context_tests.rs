@@ -467,3 +467,15 @@ fn a_remote_compaction_keeps_the_entries_after_its_replay() {
     ]);
     assert_eq!(contents(&ctx(&entries, Leaf::Last)), ["compactionSummary:S", "two"]);
 }
+
+#[test]
+fn a_session_init_keeps_its_compaction_threshold_and_adds_no_message() {
+    let threshold = json!({"thresholdPercent": 80, "thresholdTokens": 150_000});
+    let entries = session(&[
+        ("i", None, json!({"type":"session_init","systemPrompt":"p","task":"t","tools":[],"compactionThreshold":threshold})),
+        ("u", Some("i"), user("go")),
+    ]);
+    let EntryKind::SessionInit(init) = entries[0].kind() else { panic!("{:?}", entries[0].kind()) };
+    assert_eq!(init.compaction_threshold.as_ref().map(|t| t.decode::<Value>().unwrap()), Some(threshold));
+    assert_eq!(contents(&ctx(&entries, Leaf::Last)), ["go"]);
+}
