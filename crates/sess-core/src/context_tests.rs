@@ -472,7 +472,11 @@ fn a_remote_compaction_keeps_the_entries_after_its_replay() {
 fn a_session_init_keeps_its_compaction_threshold_and_adds_no_message() {
     let threshold = json!({"thresholdPercent": 80, "thresholdTokens": 150_000});
     let entries = session(&[
-        ("i", None, json!({"type":"session_init","systemPrompt":"p","task":"t","tools":[],"compactionThreshold":threshold})),
+        (
+            "i",
+            None,
+            json!({"type":"session_init","systemPrompt":"p","task":"t","tools":[],"compactionThreshold":threshold}),
+        ),
         ("u", Some("i"), user("go")),
     ]);
     let EntryKind::SessionInit(init) = entries[0].kind() else { panic!("{:?}", entries[0].kind()) };

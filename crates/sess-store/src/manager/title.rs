@@ -84,11 +84,11 @@ impl SessionManager {
             return Ok(false);
         }
         let kinds = || self.entries.iter().map(Entry::kind);
-        let oh_my_pi = self.names().slot().is_some() || kinds().any(|k| matches!(k, EntryKind::TitleChange(_)));
+        let records_titles = self.names().slot().is_some() || kinds().any(|k| matches!(k, EntryKind::TitleChange(_)));
         let session_info = kinds().any(|k| matches!(k, EntryKind::SessionInfo(_)));
-        if oh_my_pi || header_field(&self.header, "title").is_some() {
+        if records_titles || header_field(&self.header, "title").is_some() {
             let renamed = self.set_session_name(&cleaned, TitleSource::User)?;
-            if renamed && session_info && !oh_my_pi {
+            if renamed && session_info && !records_titles {
                 self.append_session_info(&cleaned)?;
             }
             return Ok(renamed);
