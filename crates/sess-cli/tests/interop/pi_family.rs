@@ -327,7 +327,12 @@ pub(crate) fn rename(home: &Path, file: &Path, title: &str, mismatches: &mut Mis
     });
     let after = std::fs::read(file).unwrap();
     let (old, new) = (lines(&before), lines(&after));
-    let slot = old.first().and_then(|l| serde_json::from_slice::<Value>(l).ok()).is_some_and(|l| l["type"] == "title");
+    // A slot's title may end in a lone surrogate escape (a name cut inside an
+    // emoji), which `serde_json` refuses: the lone escapes become U+FFFD first.
+    let slot = old.first().and_then(|l| std::str::from_utf8(l).ok()).is_some_and(|l| {
+        let text = sess_core::replace_lone_surrogate_escapes(l);
+        serde_json::from_str::<Value>(&text).is_ok_and(|l| l["type"] == "title")
+    });
     let skip = usize::from(slot);
     mismatches.check(new.len() == old.len() + 1 && new[skip..old.len()] == old[skip..], || {
         let first = old.iter().zip(&new).skip(skip).position(|(a, b)| a != b).map_or(old.len(), |i| i + skip);
