@@ -212,6 +212,36 @@ mod tests {
         assert_eq!(keys(&branch.usage), keys(&main.usage)[..2]);
     }
 
+    /// pi's own totals of the session pi 1.6.0 wrote, `getUsageCostBreakdown`
+    /// in `contexts.json`: tokens and cost per `provider/model`, and
+    /// `Tools/summaries` for usage of no model.
+    #[test]
+    fn a_session_pi_1_6_wrote_counts_as_pi_totals_it() {
+        let bytes = fixture("pi-1.6.0/pi-1.6.0.jsonl");
+        let indexed = super::super::Pi.index(std::path::Path::new("p"), &bytes).unwrap();
+        let expected: Value = serde_json::from_slice(&fixture("pi-1.6.0/contexts.json")).unwrap();
+        let mut ours = std::collections::BTreeMap::<String, (u64, f64)>::new();
+        for call in &indexed.usage {
+            let key = call.model.as_ref().map_or_else(|| "Tools/summaries".to_owned(), |m| format!("anthropic/{m}"));
+            let slot = ours.entry(key).or_default();
+            slot.0 += call.input + call.output + call.cache_read + call.cache_creation;
+            slot.1 += call.cost.unwrap_or_default();
+        }
+        let theirs: std::collections::BTreeMap<String, (u64, f64)> = expected["usage"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (t["key"].as_str().unwrap().to_owned(), (t["tokens"].as_u64().unwrap(), t["cost"].as_f64().unwrap()))
+            })
+            .collect();
+        assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>());
+        for (key, (tokens, cost)) in &theirs {
+            assert_eq!(ours[key].0, *tokens, "{key}");
+            assert!((ours[key].1 - cost).abs() < 1e-9, "{key}: {} vs {cost}", ours[key].1);
+        }
+    }
+
     #[test]
     fn added_lines_give_their_calls() {
         let bytes = fixture("pi-mono-0.73.1-main.jsonl");
