@@ -460,11 +460,11 @@ pub(crate) fn first_difference(a: &Value, b: &Value) -> String {
     walk(a, b, &mut String::new()).unwrap_or_else(|| "no difference".to_owned())
 }
 
-/// oh-my-pi 18 repairs the context for the model provider, beyond seed 000:
-/// a tool call with no result among the messages is removed from its assistant
-/// message (whose thinking signatures are then cleared and redacted thinking
-/// dropped; a message left empty goes), and failed or aborted assistant turns
-/// are dropped with their results. sess returns the path's messages as seed 000
+/// oh-my-pi (17.3.5 and 18.2.3 alike) repairs the context for the model
+/// provider, beyond seed 000: a tool call with no result among the messages is
+/// removed from its assistant message (whose thinking signatures are then
+/// cleared and redacted thinking dropped; a message left empty goes), and
+/// failed or aborted assistant turns are dropped with their results. sess returns the path's messages as seed 000
 /// specifies. This applies oh-my-pi's repairs to sess's messages, so the rest can
 /// still be compared exactly.
 pub(crate) fn oh_my_pi_repairs(messages: &Value) -> Value {

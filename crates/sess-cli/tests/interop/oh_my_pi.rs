@@ -1,6 +1,7 @@
 //! oh-my-pi under Bun (both from the npm registry), at every pinned version:
 //! 18.2.3, the newest whose packages the registry holds whole (18.2.9 and
-//! 18.3.4 pin versions of oh-my-pi's own packages it lacks; see interop/setup).
+//! 18.3.4 pin versions of oh-my-pi's own packages it lacks; see interop/setup),
+//! and 17.3.5, a major version back.
 
 use std::path::PathBuf;
 
@@ -11,16 +12,26 @@ use crate::harness::{
 use crate::pi_mono::{run_with_stdin, write_with_manager};
 
 /// The pinned versions; every test below runs at each.
-const OH_MY_PI: &[Pin] = &[Pin {
-    folder: "oh-my-pi",
-    name: "oh-my-pi 18.2.3",
-    program: "node_modules/@oven/bun-linux-x64-baseline/bin/bun",
-    driver: "driver.ts",
-    package: "@oh-my-pi/pi-coding-agent",
-    version: "18.2.3",
-}];
+const OH_MY_PI: &[Pin] = &[
+    Pin {
+        folder: "oh-my-pi",
+        name: "oh-my-pi 18.2.3",
+        program: "node_modules/@oven/bun-linux-x64-baseline/bin/bun",
+        driver: "driver.ts",
+        package: "@oh-my-pi/pi-coding-agent",
+        version: "18.2.3",
+    },
+    Pin {
+        folder: "oh-my-pi-17",
+        name: "oh-my-pi 17.3.5",
+        program: "node_modules/@oven/bun-linux-x64-baseline/bin/bun",
+        driver: "driver.ts",
+        package: "@oh-my-pi/pi-coding-agent",
+        version: "17.3.5",
+    },
+];
 
-at_every_version!(OH_MY_PI { oh_my_pi_18_2_3 = 0 } {
+at_every_version!(OH_MY_PI { oh_my_pi_18_2_3 = 0, oh_my_pi_17_3_5 = 1 } {
     sess_reads_what_oh_my_pi_writes,
     oh_my_pi_opens_what_sess_writes,
 });
