@@ -156,8 +156,8 @@ mod verify {
     fn clean_files_exit_0() {
         let output = sess(&["verify", path_str(&fixture("pi-family"))]);
         assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-        // The three pi-family fixtures and the six of oh-my-pi-18.2.3-titles/.
-        assert!(stdout(&output).contains("9 files checked, 0 with problems"));
+        // The three pi-family fixtures, the six of oh-my-pi-18.2.3-titles/ and pi-1.6.0/'s one.
+        assert!(stdout(&output).contains("10 files checked, 0 with problems"), "{}", stdout(&output));
     }
 
     #[test]
