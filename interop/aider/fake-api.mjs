@@ -18,7 +18,8 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
+import { sendCompletion } from '../lib/chat-completions.mjs';
+import { scriptKey, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content (a string or a list of parts). */
 function textOf(message) {
@@ -30,25 +31,9 @@ function textOf(message) {
 
 let seq = 0;
 
-function chunk(id, model, delta, finish = null) {
-  return { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-
 /** Sends `text` as one completion, streamed (in two pieces) or whole. */
 function respond(res, text, model, streamed, usage) {
-  const id = `chatcmpl-fake-${++seq}`;
-  if (!streamed) {
-    sendJson(res, 200, { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage });
-    return;
-  }
-  const { data: send, done } = eventStream(res);
-  send(chunk(id, model, { role: 'assistant', content: '' }));
-  const half = Math.ceil(text.length / 2);
-  send(chunk(id, model, { content: text.slice(0, half) }));
-  if (text.length > half) send(chunk(id, model, { content: text.slice(half) }));
-  send(chunk(id, model, {}, 'stop'));
-  send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage });
-  done();
+  sendCompletion(res, { id: `chatcmpl-fake-${++seq}`, model, streamed, text, usage });
 }
 
 /**

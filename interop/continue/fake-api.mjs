@@ -18,7 +18,8 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
+import { completionParts, sendCompletion, usageFor } from '../lib/chat-completions.mjs';
+import { scriptKey, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content (a string or a list of parts). */
 function textOf(message) {
@@ -51,35 +52,10 @@ function position(messages, script) {
 }
 
 let seq = 0;
-const now = () => Math.floor(Date.now() / 1000);
-const chunk = (id, model, delta, finish = null) => ({ id, object: 'chat.completion.chunk', created: now(), model, choices: [{ index: 0, delta, finish_reason: finish }] });
-
 /** Sends `answer` as one completion, with `usage` (tokens: a quarter of the characters). */
 function respond(res, answer, model, streamed, requestChars) {
-  const id = `chatcmpl-fake-${++seq}`;
-  const calls = answer.filter((p) => p.tool).map((p, index) => ({ index, id: p.id, type: 'function', function: { name: p.tool, arguments: JSON.stringify(p.args) } }));
-  const text = answer.filter((p) => p.text !== undefined).map((p) => p.text).join('');
-  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
-  const prompt_tokens = Math.ceil(requestChars / 4);
-  const completion_tokens = Math.ceil(JSON.stringify(answer).length / 4);
-  const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
-  if (!streamed) {
-    const message = { role: 'assistant', content: text || null };
-    if (calls.length > 0) message.tool_calls = calls.map(({ index, ...c }) => c);
-    sendJson(res, 200, { id, object: 'chat.completion', created: now(), model, choices: [{ index: 0, message, finish_reason: finish }], usage });
-    return;
-  }
-  const { data: send, done } = eventStream(res);
-  send(chunk(id, model, { role: 'assistant', content: '' }));
-  if (text) {
-    const half = Math.ceil(text.length / 2);
-    send(chunk(id, model, { content: text.slice(0, half) }));
-    if (text.length > half) send(chunk(id, model, { content: text.slice(half) }));
-  }
-  for (const c of calls) send(chunk(id, model, { tool_calls: [c] }));
-  send(chunk(id, model, {}, finish));
-  send({ id, object: 'chat.completion.chunk', created: now(), model, choices: [], usage });
-  done();
+  const usage = usageFor(requestChars, answer);
+  sendCompletion(res, { id: `chatcmpl-fake-${++seq}`, model, streamed, usage, ...completionParts(answer) });
 }
 
 /**

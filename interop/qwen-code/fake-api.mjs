@@ -18,7 +18,8 @@
 //
 // Run on its own: `node fake-api.mjs script.json` prints the port.
 
-import { eventStream, scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
+import { completionParts, sendCompletion, usageFor } from '../lib/chat-completions.mjs';
+import { scriptKey, sendJson, serveWhenRun, startPostApi } from '../lib/http.mjs';
 
 /** The text of a message's content (a string or a list of parts). */
 export function textOf(message) {
@@ -69,53 +70,14 @@ export function position(messages, script) {
 
 let seq = 0;
 
-function chunk(id, model, delta, finish = null) {
-  return { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] };
-}
-
-/**
- * Token usage as the real API reports it, roughly: four characters of the
- * request per prompt token. Qwen Code's compression compares these counts
- * before and after, so they must grow with the conversation.
- */
-function usageFor(requestChars, answer) {
-  const prompt_tokens = Math.ceil(requestChars / 4);
-  const completion_tokens = Math.ceil(JSON.stringify(answer).length / 4);
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
-}
-
-/** Sends `answer` (a list of parts) as one completion. */
+/** Sends `answer` (a list of parts) as one completion, or the error a part names. */
 function respond(res, answer, model, streamed, usage) {
   const failure = answer.find((p) => p.status !== undefined);
   if (failure) {
     sendJson(res, failure.status, { error: { message: failure.message, type: 'server_error', code: String(failure.status) } });
     return;
   }
-  const id = `chatcmpl-fake-${++seq}`;
-  const calls = answer.filter((p) => p.tool).map((p, index) => ({ index, id: p.id, type: 'function', function: { name: p.tool, arguments: JSON.stringify(p.args) } }));
-  const text = answer.filter((p) => p.text !== undefined).map((p) => p.text).join('');
-  const thinking = answer.filter((p) => p.thinking !== undefined).map((p) => p.thinking).join('');
-  const finish = calls.length > 0 ? 'tool_calls' : 'stop';
-  if (!streamed) {
-    const message = { role: 'assistant', content: text || null };
-    if (thinking) message.reasoning_content = thinking;
-    if (calls.length > 0) message.tool_calls = calls.map(({ index, ...c }) => c);
-    sendJson(res, 200, { id, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, message, finish_reason: finish }], usage });
-    return;
-  }
-  const { data: send, done } = eventStream(res);
-  send(chunk(id, model, { role: 'assistant', content: '' }));
-  if (thinking) send(chunk(id, model, { reasoning_content: thinking }));
-  // Text in two pieces, as a real stream cuts it.
-  if (text) {
-    const half = Math.ceil(text.length / 2);
-    send(chunk(id, model, { content: text.slice(0, half) }));
-    if (text.length > half) send(chunk(id, model, { content: text.slice(half) }));
-  }
-  for (const c of calls) send(chunk(id, model, { tool_calls: [c] }));
-  send(chunk(id, model, {}, finish));
-  send({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage });
-  done();
+  sendCompletion(res, { id: `chatcmpl-fake-${++seq}`, model, streamed, usage, ...completionParts(answer) });
 }
 
 /**
