@@ -283,22 +283,20 @@ fn context_entries(path: &[&Entry], compaction: Option<usize>) -> Vec<Source> {
             let anthropic = if remote.is_none() { preserved.as_ref().and_then(anthropic_compaction) } else { None };
             let position = |id: &EntryId| path[..at].iter().position(|e| e.id() == id);
             let replayed_through = compaction.provider_replay_through_entry_id.as_ref().and_then(position);
+            let first_kept = compaction.first_kept_entry_id.as_ref().and_then(position);
+            // An Anthropic compaction with an empty `firstKeptEntryId` keeps
+            // what follows the provider's replay.
+            let empty_first_kept = compaction.first_kept_entry_id.as_ref().is_some_and(|id| id.as_str().is_empty());
+            let after_snapshot = replayed_through
+                .filter(|_| anthropic.is_some() && empty_first_kept)
+                .map(|through| through + 1)
+                .filter(|&start| start < at);
             let kept = if remote.is_some() {
                 replayed_through.map(|through| through + 1)
             } else {
-                let first_kept = compaction.first_kept_entry_id.as_ref().and_then(position);
-                let snapshot = anthropic
-                    .as_ref()
-                    .and(replayed_through)
-                    .filter(|_| compaction.first_kept_entry_id.as_ref().is_some_and(|id| id.as_str().is_empty()));
-                first_kept.or(snapshot.map(|through| through + 1))
+                first_kept.or(after_snapshot)
             };
             let history_rewrite_at = anthropic.as_ref().and_then(|_| {
-                let first_kept = compaction.first_kept_entry_id.as_ref().and_then(position);
-                let after_snapshot = replayed_through
-                    .filter(|&through| through + 1 < at)
-                    .filter(|_| compaction.first_kept_entry_id.as_ref().is_some_and(|id| id.as_str().is_empty()))
-                    .map(|through| through + 1);
                 let first_retained = first_kept.or(after_snapshot).unwrap_or(at + 1);
                 path.get(first_retained).and_then(|e| millis(e)).map(|ms| ms - 1)
             });

@@ -42,36 +42,37 @@ struct Stored {
 pub(super) fn calls(entries: &[Entry]) -> Vec<Call> {
     let mut calls = Calls::default();
     for entry in entries {
-        let stored = match entry.kind() {
+        let decode = |json: &str| serde_json::from_str::<Stored>(json).ok();
+        let (model, usage) = match entry.kind() {
             EntryKind::Message(message) => {
-                let Some(stored) = message.message.as_ref().and_then(|m| m.decode::<Stored>().ok()) else { continue };
+                let Some(stored) = message.message.as_ref().and_then(|m| decode(m.as_str())) else { continue };
                 match stored.role.as_deref() {
-                    Some("assistant") => Stored { model: stored.response_model.clone().or(stored.model), ..stored },
-                    Some("toolResult") => Stored { model: None, ..stored },
+                    Some("assistant") => (stored.response_model.or(stored.model), stored.usage),
+                    Some("toolResult") => (None, stored.usage),
                     _ => continue,
                 }
             }
             EntryKind::Usage => {
-                let Ok(stored) = serde_json::from_str::<Stored>(entry.json()) else { continue };
-                Stored { response_model: None, ..stored }
+                let Some(stored) = decode(entry.json()) else { continue };
+                (stored.model, stored.usage)
             }
             EntryKind::Compaction(_) | EntryKind::BranchSummary(_) if entry.json().contains("\"usage\"") => {
-                let Ok(stored) = serde_json::from_str::<Stored>(entry.json()) else { continue };
-                Stored { model: None, ..stored }
+                let Some(stored) = decode(entry.json()) else { continue };
+                (None, stored.usage)
             }
             _ => continue,
         };
-        if !stored.usage.is_object() {
+        if !usage.is_object() {
             continue;
         }
-        let usage = &stored.usage;
+        let usage = &usage;
         let timestamp = entry.timestamp().map(str::to_owned);
         let counter = Counter::default();
         let count = |key: &str| counter.count(key, usage.get(key));
         calls.push(Call {
             key: Some(format!("{}@{}", entry.id().as_str(), timestamp.as_deref().unwrap_or_default())),
             timestamp,
-            model: stored.model,
+            model,
             input: count("input"),
             output: count("output"),
             cache_creation: count("cacheWrite"),
