@@ -40,6 +40,7 @@ mod project_folders;
 pub mod qwen;
 mod rows;
 mod source;
+mod sqlite;
 mod transcript;
 mod usage;
 mod verify;

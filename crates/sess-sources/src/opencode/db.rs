@@ -1,36 +1,18 @@
 //! OpenCode's database (1.2 and later): `opencode.db`, whose `session`,
-//! `message` and `part` tables hold every session.
-//!
-//! It is opened read-only and never written, and reading it creates no file.
-//! OpenCode keeps it in WAL mode: a running OpenCode holds its newest writes
-//! in `opencode.db-wal` (indexed by `opencode.db-shm`), which a reader must
-//! see. So:
-//!
-//! - a WAL database with its `-wal` and `-shm` beside it is opened read-only
-//!   the usual way: SQLite reads the log through the existing index;
-//! - a WAL database without them has no OpenCode writing it (the last
-//!   connection to close removes them), and a read-only connection would
-//!   create both: it is opened `immutable`, which reads the file alone and
-//!   creates nothing. (A log left without its index by a crash is read only
-//!   once OpenCode has opened the database again.)
-//! - a database in rollback mode (a copy, like the fixtures) is opened
-//!   read-only the usual way, which creates nothing.
-//!
-//! A writer that holds a lock (a checkpoint, a database in rollback mode
-//! being written) makes the reader wait up to [`BUSY_TIMEOUT`], then the read
-//! fails with [`Error::Database`].
+//! `message` and `part` tables hold every session. It is opened read-only
+//! and never written, and reading it creates no file (`sqlite.rs` says how).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, Row};
 
 use super::records::{RawMessage, RawMessages, RawPart, SessionRecord, object, string};
-use crate::error::{Error, Result};
-
-/// How long a read waits for a writer's lock before it gives up.
-pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+use crate::error::Result;
+use crate::sqlite;
+pub(crate) use crate::sqlite::{database, is_database};
+#[cfg(test)]
+use crate::{error::Error, sqlite::BUSY_TIMEOUT};
 
 /// An open database.
 pub(crate) struct Db {
@@ -39,19 +21,9 @@ pub(crate) struct Db {
 }
 
 impl Db {
-    /// Opens the database at `path` read-only (see the module docs).
+    /// Opens the database at `path` read-only ([`sqlite::open_read_only`]).
     pub(crate) fn open(path: &Path) -> Result<Self> {
-        let metadata = std::fs::metadata(path).map_err(|err| Error::io(path, err))?;
-        if !metadata.is_file() {
-            let kind = sess_core::FileKind::of(metadata.file_type());
-            return Err(Error::NotASessionFile { path: path.to_owned(), kind });
-        }
-        let immutable = is_wal(path)? && !(beside(path, "-wal").exists() && beside(path, "-shm").exists());
-        let uri = uri(path, immutable);
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(&uri, flags).map_err(|err| database(path, &err))?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(|err| database(path, &err))?;
-        Ok(Self { conn, path: path.to_owned() })
+        Ok(Self { conn: sqlite::open_read_only(path)?, path: path.to_owned() })
     }
 
     /// The connection, read-only.
@@ -92,7 +64,7 @@ impl Db {
             .prepare("select id, time_created, data from message where session_id = ?1 order by time_created, id")
             .map_err(fail)?;
         let rows = statement
-            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, text(row, 2)?)))
+            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?, sqlite::text(row, 2)?)))
             .map_err(fail)?;
         for row in rows {
             let (message_id, created, data) = row.map_err(fail)?;
@@ -108,7 +80,7 @@ impl Db {
             .prepare("select id, message_id, data from part where session_id = ?1 order by message_id, id")
             .map_err(fail)?;
         let rows = statement
-            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, text(row, 2)?)))
+            .query_map([id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, sqlite::text(row, 2)?)))
             .map_err(fail)?;
         for row in rows {
             let (part_id, message_id, data) = row.map_err(fail)?;
@@ -122,69 +94,6 @@ impl Db {
         }
         raw.sort();
         Ok(raw)
-    }
-}
-
-/// Whether the file at `path` is a SQLite database (by its first bytes).
-pub(crate) fn is_database(path: &Path) -> Result<bool> {
-    Ok(header(path)?.is_some_and(|header| header.starts_with(b"SQLite format 3\0")))
-}
-
-/// The first 20 bytes of the file at `path`; `None` when it is shorter.
-fn header(path: &Path) -> Result<Option<[u8; 20]>> {
-    use std::io::Read;
-    let mut header = [0u8; 20];
-    let mut file = std::fs::File::open(path).map_err(|err| Error::io(path, err))?;
-    match file.read_exact(&mut header) {
-        Ok(()) => Ok(Some(header)),
-        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
-        Err(err) => Err(Error::io(path, err)),
-    }
-}
-
-/// Whether the database at `path` is in WAL mode: its header's read and
-/// write versions (bytes 18 and 19) are 2. A file too short for a header is
-/// not (SQLite then says what it is).
-fn is_wal(path: &Path) -> Result<bool> {
-    Ok(header(path)?.is_some_and(|header| header[18] == 2 && header[19] == 2))
-}
-
-/// The file named like `path` with `suffix` added (`opencode.db-wal`).
-fn beside(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
-}
-
-/// The `file:` URI that opens `path` read-only (`immutable`: without
-/// locking or a write-ahead log).
-fn uri(path: &Path, immutable: bool) -> String {
-    let mut uri = String::from("file:");
-    for &byte in path.as_os_str().as_encoded_bytes() {
-        // SQLite decodes `%HH`, and a `?` or `#` would end the path.
-        if byte.is_ascii() && !byte.is_ascii_control() && !matches!(byte, b'?' | b'#' | b'%') {
-            uri.push(char::from(byte));
-        } else {
-            const HEX: &[u8; 16] = b"0123456789ABCDEF";
-            uri.extend(['%', char::from(HEX[usize::from(byte >> 4)]), char::from(HEX[usize::from(byte & 15)])]);
-        }
-    }
-    uri.push_str(if immutable { "?mode=ro&immutable=1" } else { "?mode=ro" });
-    uri
-}
-
-pub(super) fn database(path: &Path, err: &rusqlite::Error) -> Error {
-    Error::Database { path: path.to_owned(), message: err.to_string() }
-}
-
-/// A text column that may hold bytes that are not UTF-8 (replaced).
-fn text(row: &Row<'_>, index: usize) -> rusqlite::Result<String> {
-    match row.get_ref(index)? {
-        rusqlite::types::ValueRef::Text(bytes) | rusqlite::types::ValueRef::Blob(bytes) => {
-            Ok(String::from_utf8_lossy(bytes).into_owned())
-        }
-        rusqlite::types::ValueRef::Null => Ok(String::new()),
-        other => Ok(format!("{other:?}")),
     }
 }
 

@@ -106,9 +106,3 @@ fn what_is_not_a_database_says_so() {
     assert!(matches!(Db::open(dir.path()), Err(Error::NotASessionFile { .. })));
     assert_eq!(names(&dir), ["opencode.db"]);
 }
-
-#[test]
-fn uris_escape_what_sqlite_would_read_as_query_or_escape() {
-    assert_eq!(uri(Path::new("/a b/x?y#z%.db"), false), "file:/a b/x%3Fy%23z%25.db?mode=ro");
-    assert_eq!(uri(Path::new("/d/é.db"), true), "file:/d/%C3%A9.db?mode=ro&immutable=1");
-}

@@ -10,10 +10,8 @@ use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::RowDump;
 use crate::source::{Source, SourceKind};
+use crate::sqlite::SQLITE_MAGIC;
 use crate::transcript::{ToolCall, Transcript};
-
-/// The first bytes of every SQLite database.
-const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// OpenCode.
 pub struct OpenCode;
