@@ -102,7 +102,7 @@
 //! The model calls the catalog keeps are those of the `token_count` events,
 //! each response once (`codex/usage.rs`).
 
-mod compression;
+pub(crate) mod compression;
 mod echo;
 mod edits;
 mod files;

@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code and the Gemini CLI.
+//! Qwen Code, the Gemini CLI, Goose, Crush and Zed.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -28,6 +28,7 @@ mod edit;
 mod env;
 mod error;
 pub mod gemini;
+pub mod goose;
 mod index;
 pub mod jsonl;
 mod lenient;

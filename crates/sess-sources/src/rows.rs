@@ -7,6 +7,9 @@
 //! base64.
 
 mod cell_serde;
+mod family;
+
+pub(crate) use family::{columns, dump_family, has_table};
 
 use std::fs::OpenOptions;
 use std::path::Path;

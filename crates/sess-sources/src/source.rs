@@ -45,7 +45,7 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 7] = [
+static SOURCES: [&dyn Source; 8] = [
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
@@ -53,6 +53,7 @@ static SOURCES: [&dyn Source; 7] = [
     &crate::qwen::Qwen,
     &crate::gemini::Gemini,
     &crate::claude::Claude,
+    &crate::goose::Goose,
 ];
 
 /// Every source, in registry order.

@@ -111,6 +111,40 @@ pub(crate) fn text(row: &Row<'_>, index: usize) -> rusqlite::Result<String> {
     }
 }
 
+/// Column `name` of `row`, `None` when the table has no such column (an
+/// older version of the agent), or it is null or of another type.
+pub(crate) fn optional<T: rusqlite::types::FromSql>(row: &Row<'_>, name: &str) -> Option<T> {
+    row.as_ref().column_index(name).ok().and_then(|index| row.get(index).ok())
+}
+
+/// A time column of `row` in ms since the Unix epoch: an integer of Unix
+/// seconds (ms when it is too large for seconds: past the year 5138), a real
+/// of seconds, or text in ISO 8601 or SQLite's `YYYY-MM-DD HH:MM:SS` (UTC
+/// unless it says otherwise). `None` when missing or unreadable.
+pub(crate) fn time_ms(row: &Row<'_>, name: &str) -> Option<i64> {
+    let index = row.as_ref().column_index(name).ok()?;
+    match row.get_ref(index).ok()? {
+        rusqlite::types::ValueRef::Integer(n) => Some(if n.abs() >= 100_000_000_000 { n } else { n * 1000 }),
+        #[allow(clippy::cast_possible_truncation)] // A time in range; out of range saturates.
+        rusqlite::types::ValueRef::Real(f) => Some((f * 1000.0) as i64),
+        rusqlite::types::ValueRef::Text(bytes) => iso_ms(std::str::from_utf8(bytes).ok()?),
+        _ => None,
+    }
+}
+
+/// [`sess_core::parse_iso_millis`] of `text`, which may separate date and time
+/// with a space, as SQLite's `CURRENT_TIMESTAMP` does.
+pub(crate) fn iso_ms(text: &str) -> Option<i64> {
+    let text = text.trim();
+    if text.len() > 10 && text.as_bytes()[10] == b' ' {
+        let mut fixed = text.to_owned();
+        fixed.replace_range(10..11, "T");
+        let fixed = fixed.replace(" ", "");
+        return sess_core::parse_iso_millis(&fixed);
+    }
+    sess_core::parse_iso_millis(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +153,20 @@ mod tests {
     fn uris_escape_what_sqlite_would_read_as_query_or_escape() {
         assert_eq!(uri(Path::new("/a b/x?y#z%.db"), false), "file:/a b/x%3Fy%23z%25.db?mode=ro");
         assert_eq!(uri(Path::new("/d/é.db"), true), "file:/d/%C3%A9.db?mode=ro&immutable=1");
+    }
+
+    #[test]
+    fn times_are_seconds_milliseconds_or_text() {
+        let conn = Connection::open_in_memory().unwrap();
+        let row = |sql: &str| {
+            conn.query_row(&format!("select {sql} as t"), [], |row| Ok(time_ms(row, "t"))).unwrap()
+        };
+        assert_eq!(row("1700000000"), Some(1_700_000_000_000));
+        assert_eq!(row("1700000000123"), Some(1_700_000_000_123));
+        assert_eq!(row("'2025-10-01 12:00:00'"), Some(1_759_320_000_000));
+        assert_eq!(row("'2025-10-01T12:00:00.5+02:00'"), Some(1_759_312_800_500));
+        assert_eq!(row("'2025-10-01 12:00:00.5 +00:00'"), Some(1_759_320_000_500));
+        assert_eq!(row("'soon'"), None);
+        assert_eq!(row("null"), None);
     }
 }
