@@ -22,6 +22,7 @@ pub mod claude;
 pub mod codex;
 mod companions;
 pub mod copilot;
+pub mod crush;
 mod detect;
 pub mod diff;
 mod edit;

@@ -45,7 +45,7 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 8] = [
+static SOURCES: [&dyn Source; 9] = [
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
@@ -54,6 +54,7 @@ static SOURCES: [&dyn Source; 8] = [
     &crate::gemini::Gemini,
     &crate::claude::Claude,
     &crate::goose::Goose,
+    &crate::crush::Crush,
 ];
 
 /// Every source, in registry order.
