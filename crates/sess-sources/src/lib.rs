@@ -46,6 +46,7 @@ mod sqlite;
 mod transcript;
 mod usage;
 mod verify;
+pub mod zed;
 
 pub use detect::{DETECT_BYTES, Head, HeadLine, detect};
 pub use diff::{DiffLine, FileDiff, Hunk, LineKind, add_diffs};

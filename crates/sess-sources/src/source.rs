@@ -45,7 +45,7 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 9] = [
+static SOURCES: [&dyn Source; 10] = [
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
@@ -55,6 +55,7 @@ static SOURCES: [&dyn Source; 9] = [
     &crate::claude::Claude,
     &crate::goose::Goose,
     &crate::crush::Crush,
+    &crate::zed::Zed,
 ];
 
 /// Every source, in registry order.
