@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 11] = [
+const FOREIGN: [(&str, &str); 15] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -38,6 +38,10 @@ const FOREIGN: [(&str, &str); 11] = [
     ),
     ("opencode/real-1.18.33/opencode.db", "OpenCode"),
     ("opencode/real-1.1.65/storage/session/global/ses_dcf35c3abffeWH8bszXcPxNyTC.json", "OpenCode"),
+    ("goose/hand-written/sessions/sessions.db", "Goose"),
+    ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
+    ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
+    ("zed/hand-written/threads/threads.db", "Zed"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,
