@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, gemini, opencode, qwen
+from . import copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +54,29 @@ def _gemini(home, n, seed):
     return total
 
 
+def _goose(home, n, seed):
+    path = home / ".local" / "share" / "goose" / "sessions" / "sessions.db"
+    writer = goose.Writer(goose.load_templates(), path)
+    for i in range(n):
+        writer.session(Session("goose", seed, i, n))
+    writer.close()
+    return path.stat().st_size
+
+
+def _crush(home, n, seed):
+    writer = crush.Writer(crush.load_templates(), home)
+    for i in range(n):
+        writer.session(Session("crush", seed, i, n))
+    return writer.close()
+
+
+def _zed(home, n, seed):
+    writer = zed.Writer(zed.load_templates(), home / ".local" / "share" / "zed" / "threads" / "threads.db")
+    for i in range(n):
+        writer.session(Session("zed", seed, i, n))
+    return writer.close()
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -61,6 +84,9 @@ AGENTS = {
     "copilot": (_copilot, "fixtures/copilot/real-1.0.102"),
     "qwen": (_qwen, "fixtures/qwen-code/real-0.24.4"),
     "gemini": (_gemini, "fixtures/gemini/real-0.61.0"),
+    "goose": (_goose, "fixtures/goose/hand-written"),
+    "crush": (_crush, "fixtures/crush/hand-written"),
+    "zed": (_zed, "fixtures/zed/hand-written"),
 }
 
 
@@ -84,7 +110,7 @@ def key(agent):
 
 def generate(agent, home, sessions, seed):
     """Writes `sessions` sessions of `agent` under `home`; returns the bytes
-    of session files (the database, for OpenCode) written."""
+    of session files (the databases, for OpenCode, Goose, Crush and Zed) written."""
     return AGENTS[agent][0](Path(home), sessions, seed)
 
 
