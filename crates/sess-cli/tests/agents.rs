@@ -273,6 +273,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "qwen"
         } else if path.contains("/gemini/") {
             "gemini"
+        } else if path.contains("/goose/") {
+            "goose"
         } else {
             "pi"
         };

@@ -60,10 +60,7 @@ fn each_agent_lists_its_sessions_and_shows_one() {
         .iter()
         .map(|f| fs::read(fixture(f)).unwrap())
         .collect();
-    assert_eq!(
-        listed(home.path(), "goose"),
-        pairs(&[("20251201_1", "Greeting fix"), ("a1b2c3d4", "Old chat")])
-    );
+    assert_eq!(listed(home.path(), "goose"), pairs(&[("20251201_1", "Greeting fix"), ("a1b2c3d4", "Old chat")]));
     assert_eq!(
         listed(home.path(), "crush"),
         pairs(&[

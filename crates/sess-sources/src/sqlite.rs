@@ -139,7 +139,7 @@ pub(crate) fn iso_ms(text: &str) -> Option<i64> {
     if text.len() > 10 && text.as_bytes()[10] == b' ' {
         let mut fixed = text.to_owned();
         fixed.replace_range(10..11, "T");
-        let fixed = fixed.replace(" ", "");
+        let fixed = fixed.replace(' ', "");
         return sess_core::parse_iso_millis(&fixed);
     }
     sess_core::parse_iso_millis(text)
@@ -158,9 +158,7 @@ mod tests {
     #[test]
     fn times_are_seconds_milliseconds_or_text() {
         let conn = Connection::open_in_memory().unwrap();
-        let row = |sql: &str| {
-            conn.query_row(&format!("select {sql} as t"), [], |row| Ok(time_ms(row, "t"))).unwrap()
-        };
+        let row = |sql: &str| conn.query_row(&format!("select {sql} as t"), [], |row| Ok(time_ms(row, "t"))).unwrap();
         assert_eq!(row("1700000000"), Some(1_700_000_000_000));
         assert_eq!(row("1700000000123"), Some(1_700_000_000_123));
         assert_eq!(row("'2025-10-01 12:00:00'"), Some(1_759_320_000_000));

@@ -9,7 +9,9 @@ pub(crate) fn edits(call: &ToolCall) -> Vec<FileEdit> {
     let input = &call.input;
     let edit = match call.name.as_str() {
         "edit" => replace_from(input, "file_path", "old_string", "new_string", Some("replace_all")),
-        "multiedit" => replacements_from(input, "file_path", "edits", ["old_string", "new_string"], Some("replace_all")),
+        "multiedit" => {
+            replacements_from(input, "file_path", "edits", ["old_string", "new_string"], Some("replace_all"))
+        }
         "write" => write_from(input, "file_path", "content"),
         _ => None,
     };

@@ -7,6 +7,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::*;
+use crate::transcript::Role::{Assistant as A, User as U};
 use crate::transcript::{Block, Role, ToolStatus};
 
 const MAIN: &str = "5f0c1a6e-1b2f-4c39-9a51-0a1b2c3d4e5f";
@@ -48,7 +49,6 @@ fn a_session_reads_as_its_turns_calls_subagent_and_errors() {
     let transcript = SOURCE.source().load_row(&fixture_db(), MAIN).unwrap();
     assert_eq!(transcript.title.as_deref(), Some("Hello world greeting"));
     let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
-    use Role::{Assistant as A, User as U};
     assert_eq!(roles, [U, A, A, A, A, A, U, A, A]);
     assert_eq!(transcript.messages[1].blocks[0], Block::Thinking { text: "Read it first.".into() });
     let calls = calls(&transcript.messages);
@@ -71,7 +71,9 @@ fn a_session_reads_as_its_turns_calls_subagent_and_errors() {
     let subagent: Vec<Role> = calls[3].subagent.iter().map(|m| m.role).collect();
     assert_eq!(subagent, [U, A]);
     assert_eq!(calls[3].subagent[1].blocks, [Block::text("None found.")]);
-    assert!(matches!(&transcript.messages[6].blocks[1], Block::Image(image) if image.media_type.as_deref() == Some("image/png")));
+    assert!(
+        matches!(&transcript.messages[6].blocks[1], Block::Image(image) if image.media_type.as_deref() == Some("image/png"))
+    );
     assert_eq!(transcript.messages[8].blocks.last(), Some(&Block::Error { text: "Provider error: overloaded".into() }));
     // The default data folder names the project.
     assert!(transcript.cwd.as_deref().unwrap().ends_with("fixtures/crush/hand-written/alpha"));
@@ -115,10 +117,7 @@ fn projects_json_lists_the_databases_with_relative_or_absolute_data_folders() {
 fn usage_is_one_call_per_session_with_the_cost_on_the_parent() {
     let indexed = SOURCE.source().index_row(&fixture_db(), MAIN).unwrap();
     let got: Vec<_> = indexed.usage.iter().map(|c| (c.input, c.output, c.cost, c.model.as_deref())).collect();
-    assert_eq!(
-        got,
-        [(4200, 380, Some(0.0123), Some("claude-sonnet-4")), (800, 40, None, Some("claude-sonnet-4"))]
-    );
+    assert_eq!(got, [(4200, 380, Some(0.0123), Some("claude-sonnet-4")), (800, 40, None, Some("claude-sonnet-4"))]);
     assert_eq!(indexed.usage[0].timestamp.as_deref(), Some("2025-12-01T11:00:06.000Z"));
     assert!(indexed.title_explicit);
 }

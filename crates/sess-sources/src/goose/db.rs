@@ -77,7 +77,13 @@ impl Db {
                 let id = optional::<String>(row, "message_id").or_else(|| rowid.map(|n| n.to_string()));
                 let content = row.as_ref().column_index("content_json").and_then(|at| sqlite::text(row, at))?;
                 let metadata = optional::<String>(row, "metadata_json").unwrap_or_default();
-                Ok((id, optional::<String>(row, "role").unwrap_or_default(), time_ms(row, "created_timestamp"), content, metadata))
+                Ok((
+                    id,
+                    optional::<String>(row, "role").unwrap_or_default(),
+                    time_ms(row, "created_timestamp"),
+                    content,
+                    metadata,
+                ))
             })
             .map_err(|e| self.fail(&e))?;
         let (mut messages, mut issues) = (Vec::new(), Vec::new());
@@ -132,7 +138,7 @@ impl Db {
             if ledger {
                 let sql = "select * from usage_ledger where session_id = ?1 order by rowid";
                 let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
-                let rows = statement.query_map([id], ledger_call).map_err(|e| self.fail(&e))?;
+                let rows = statement.query_map([id], |row| Ok(ledger_call(row))).map_err(|e| self.fail(&e))?;
                 for call in rows {
                     calls.push(call.map_err(|e| self.fail(&e))?);
                 }
@@ -147,9 +153,11 @@ impl Db {
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     let name = optional::<String>(row, "name").filter(|n| !n.trim().is_empty());
     let name = name.or_else(|| optional::<String>(row, "description").filter(|n| !n.trim().is_empty()));
-    let archived = row.as_ref().column_index("archived_at").ok().is_some_and(|at| {
-        !matches!(row.get_ref(at), Ok(rusqlite::types::ValueRef::Null) | Err(_))
-    });
+    let archived = row
+        .as_ref()
+        .column_index("archived_at")
+        .ok()
+        .is_some_and(|at| !matches!(row.get_ref(at), Ok(rusqlite::types::ValueRef::Null) | Err(_)));
     Ok(SessionRow {
         id: row.get("id")?,
         name,
@@ -200,12 +208,12 @@ fn call_of(row: &Row<'_>, prefix: &str) -> Call {
 }
 
 /// A `usage_ledger` row: one provider call.
-fn ledger_call(row: &Row<'_>) -> rusqlite::Result<Call> {
+fn ledger_call(row: &Row<'_>) -> Call {
     let mut call = call_of(row, "");
     call.model = optional::<String>(row, "model").or_else(|| optional(row, "model_name"));
     call.cost = optional::<f64>(row, "cost").or_else(|| optional(row, "cost_usd"));
     call.timestamp = time_ms(row, "created_at").or_else(|| time_ms(row, "timestamp")).map(format_iso_millis);
-    Ok(call)
+    call
 }
 
 /// The session's accumulated totals (its last call's, before Goose

@@ -12,6 +12,8 @@ use crate::rows::RowDump;
 use crate::source::{Growth, Source, SourceKind};
 use crate::sqlite::{SQLITE_MAGIC, database};
 use crate::transcript::{ToolCall, Transcript};
+use crate::verify::Checked;
+use sess_core::integrity::line_finding;
 
 /// Goose.
 pub struct Goose;
@@ -57,6 +59,19 @@ impl Source for Goose {
 
     fn load(&self, path: &Path) -> Result<Transcript> {
         Ok(super::read_file(path, false)?.transcript)
+    }
+
+    /// An older session file: the lines that do not parse; the database is
+    /// not checked line by line (`None`: a database is no file of lines).
+    fn verify(&self, path: &Path) -> Option<Result<Checked>> {
+        if crate::sqlite::is_database(path).unwrap_or(false) {
+            return None;
+        }
+        Some(crate::jsonl::read_file(path).map(|bytes| {
+            let parsed = super::legacy::parse(&bytes);
+            let entries = parsed.messages.len() + usize::from(!parsed.meta.is_null());
+            Checked { entries, findings: parsed.issues.iter().map(line_finding).collect() }
+        }))
     }
 
     fn load_row(&self, database: &Path, id: &str) -> Result<Transcript> {

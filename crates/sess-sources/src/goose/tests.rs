@@ -7,6 +7,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::*;
+use crate::transcript::Role::{Assistant as A, System as S, User as U};
 use crate::transcript::{Block, Role, ToolStatus};
 
 fn fixtures() -> PathBuf {
@@ -43,7 +44,6 @@ fn a_database_session_reads_as_its_turns_calls_and_summary() {
     assert_eq!(transcript.title.as_deref(), Some("Greeting fix"));
     assert_eq!(transcript.cwd.as_deref(), Some("/home/dev/projects/alpha"));
     let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
-    use Role::{Assistant as A, System as S, User as U};
     assert_eq!(roles, [U, A, A, A, A, S, U, A, A, S]);
     assert_eq!(transcript.messages[0].blocks, [Block::text("Make the greeting say hello world")]);
     assert_eq!(transcript.messages[0].timestamp.as_deref(), Some("2025-12-01T10:00:00.000Z"));
@@ -53,11 +53,7 @@ fn a_database_session_reads_as_its_turns_calls_and_summary() {
         [
             ("developer__shell".into(), ToolStatus::Succeeded, Some("print('hi')\n".into())),
             ("developer__text_editor".into(), ToolStatus::Succeeded, Some("The file has been edited.".into())),
-            (
-                "developer__shell".into(),
-                ToolStatus::Failed,
-                Some("python3: can't open file 'test_hello.py'".into())
-            ),
+            ("developer__shell".into(), ToolStatus::Failed, Some("python3: can't open file 'test_hello.py'".into())),
             ("developer__text_editor".into(), ToolStatus::Succeeded, Some("Wrote hello.py".into())),
             ("unknown tool".into(), ToolStatus::Failed, Some("Could not interpret tool use parameters".into())),
         ]
@@ -88,7 +84,13 @@ fn the_listing_shows_user_sessions_of_the_database_and_the_older_files() {
     assert_eq!(
         sessions,
         [
-            ("20251201_1", Some("Greeting fix"), Some("/home/dev/projects/alpha"), 10, Some("2025-12-01T10:00:00.000Z")),
+            (
+                "20251201_1",
+                Some("Greeting fix"),
+                Some("/home/dev/projects/alpha"),
+                10,
+                Some("2025-12-01T10:00:00.000Z")
+            ),
             ("a1b2c3d4", Some("Old chat"), Some("/home/dev/projects/beta"), 2, Some("2025-11-30T10:00:00.000Z")),
         ]
     );
@@ -152,6 +154,12 @@ fn an_older_file_reads_with_its_metadata_call() {
     assert_eq!(indexed.message_count, 2);
     assert_eq!(indexed.usage.iter().map(|c| (c.input, c.output)).collect::<Vec<_>>(), [(240, 60)]);
     assert!(SOURCE.source().load(&fixtures().join("sessions.db")).is_err());
+    let checked = SOURCE.source().verify(&path).unwrap().unwrap();
+    assert_eq!((checked.entries, checked.findings.len()), (3, 0));
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.jsonl");
+    std::fs::write(&cut, b"{\"working_dir\":\"/w\",\"description\":\"d\"}\n{\"role\":").unwrap();
+    assert_eq!(SOURCE.source().verify(&cut).unwrap().unwrap().findings.len(), 1);
 }
 
 #[test]

@@ -162,7 +162,7 @@ fn older_messages(messages: &[Value]) -> Vec<Message> {
             Some("system") => Role::System,
             _ => Role::User,
         };
-        let id = message.get("id").map(|id| id.to_string());
+        let id = message.get("id").map(ToString::to_string);
         let mut blocks = Vec::new();
         if let Some(context) = message.get("context").and_then(Value::as_str).filter(|c| !c.is_empty()) {
             blocks.push(Block::Context { title: "Context".to_owned(), text: context.to_owned() });

@@ -64,12 +64,14 @@ impl Source for Zed {
         let conn = crate::sqlite::open_read_only(database_path)?;
         let fail = |err: rusqlite::Error| database(database_path, &err);
         let mut statement = conn.prepare("select * from threads where id = ?1").map_err(fail)?;
-        let columns: Vec<String> = statement.column_names().into_iter().map(ToOwned::to_owned).collect();
+        let columns: Vec<String> = statement.column_names().map(ToOwned::to_owned).collect();
         let width = columns.len();
         let mut rows = Vec::new();
         let mut cursor = statement.query([id]).map_err(fail)?;
         while let Some(row) = cursor.next().map_err(fail)? {
-            rows.push((0..width).map(|at| row.get_ref(at).map(Cell::of)).collect::<rusqlite::Result<_>>().map_err(fail)?);
+            rows.push(
+                (0..width).map(|at| row.get_ref(at).map(Cell::of)).collect::<rusqlite::Result<_>>().map_err(fail)?,
+            );
         }
         if rows.is_empty() {
             return Err(Error::NotFound { path: database_path.join(id) });

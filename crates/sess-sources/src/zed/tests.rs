@@ -54,10 +54,10 @@ fn an_older_thread_reads_its_segments_and_tool_uses() {
     let transcript = SOURCE.source().load_row(&fixture_db(), OLDER).unwrap();
     assert_eq!(transcript.title.as_deref(), Some("Explain the build"));
     assert_eq!(transcript.cwd, None);
-    assert_eq!(transcript.messages[1].blocks[..2], [
-        Block::Thinking { text: "Look for a Makefile.".into() },
-        Block::text("With make."),
-    ]);
+    assert_eq!(
+        transcript.messages[1].blocks[..2],
+        [Block::Thinking { text: "Look for a Makefile.".into() }, Block::text("With make."),]
+    );
     assert_eq!(calls(&transcript), [("find_path".into(), ToolStatus::Succeeded, Some("Makefile".into()))]);
 }
 
@@ -92,10 +92,7 @@ fn the_listing_leaves_subagents_out() {
     assert!(listing.problems.is_empty(), "{:?}", listing.problems);
     let mut got: Vec<_> = listing.sessions.iter().map(|s| (s.id.as_str(), s.message_count, s.modified_ms)).collect();
     got.sort_unstable();
-    assert_eq!(
-        got,
-        [(CURRENT, 5, 1_764_586_810_000), (OLDER, 2, 1_748_768_400_000), (BROKEN, 0, 1_764_590_400_000)]
-    );
+    assert_eq!(got, [(CURRENT, 5, 1_764_586_810_000), (OLDER, 2, 1_748_768_400_000), (BROKEN, 0, 1_764_590_400_000)]);
     assert_eq!(SOURCE.source().find(&env).rows.len(), 3);
     let alpha = SOURCE.source().list(&env, Scope::Project(Path::new("/home/dev/projects/alpha")));
     assert_eq!(alpha.sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), [CURRENT]);
