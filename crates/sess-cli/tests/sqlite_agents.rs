@@ -120,3 +120,43 @@ fn usage_counts_each_agents_calls() {
     let expected = [("crush", 2), ("goose", 5), ("zed", 3)];
     assert_eq!(got, expected.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect::<Vec<_>>(), "{report}");
 }
+
+#[test]
+fn the_catalog_search_and_archive_read_them_and_leave_them_as_they_were() {
+    let home = home();
+    let databases = [
+        ".local/share/goose/sessions/sessions.db",
+        "work/alpha/.crush/crush.db",
+        ".local/share/zed/threads/threads.db",
+    ];
+    let before: Vec<Vec<u8>> = databases.iter().map(|d| fs::read(home.path().join(d)).unwrap()).collect();
+    for source in ["goose", "crush", "zed"] {
+        let args = ["list", "--source", source, "--all-projects", "--json"];
+        let from_catalog = sess_at(home.path(), &args, "");
+        let from_files = sess_at(home.path(), &[&args[..], &["--no-catalog"]].concat(), "");
+        assert_eq!(from_catalog.stdout, from_files.stdout, "{source}");
+    }
+    let index = sess_at(home.path(), &["index"], "");
+    assert!(index.status.success(), "{}", stderr(&index));
+    for (query, source, id) in [
+        ("Makefile", "zed", "5b3f6a1c-0000-4000-8000-000000000002"),
+        ("exclamation", "goose", "20251201_1"),
+        ("README", "crush", "5f0c1a6e-1b2f-4c39-9a51-0a1b2c3d4e5f"),
+    ] {
+        let hits = json_out(&sess_at(home.path(), &["search", "--all-projects", query, "--json"], ""));
+        let found: Vec<(&str, &str)> = hits
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["source"].as_str().unwrap(), h["id"].as_str().unwrap()))
+            .collect();
+        assert!(found.contains(&(source, id)), "{query}: {hits}");
+    }
+    let archive = sess_at(home.path(), &["archive", "--json"], "");
+    assert!(archive.status.success(), "{}", stderr(&archive));
+    let report = json_out(&archive);
+    assert_eq!(report["sessions"], 7, "{report}");
+    assert_eq!(report["failed"], json!([]), "{report}");
+    let after: Vec<Vec<u8>> = databases.iter().map(|d| fs::read(home.path().join(d)).unwrap()).collect();
+    assert!(before == after, "a database changed");
+}
