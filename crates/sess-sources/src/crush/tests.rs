@@ -151,3 +151,29 @@ fn crush_global_data_moves_the_projects_list() {
     let env = Env::new("/home/u", [("XDG_DATA_HOME".to_owned(), OsString::from("/d"))]);
     assert_eq!(data_dir(&env), PathBuf::from("/d/crush"));
 }
+
+/// A running Crush holds its newest rows in `crush.db-wal`: they are read,
+/// and the log is left as it is (no checkpoint), nothing else created.
+#[test]
+fn rows_a_running_crush_holds_in_its_log_are_read_without_a_checkpoint() {
+    let (home, env, project) = home(".crush");
+    let database = project.join(".crush/crush.db");
+    let writer = rusqlite::Connection::open(&database).unwrap();
+    writer.pragma_update(None, "journal_mode", "wal").unwrap();
+    writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    writer
+        .execute(
+            "insert into sessions (id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at)
+             values ('new', 'Written just now', 0, 0, 0, 1764600000, 1764600000)",
+            [],
+        )
+        .unwrap();
+    let wal = project.join(".crush/crush.db-wal");
+    let log = std::fs::read(&wal).unwrap();
+    assert!(!log.is_empty());
+    let listing = SOURCE.source().list(&env, Scope::All);
+    assert!(listing.sessions.iter().any(|s| s.id == "new" && s.title.as_deref() == Some("Written just now")));
+    assert_eq!(std::fs::read(&wal).unwrap(), log, "the log was checkpointed");
+    drop(writer);
+    drop(home);
+}
