@@ -64,7 +64,7 @@ pub use source::{Crush, SOURCE};
 use self::db::{Db, SessionRow};
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, active_ms};
+use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, active_ms, transcript_info};
 use crate::transcript::{Message, Transcript};
 use crate::usage::{Call, Calls, tokens};
 use sess_core::format_iso_millis;
@@ -210,21 +210,9 @@ fn project_of(database: &Path) -> Option<String> {
 }
 
 fn info(read: &Read, path: &Path) -> SessionInfo {
-    let transcript = &read.transcript;
     let created = read.row.created_ms.map(format_iso_millis);
-    SessionInfo {
-        source: SOURCE,
-        flavor: None,
-        id: transcript.id.clone(),
-        path: path.to_owned(),
-        cwd: transcript.cwd.clone(),
-        title: transcript.title.clone(),
-        created: created.clone(),
-        modified_ms: active_ms(transcript, created.as_deref()).or(read.row.updated_ms).unwrap_or(0),
-        message_count: transcript.messages.len(),
-        first_message: transcript.first_prompt().map(ToOwned::to_owned),
-        parent_session: None,
-    }
+    let modified = active_ms(&read.transcript, created.as_deref()).or(read.row.updated_ms).unwrap_or(0);
+    transcript_info(SOURCE, &read.transcript, path, created, modified)
 }
 
 #[cfg(test)]

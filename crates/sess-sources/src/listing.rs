@@ -144,6 +144,31 @@ impl Listing {
     }
 }
 
+/// The listing's item of the session of `source` at `path` (a database
+/// file, for a session kept as rows), from its whole transcript: started at
+/// `created`, last changed at `modified_ms`.
+pub(crate) fn transcript_info(
+    source: SourceKind,
+    transcript: &Transcript,
+    path: &Path,
+    created: Option<String>,
+    modified_ms: i64,
+) -> SessionInfo {
+    SessionInfo {
+        source,
+        flavor: None,
+        id: transcript.id.clone(),
+        path: path.to_owned(),
+        cwd: transcript.cwd.clone(),
+        title: transcript.title.clone(),
+        created,
+        modified_ms,
+        message_count: transcript.messages.len(),
+        first_message: transcript.first_prompt().map(ToOwned::to_owned),
+        parent_session: None,
+    }
+}
+
 /// When a session was last active by what it records, which a listing dates
 /// it by: its newest message's time, never earlier than `created` (a clock
 /// set back between the two does not put it before its start). `None` when

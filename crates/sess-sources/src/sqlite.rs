@@ -48,6 +48,42 @@ pub(crate) fn open_read_only(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// An agent's database, open read-only ([`open_read_only`]), with its path
+/// for the errors it reports.
+pub(crate) struct Database {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Database {
+    /// Opens the database at `path` read-only.
+    pub(crate) fn open(path: &Path) -> Result<Self> {
+        Ok(Self { conn: open_read_only(path)?, path: path.to_owned() })
+    }
+
+    /// The connection, read-only.
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// `err` as this database's [`Error::Database`].
+    pub(crate) fn fail(&self, err: &rusqlite::Error) -> Error {
+        database(&self.path, err)
+    }
+
+    /// The rows `sql` selects with `params`, each as `map` makes it.
+    pub(crate) fn query<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
+        let rows = statement.query_map(params, map).map_err(|e| self.fail(&e))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.fail(&e))
+    }
+}
+
 /// Whether the file at `path` is a SQLite database (by its first bytes).
 pub(crate) fn is_database(path: &Path) -> Result<bool> {
     Ok(header(path)?.is_some_and(|header| header.starts_with(SQLITE_MAGIC)))

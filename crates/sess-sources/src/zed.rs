@@ -53,7 +53,7 @@ pub use source::{SOURCE, Zed};
 
 use crate::env::Env;
 use crate::error::{Error, Result};
-use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo};
+use crate::listing::{FoundFiles, FoundRow, Listing, Scope, SessionInfo, transcript_info};
 use crate::sqlite::{self, database, optional, time_ms};
 use crate::transcript::Transcript;
 use crate::usage::Call;
@@ -199,21 +199,8 @@ fn data(data_type: &str, data: &[u8]) -> std::result::Result<Value, String> {
 }
 
 fn info(read: &Read, path: &Path) -> SessionInfo {
-    let transcript = &read.transcript;
-    let created = read.created();
-    SessionInfo {
-        source: SOURCE,
-        flavor: None,
-        id: transcript.id.clone(),
-        path: path.to_owned(),
-        cwd: transcript.cwd.clone(),
-        title: transcript.title.clone(),
-        created,
-        modified_ms: read.updated_ms.or(read.created_ms).unwrap_or(0),
-        message_count: transcript.messages.len(),
-        first_message: transcript.first_prompt().map(ToOwned::to_owned),
-        parent_session: None,
-    }
+    let modified = read.updated_ms.or(read.created_ms).unwrap_or(0);
+    transcript_info(SOURCE, &read.transcript, path, read.created(), modified)
 }
 
 #[cfg(test)]

@@ -2,19 +2,24 @@
 //! read-only, never written, never checkpointed (`sqlite.rs`).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, Row};
+use rusqlite::Row;
 use serde_json::Value;
 use sess_core::{IssueKind, LineIssue};
 
-use crate::error::{Error, Result};
-use crate::sqlite::{self, database, optional, time_ms};
+use crate::error::Result;
+use crate::sqlite::{self, Database, optional, time_ms};
 
 /// An open database.
-pub(crate) struct Db {
-    conn: Connection,
-    path: PathBuf,
+pub(crate) struct Db(Database);
+
+impl std::ops::Deref for Db {
+    type Target = Database;
+
+    fn deref(&self) -> &Database {
+        &self.0
+    }
 }
 
 /// A `sessions` row.
@@ -46,35 +51,21 @@ pub(crate) struct MessageRow {
 
 impl Db {
     pub(crate) fn open(path: &Path) -> Result<Self> {
-        Ok(Self { conn: sqlite::open_read_only(path)?, path: path.to_owned() })
-    }
-
-    pub(crate) fn connection(&self) -> &Connection {
-        &self.conn
-    }
-
-    fn fail(&self, err: &rusqlite::Error) -> Error {
-        database(&self.path, err)
+        Database::open(path).map(Self)
     }
 
     /// Every session, in creation order.
     pub(crate) fn sessions(&self) -> Result<Vec<SessionRow>> {
-        self.query_sessions("select * from sessions order by created_at, id", [])
+        self.query("select * from sessions order by created_at, id", [], session_row)
     }
 
     pub(crate) fn session(&self, id: &str) -> Result<Option<SessionRow>> {
-        Ok(self.query_sessions("select * from sessions where id = ?1", [id])?.pop())
-    }
-
-    fn query_sessions<P: rusqlite::Params>(&self, sql: &str, params: P) -> Result<Vec<SessionRow>> {
-        let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
-        let rows = statement.query_map(params, session_row).map_err(|e| self.fail(&e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.fail(&e))
+        Ok(self.query("select * from sessions where id = ?1", [id], session_row)?.pop())
     }
 
     /// The sessions whose parent is `id`, in creation order.
     pub(crate) fn children(&self, id: &str) -> Result<Vec<SessionRow>> {
-        self.query_sessions("select * from sessions where parent_session_id = ?1 order by created_at, id", [id])
+        self.query("select * from sessions where parent_session_id = ?1 order by created_at, id", [id], session_row)
     }
 
     /// Session `id` and the sessions it ran, and theirs, each once.
@@ -94,7 +85,7 @@ impl Db {
     /// row); a row whose `parts` is not a JSON array is skipped and reported.
     pub(crate) fn messages(&self, id: &str) -> Result<(Vec<MessageRow>, Vec<LineIssue>)> {
         let sql = "select * from messages where session_id = ?1 order by created_at, rowid";
-        let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
+        let mut statement = self.connection().prepare(sql).map_err(|e| self.fail(&e))?;
         let rows = statement
             .query_map([id], |row| {
                 let parts = row.as_ref().column_index("parts").and_then(|at| sqlite::text(row, at))?;

@@ -3,21 +3,26 @@
 //! read-only, never written, never checkpointed (`sqlite.rs`).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use rusqlite::{Connection, Row};
+use rusqlite::Row;
 use serde_json::Value;
 
 use super::content::RawMessage;
-use crate::error::{Error, Result};
-use crate::sqlite::{self, database, optional, time_ms};
+use crate::error::Result;
+use crate::sqlite::{self, Database, optional, time_ms};
 use crate::usage::{Call, Counter};
 use sess_core::{IssueKind, LineIssue, format_iso_millis};
 
 /// An open database.
-pub(crate) struct Db {
-    conn: Connection,
-    path: PathBuf,
+pub(crate) struct Db(Database);
+
+impl std::ops::Deref for Db {
+    type Target = Database;
+
+    fn deref(&self) -> &Database {
+        &self.0
+    }
 }
 
 /// A `sessions` row; columns a version of Goose lacks are `None`.
@@ -39,38 +44,24 @@ pub(crate) struct SessionRow {
 
 impl Db {
     pub(crate) fn open(path: &Path) -> Result<Self> {
-        Ok(Self { conn: sqlite::open_read_only(path)?, path: path.to_owned() })
-    }
-
-    pub(crate) fn connection(&self) -> &Connection {
-        &self.conn
-    }
-
-    fn fail(&self, err: &rusqlite::Error) -> Error {
-        database(&self.path, err)
+        Database::open(path).map(Self)
     }
 
     /// Every session, in id order.
     pub(crate) fn sessions(&self) -> Result<Vec<SessionRow>> {
-        self.query_sessions("select * from sessions order by id", [])
+        self.query("select * from sessions order by id", [], session_row)
     }
 
     /// Session `id`, when there is one.
     pub(crate) fn session(&self, id: &str) -> Result<Option<SessionRow>> {
-        Ok(self.query_sessions("select * from sessions where id = ?1", [id])?.pop())
-    }
-
-    fn query_sessions<P: rusqlite::Params>(&self, sql: &str, params: P) -> Result<Vec<SessionRow>> {
-        let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
-        let rows = statement.query_map(params, session_row).map_err(|e| self.fail(&e))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(|e| self.fail(&e))
+        Ok(self.query("select * from sessions where id = ?1", [id], session_row)?.pop())
     }
 
     /// The messages of session `id`, in Goose's order (time, then row); a
     /// row whose `content_json` is not JSON is skipped and reported.
     pub(crate) fn messages(&self, id: &str) -> Result<(Vec<RawMessage>, Vec<LineIssue>)> {
         let sql = "select * from messages where session_id = ?1 order by created_timestamp, id";
-        let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
+        let mut statement = self.connection().prepare(sql).map_err(|e| self.fail(&e))?;
         let rows = statement
             .query_map([id], |row| {
                 let rowid: Option<i64> = optional(row, "id");
@@ -107,13 +98,13 @@ impl Db {
     /// it), and theirs, each once.
     pub(crate) fn family(&self, id: &str) -> Result<Vec<String>> {
         let mut found = vec![id.to_owned()];
-        let columns = crate::rows::columns(&self.conn, "sessions").map_err(|e| self.fail(&e))?;
+        let columns = crate::rows::columns(self.connection(), "sessions").map_err(|e| self.fail(&e))?;
         if !columns.iter().any(|c| c == "parent_session_id") {
             return Ok(found);
         }
         let mut seen: HashSet<String> = found.iter().cloned().collect();
         let mut statement = self
-            .conn
+            .connection()
             .prepare("select id from sessions where parent_session_id = ?1 order by rowid")
             .map_err(|e| self.fail(&e))?;
         let mut at = 0;
@@ -132,12 +123,12 @@ impl Db {
     /// (one per provider call), or, in a database without that table, one
     /// call per session from the totals Goose kept on it.
     pub(crate) fn calls(&self, ids: &[String]) -> Result<Vec<Call>> {
-        let ledger = crate::rows::has_table(&self.conn, "usage_ledger").map_err(|e| self.fail(&e))?;
+        let ledger = crate::rows::has_table(self.connection(), "usage_ledger").map_err(|e| self.fail(&e))?;
         let mut calls = crate::usage::Calls::default();
         for id in ids {
             if ledger {
                 let sql = "select * from usage_ledger where session_id = ?1 order by rowid";
-                let mut statement = self.conn.prepare(sql).map_err(|e| self.fail(&e))?;
+                let mut statement = self.connection().prepare(sql).map_err(|e| self.fail(&e))?;
                 let rows = statement.query_map([id], |row| Ok(ledger_call(row))).map_err(|e| self.fail(&e))?;
                 for call in rows {
                     calls.push(call.map_err(|e| self.fail(&e))?);
