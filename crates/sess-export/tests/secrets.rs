@@ -249,15 +249,16 @@ fn no_fixture_session_changes_when_redacted() {
         assert_eq!(transcript, before, "{}", path.display());
     }
     for database in files_under(&root).into_iter().filter(|p| p.extension().is_some_and(|e| e == "db")) {
-        let env = sess_sources::Env::new(&root, [("OPENCODE_DB".to_owned(), database.clone().into_os_string())]);
-        let found = sess_sources::SourceKind::from_name("opencode").unwrap().source().find(&env);
-        assert!(!found.rows.is_empty(), "{}", database.display());
-        for row in found.rows {
-            let source = sess_sources::SourceKind::from_name("opencode").unwrap();
-            let mut transcript = source.source().load_row(&row.database, &row.id).unwrap();
+        let head = std::fs::read(&database).unwrap();
+        let head = &head[..head.len().min(sess_sources::DETECT_BYTES)];
+        let kind = sess_sources::detect(&database, head).unwrap_or_else(|| panic!("{}", database.display()));
+        let ids = kind.source().row_ids(&database).unwrap();
+        assert!(!ids.is_empty(), "{}", database.display());
+        for id in ids {
+            let mut transcript = kind.source().load_row(&database, &id).unwrap();
             loaded += 1;
             let before = transcript.clone();
-            assert_eq!(redactor.redact_transcript(&mut transcript), 0, "{} {}", database.display(), row.id);
+            assert_eq!(redactor.redact_transcript(&mut transcript), 0, "{} {id}", database.display());
             assert_eq!(transcript, before);
         }
     }

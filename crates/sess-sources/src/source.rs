@@ -139,6 +139,14 @@ pub trait Source: Sync {
         self.load(database)
     }
 
+    /// The ids of every session the database file `database` holds as rows
+    /// (those a listing leaves out too, such as subagents'), in the
+    /// database's order. The default, for a source of files, is none.
+    fn row_ids(&self, database: &Path) -> Result<Vec<String>> {
+        let _ = database;
+        Ok(Vec::new())
+    }
+
     /// What the catalog keeps of the session `id` of the database file
     /// `database` ([`FoundFiles::rows`]).
     fn index_row(&self, database: &Path, id: &str) -> std::result::Result<Indexed, String> {

@@ -61,6 +61,10 @@ impl Source for Crush {
         Ok(super::read_session(database, id, false)?.transcript)
     }
 
+    fn row_ids(&self, database: &Path) -> Result<Vec<String>> {
+        Ok(super::db::Db::open(database)?.sessions()?.into_iter().map(|row| row.id).collect())
+    }
+
     fn edits(&self, call: &ToolCall) -> Vec<FileEdit> {
         super::edits::edits(call)
     }

@@ -72,6 +72,10 @@ impl Source for OpenCode {
         super::load_session(database, id)
     }
 
+    fn row_ids(&self, database: &Path) -> Result<Vec<String>> {
+        Ok(super::db::Db::open(database)?.sessions()?.into_iter().map(|record| record.id).collect())
+    }
+
     /// For a session of `storage/` (`storage/session/<project>/<id>.json`):
     /// the message and part files its transcript is read from, and those of
     /// the subagents its `task` calls ran, with their session files

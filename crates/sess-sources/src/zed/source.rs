@@ -59,6 +59,10 @@ impl Source for Zed {
         Ok(super::read_thread(database, id)?.transcript)
     }
 
+    fn row_ids(&self, database: &Path) -> Result<Vec<String>> {
+        Ok(super::rows(database, " order by rowid", &[])?.into_iter().map(|thread| thread.id).collect())
+    }
+
     /// The thread's row of `threads`, every column as stored.
     fn rows(&self, database_path: &Path, id: &str) -> Result<RowDump> {
         let conn = crate::sqlite::open_read_only(database_path)?;
