@@ -9,6 +9,7 @@ use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
+use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, modified_ms};
 use crate::source::{Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
@@ -63,11 +64,20 @@ impl Source for Continue {
         super::edits::edits(call)
     }
 
+    /// The session file read whole (`bytes` are its complete lines, and the
+    /// CLI ends it without a newline).
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Continue CLI session: no `sessionId` and `workspaceDirectory`".to_owned());
         }
-        let read = super::read(path, bytes).map_err(|err| err.to_string())?;
+        // The CLI ends the document without a newline, so the complete lines
+        // the caller gives lack its closing brace: the file is read whole.
+        let read = match super::read(path, bytes) {
+            Ok(read) => read,
+            Err(_) => {
+                super::read(path, &read_file(path).map_err(|err| err.to_string())?).map_err(|err| err.to_string())?
+            }
+        };
         let written = std::fs::metadata(path).ok().map(|m| format_iso_millis(modified_ms(&m)));
         let usage = read.calls(written.as_deref());
         let transcript = read.transcript;

@@ -274,7 +274,11 @@ fn its_files_are_told_from_the_index_and_from_other_agents() {
 #[test]
 fn the_catalog_keeps_the_session_with_its_usage() {
     let path = session_file("continue-home/sessions", FORK);
-    let indexed = SOURCE.source().index(&path, &read_file(&path).unwrap()).unwrap();
+    let bytes = read_file(&path).unwrap();
+    // The catalog gives the complete lines: all but the closing brace.
+    let complete = &bytes[..=bytes.iter().rposition(|&b| b == b'\n').unwrap()];
+    let indexed = SOURCE.source().index(&path, complete).unwrap();
+    assert_eq!(indexed, SOURCE.source().index(&path, &bytes).unwrap());
     assert_eq!(indexed.session_id, FORK);
     assert!(!indexed.title_explicit);
     assert_eq!(indexed.title.as_deref(), Some("continue"));
