@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import continue_cli, copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,13 @@ def _zed(home, n, seed):
     return writer.close()
 
 
+def _continue(home, n, seed):
+    writer = continue_cli.Writer(continue_cli.load_templates(), home)
+    for i in range(n):
+        writer.session(Session("continue", seed, i, n))
+    return writer.close()
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -87,6 +94,7 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "continue": (_continue, "fixtures/continue/real-1.5.47"),
 }
 
 

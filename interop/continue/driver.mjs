@@ -1,10 +1,13 @@
 // Runs the real Continue CLI (`cn`, from the pinned npm package) headless
 // against the fake chat-completions API in fake-api.mjs, copies the session
-// files it wrote into fixtures/continue/real-<version>/, and prints JSON
-// describing the runs: where the sessions went, every run and every request.
+// files it wrote into ROOT/recorded/ (with `record`: into
+// fixtures/continue/real-<version>/), and prints JSON describing the runs:
+// where the sessions went, every run and every request, and what `sess`
+// should find in the copies (`checks`).
 //
-//   node driver.mjs [ROOT]      ROOT is the HOME; it gets .continue/, moved/, tmp/ and project/
-//   node driver.mjs version     prints the pinned version
+//   node driver.mjs [ROOT]          ROOT is the HOME; it gets .continue/, moved/, tmp/, project/ and recorded/
+//   node driver.mjs record [ROOT]   the same, the copies made in the repository's fixtures
+//   node driver.mjs version         prints the pinned version
 //
 // `cn` runs with HOME=ROOT and no other variable from the environment
 // but PATH; its config (ROOT/.continue/config.yaml, passed with
@@ -29,7 +32,9 @@ if (process.argv[2] === 'version') {
   process.exit(0);
 }
 
-const root = path.resolve(process.argv[2] ?? fs.mkdtempSync('/tmp/sess-continue-'));
+const record = process.argv[2] === 'record';
+const rootArg = record ? process.argv[3] : process.argv[2];
+const root = path.resolve(rootArg ?? fs.mkdtempSync('/tmp/sess-continue-'));
 const home = root;
 const moved = path.join(root, 'moved');
 const tmp = path.join(root, 'tmp');
@@ -139,12 +144,52 @@ try {
   await api.close();
 }
 
+// ---- What `sess` should find in the copies below: for each folder that
+// CONTINUE_GLOBAL_DIR may name (relative to the copies), each session's id,
+// cwd and messages (a tool call's result given by a part of it).
+const text = (t) => ({ type: 'text', text: t });
+const tool = (name, status, result) => ({ type: 'tool_call', name, status, result });
+const say = (role, ...blocks) => ({ role, blocks });
+const summary = script['Please provide a concise summary of our conversation so far…'][0][0].text;
+const compacted = [
+  say('system', { type: 'summary', text: summary }),
+  say('assistant', text('Picking up after the summary.')),
+  say('user', text('continue')),
+  say('assistant', text('Continuing from the summary.')),
+];
+const cwd = '/home/dev/project';
+const checks = [
+  {
+    dir: 'steps/2-resume/continue-home',
+    sessions: [{ id: first, cwd, messages: [
+      say('user', text(P.edit)),
+      say('assistant', text('Reading it first.'), tool('Read', 'succeeded', 'second note')),
+      say('assistant', tool('MultiEdit', 'succeeded', 'Successfully edited /home/dev/project/notes.txt')),
+      say('assistant', text('notes.txt now says "edited note" on its second line.')),
+      say('user', text(P.fail)),
+      say('assistant', tool('Bash', 'failed', 'cat: missing.txt: No such file or directory')),
+      say('assistant', text('missing.txt does not exist.')),
+    ] }],
+  },
+  {
+    dir: 'continue-home',
+    sessions: [
+      { id: first, cwd, messages: compacted },
+      { id: forked, cwd, messages: [...compacted, say('user', text(P.fork)), say('assistant', text('Goodbye from the fork.'))] },
+    ],
+  },
+  {
+    dir: 'moved',
+    sessions: [{ id: ids(movedDir)[0], cwd, messages: [say('user', text(P.moved)), say('assistant', text('Hello from the moved folder.'))] }],
+  },
+];
+
 // ---- Copy what was written: the final files under continue-home/ (for
 // ~/.continue) and moved/ (for CONTINUE_GLOBAL_DIR), the
 // files each run changed under steps/<label>/, and this report (with the
 // script) as scenario.json.
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const out = path.join(repo, 'fixtures', 'continue', `real-${version}`);
+const out = record ? path.join(repo, 'fixtures', 'continue', `real-${version}`) : path.join(root, 'recorded');
 const scrub = (text) => text.split(root).join('/home/dev').split(`127.0.0.1:${api.port}`).join('127.0.0.1:8080');
 const where = (file) => (file.startsWith(moved) ? path.join('moved', path.relative(moved, file)) : path.join('continue-home', path.relative(path.join(home, '.continue'), file)));
 fs.rmSync(out, { recursive: true, force: true });
@@ -152,7 +197,7 @@ const copies = [];
 const copy = (target, text) => {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.writeFileSync(target, scrub(text));
-  copies.push(path.relative(repo, target));
+  copies.push(path.relative(record ? repo : root, target));
 };
 const written = sessionFiles();
 for (const file of written) copy(path.join(out, where(file)), fs.readFileSync(file, 'utf8'));
@@ -172,6 +217,8 @@ const report = {
   first,
   forked,
   copies,
+  sessions: [...new Set(checks.flatMap((c) => c.sessions.map((s) => s.id)))],
+  checks,
   prompts: P,
   script,
 };

@@ -291,6 +291,21 @@ pub struct Image {
     pub url: Option<String>,
 }
 
+impl Image {
+    /// An image from a URL: a base64 data URL (`data:<type>;base64,<data>`)
+    /// is split into its media type and data, anything else is kept as a URL.
+    pub(crate) fn from_url(url: &str) -> Self {
+        if let Some(rest) = url.strip_prefix("data:")
+            && let Some((meta, data)) = rest.split_once(',')
+            && let Some(media_type) = meta.strip_suffix(";base64")
+        {
+            let media_type = (!media_type.is_empty()).then(|| media_type.to_owned());
+            return Self { media_type, data: Some(data.to_owned()), url: None };
+        }
+        Self { media_type: None, data: None, url: Some(url.to_owned()) }
+    }
+}
+
 /// Input fields that say what a tool call does, in the order they are looked for.
 const GIST_KEYS: [&str; 10] =
     ["command", "cmd", "file_path", "filePath", "path", "pattern", "url", "query", "description", "prompt"];

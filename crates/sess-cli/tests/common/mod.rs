@@ -49,6 +49,7 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("CODEX_HOME")
         .env_remove("GOOSE_PATH_ROOT")
         .env_remove("CRUSH_GLOBAL_DATA")
+        .env_remove("CONTINUE_GLOBAL_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }
@@ -57,6 +58,14 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
 pub fn sess_at(home: &Path, args: &[&str], stdin: &str) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
     run_with_stdin(in_scratch_home(&mut command, home).args(args), stdin)
+}
+
+/// The `sess` command in a scratch home (as [`sess_at`] runs it), for a
+/// test to add a variable or more.
+pub fn sess_command(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sess"));
+    in_scratch_home(&mut command, home);
+    command
 }
 
 /// `sess mcp ARGS` started in a scratch home (as [`sess_at`] runs a verb):

@@ -162,7 +162,12 @@ pub(crate) struct Rendered {
 impl Rendered {
     /// Runs `sess show ID` with `home` as `$HOME`.
     pub(crate) fn show(home: &Path, id: &str) -> Self {
-        Self { id: id.to_owned(), text: String::from_utf8(sess_home(home, &["show", id])).unwrap() }
+        Self::of(id, sess_home(home, &["show", id]))
+    }
+
+    /// What `sess show ID` printed, `output`, run another way.
+    pub(crate) fn of(id: &str, output: Vec<u8>) -> Self {
+        Self { id: id.to_owned(), text: String::from_utf8(output).unwrap() }
     }
 
     /// `prompt` is shown once, as a line of its own after the title line.

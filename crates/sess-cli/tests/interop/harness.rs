@@ -113,7 +113,7 @@ pub(crate) fn scenarios(default: u64) -> u64 {
 }
 
 /// Every variable that moves an agent's folders (pi-family, Claude Code,
-/// Codex, Qwen Code, Gemini CLI, Copilot CLI, OpenCode).
+/// Codex, Qwen Code, Gemini CLI, Copilot CLI, OpenCode, Continue CLI).
 const AGENT_VARIABLES: &[&str] = &[
     "XDG_DATA_HOME",
     "XDG_STATE_HOME",
@@ -126,6 +126,7 @@ const AGENT_VARIABLES: &[&str] = &[
     "GEMINI_CLI_HOME",
     "COPILOT_HOME",
     "OPENCODE_DB",
+    "CONTINUE_GLOBAL_DIR",
 ];
 
 /// `command` with `home` as `$HOME` and none of [`AGENT_VARIABLES`], so it

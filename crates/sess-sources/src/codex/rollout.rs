@@ -366,7 +366,7 @@ impl Reader {
         if !message.trim().is_empty() {
             blocks.push(Block::text(message));
         }
-        blocks.extend(images.iter().map(|url| Block::Image(image(url))));
+        blocks.extend(images.iter().map(|url| Block::Image(Image::from_url(url))));
         blocks.extend(
             local_images.into_iter().map(|path| Block::Image(Image { media_type: None, data: None, url: Some(path) })),
         );
@@ -489,26 +489,13 @@ fn blocks(content: &[ContentItem]) -> Vec<Block> {
             ContentItem::InputText { text } | ContentItem::OutputText { text } => {
                 (!text.trim().is_empty()).then(|| Block::text(text.as_str()))
             }
-            ContentItem::InputImage { image_url } => Some(Block::Image(image(image_url))),
+            ContentItem::InputImage { image_url } => Some(Block::Image(Image::from_url(image_url))),
             ContentItem::Other(raw) => {
                 let what = raw.get("type").and_then(Value::as_str).unwrap_or("content part").to_owned();
                 Some(Block::Unknown { what, raw: raw.clone() })
             }
         })
         .collect()
-}
-
-/// An image from a URL: a base64 data URL is split into its media type and
-/// data, anything else is kept as a URL.
-fn image(url: &str) -> Image {
-    if let Some(rest) = url.strip_prefix("data:")
-        && let Some((meta, data)) = rest.split_once(',')
-        && let Some(media_type) = meta.strip_suffix(";base64")
-    {
-        let media_type = (!media_type.is_empty()).then(|| media_type.to_owned());
-        return Image { media_type, data: Some(data.to_owned()), url: None };
-    }
-    Image { media_type: None, data: None, url: Some(url.to_owned()) }
 }
 
 /// A function call's arguments: the JSON in the string, else the string
