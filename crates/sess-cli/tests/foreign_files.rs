@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 15] = [
+const FOREIGN: [(&str, &str); 18] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -42,6 +42,15 @@ const FOREIGN: [(&str, &str); 15] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
+    ("cline/real-3.0.65/home/.cline/data/sessions/1796607198302_g5kcl/1796607198302_g5kcl.messages.json", "Cline"),
+    (
+        "cline/hand-written/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1764583200000/api_conversation_history.json",
+        "Cline",
+    ),
+    (
+        "roo/hand-written/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/0b4e2c1a-5d6f-4a8b-9c0d-1e2f3a4b5c6d/api_conversation_history.json",
+        "Roo Code",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,
