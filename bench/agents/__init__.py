@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import cline, copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,10 @@ def _zed(home, n, seed):
     return writer.close()
 
 
+def _cline(home, n, seed):
+    return cline.generate((Session("cline", seed, i, n) for i in range(n)), home)
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -87,6 +91,7 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "cline": (_cline, "fixtures/cline/real-3.0.65"),
 }
 
 
