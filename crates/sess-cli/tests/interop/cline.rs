@@ -96,7 +96,8 @@ fn expected_messages(session: &Value) -> Vec<Value> {
 }
 
 /// A shown message cut to what [`expected_messages`] knows: a tool call's
-/// result is the expected part when it holds it, an error's text likewise.
+/// result is the expected part when it holds it, an error's text likewise, a
+/// summary the model's when it starts with it.
 fn cut(message: &Value, expected: &Value) -> Value {
     let wanted = expected["blocks"].as_array().cloned().unwrap_or_default();
     let blocks: Vec<Value> = message["blocks"]
@@ -116,6 +117,15 @@ fn cut(message: &Value, expected: &Value) -> Value {
             match b["type"].as_str() {
                 Some("tool_call") => json!({"type": "tool_call", "id": b["id"], "name": b["name"], "input": b["input"], "status": b["status"], "result": holds("result")}),
                 Some("error") => json!({"type": "error", "text": holds("text")}),
+                // The CLI adds the files it read and changed after the
+                // summary the model wrote.
+                Some("summary") => {
+                    let text = b["text"].as_str().unwrap_or_default();
+                    match want["text"].as_str() {
+                        Some(summary) if text.starts_with(summary) => json!({"type": "summary", "text": summary}),
+                        _ => b.clone(),
+                    }
+                }
                 _ => b.clone(),
             }
         })

@@ -92,9 +92,13 @@ pub(crate) fn load(path: &Path) -> Result<Transcript> {
     Ok(read(path, &read_file(path)?).transcript)
 }
 
-/// What the catalog keeps of the session whose conversation file is `path`
-/// and holds `bytes`.
+/// What the catalog keeps of the session whose conversation file is `path`,
+/// read whole from `path` (the catalog's `bytes` are its complete lines, and
+/// the CLI may write its JSON without a last newline); `bytes` only when it
+/// cannot be read.
 pub(crate) fn index(path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+    let whole = read_file(path).ok();
+    let bytes = whole.as_deref().unwrap_or(bytes);
     if !matches!(serde_json::from_slice::<Value>(bytes), Ok(Value::Object(ref doc)) if doc.get("messages").is_some_and(Value::is_array))
     {
         return Err("not a Cline CLI session: no `messages` array".to_owned());

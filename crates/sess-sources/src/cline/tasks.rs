@@ -122,9 +122,14 @@ impl Extension {
         Ok(self.read_alone(path, &bytes).transcript)
     }
 
-    /// What the catalog keeps of the task whose main file is `path` and
-    /// holds `bytes`; an error when the conversation is not a JSON array.
+    /// What the catalog keeps of the task whose main file is `path`; an
+    /// error when the conversation is not a JSON array. The file is read
+    /// whole from `path`, not from the complete lines `bytes` the catalog
+    /// gives (the extension writes its JSON without a last newline); `bytes`
+    /// only when it cannot be read.
     pub(crate) fn index(self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
+        let whole = read_file(path).ok();
+        let bytes = whole.as_deref().unwrap_or(bytes);
         if !matches!(serde_json::from_slice::<Value>(bytes), Ok(Value::Array(_))) {
             return Err(format!(
                 "not a {} task: `{HISTORY}` is not a JSON array of messages",
