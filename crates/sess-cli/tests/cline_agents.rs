@@ -1,6 +1,6 @@
 //! Cline (its CLI's sessions and its VS Code extension's task folders) and
 //! Roo Code (the same task folders under its own extension id), end to end:
-//! `sess list`, `show`, `search` after `index`, and `usage` over a home laid
+//! `sess list`, `show`, `search` after `index`, `usage` and `archive` over a home laid
 //! out as the agents lay it out, from the fixtures (the CLI's written by the
 //! real Cline CLI 3.0.65, the extensions' by hand). Their files are read
 //! without being changed.
@@ -154,6 +154,18 @@ fn usage_counts_each_request_and_search_finds_them_after_index() {
             .collect();
         assert!(found.contains(&(source, id)), "{query}: {hits}");
     }
+    // The archive keeps every session but the one whose conversation was cut
+    // off, which it reports.
+    let archive = sess_at(home.path(), &["archive", "--json"], "");
+    let report = json_out(&archive);
+    assert_eq!(
+        (report["sessions"].as_u64(), report["failed"].as_array().map(Vec::len)),
+        (Some(8), Some(0)),
+        "{report}"
+    );
+    let unreadable = report["unreadable"].as_array().unwrap();
+    assert_eq!(unreadable.len(), 1, "{report}");
+    assert!(unreadable[0][0].as_str().unwrap().contains("1764590400000"), "{report}");
     for source in ["cline", "roo"] {
         let args = ["list", "--source", source, "--all-projects", "--json"];
         let from_catalog = sess_at(home.path(), &args, "");

@@ -352,3 +352,14 @@ fn the_real_cli_sessions_are_listed_with_their_manifests() {
     let bytes = std::fs::read(cli_path(HELLO)).unwrap();
     assert_eq!(detect(&cli_path(HELLO), &bytes[..bytes.len().min(crate::DETECT_BYTES)]), Some(SOURCE));
 }
+
+#[test]
+fn a_json_document_without_a_last_newline_is_indexed_whole() {
+    // The catalog gives complete lines: none, for a task written as one line
+    // without its newline.
+    let path = task_path("Code", TASK);
+    let indexed = SOURCE.source().index(&path, b"").unwrap();
+    assert_eq!(indexed.message_count, 8);
+    let indexed = SOURCE.source().index(&cli_path(HELLO), b"").unwrap();
+    assert_eq!(indexed.message_count, 2);
+}
