@@ -13,6 +13,7 @@
 // environment but PATH. Nothing leaves the machine: the provider is
 // `openai-compatible` with the fake API on 127.0.0.1 as its base URL.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -50,6 +51,7 @@ const P = {
   down: 'Describe it in more detail.',
   beta: 'What is two plus two?',
   long: 'Run a long check: echo one, then report.',
+  bye: 'Now say goodbye.',
 };
 const A = {
   hello: 'Hello from the fake model!',
@@ -57,6 +59,7 @@ const A = {
   summary: 'Ran two commands (one failed), a read failed, and notes.txt was written and edited.',
   beta: 'Four.',
   long: 'The check printed one.',
+  bye: 'Goodbye from the fake model.',
 };
 // What the CLI asks the model when it compacts the conversation, the summary
 // the fake model gives, and the prompt the conversation then starts with.
@@ -77,6 +80,7 @@ const script = {
   [P.summary]: [[text(A.summary)]],
   [P.down]: [[{ status: 400, message: 'The fake model is down.' }]],
   [P.beta]: [[text(A.beta)]],
+  [P.bye]: [[text(A.bye)]],
   [P.long]: [[call('call_one', 'run_commands', { commands: ['echo one'] }, { output: 'one', fails: false })], [text(A.long)]],
   'Summarize this session for continuation…': [[text(SUMMARY)]],
   // After the compaction the summary leads the conversation: the check's
@@ -104,6 +108,53 @@ async function cline(cwd, args, { fails = false } = {}) {
   runs.push({ cwd, args: argv, exitCode: code, sessionId, finishReason: result?.finishReason ?? null });
   if ((code !== 0) !== fails || !sessionId) throw new Error(`cline ${argv.join(' ')} exited ${code}\n${stderr.slice(-3000)}\n${stdout.slice(-3000)}`);
   return sessionId;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until `ready()` holds, checking every 250 ms, for at most `ms`; the
+ * error says what `state()` shows then.
+ */
+async function until(ready, ms, what, state = () => '') {
+  const end = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}:\n${state()}`);
+    await sleep(250);
+  }
+}
+
+/**
+ * Resumes the session `id` in `cwd` with `prompt` the only way the CLI
+ * resumes one: `cline --id ID` in its terminal UI (the JSON mode refuses
+ * `--id`), run in a detached tmux session of a socket of its own. Waits for
+ * `answer` in the session's conversation file, quits the UI, and stops the
+ * hub daemon the UI starts. `false` when tmux is not installed.
+ */
+async function resumeInTui(cwd, id, prompt, answer) {
+  const socket = path.join(tmp, 'tmux.sock');
+  const tmux = (...args) => spawnSync('tmux', ['-S', socket, ...args], { env, encoding: 'utf8' });
+  if (spawnSync('tmux', ['-V'], { env }).status !== 0) return false;
+  const messages = path.join(clineDir, 'data', 'sessions', id, `${id}.messages.json`);
+  const started = tmux('new-session', '-d', '-s', 'resume', '-x', '160', '-y', '40', '-c', cwd, `${clineBin} --id ${id}`);
+  if (started.status !== 0) throw new Error(`tmux: ${started.stderr}`);
+  try {
+    const screen = () => tmux('capture-pane', '-p', '-t', 'resume').stdout ?? '';
+    await until(() => screen().includes('Ask anything'), 90_000, 'the terminal UI', screen);
+    tmux('send-keys', '-t', 'resume', '-l', prompt);
+    await sleep(500);
+    tmux('send-keys', '-t', 'resume', 'Enter');
+    await until(() => fs.existsSync(messages) && fs.readFileSync(messages, 'utf8').includes(answer), 90_000, 'the answer', screen);
+    tmux('send-keys', '-t', 'resume', 'C-c');
+    await sleep(500);
+    tmux('send-keys', '-t', 'resume', 'C-c');
+    await sleep(1000);
+  } finally {
+    tmux('kill-server');
+    await runProgram(clineBin, ['hub', 'stop'], { cwd: root, env, timeoutMs: 30_000 });
+  }
+  runs.push({ cwd, args: ['--id', id], tui: true, sessionId: id });
+  return true;
 }
 
 /** The session folder written last. */
@@ -144,6 +195,8 @@ try {
   turn(session(down, projects.alpha), P.down);
   const beta = await cline(projects.beta, [P.hello]);
   turn(session(beta, projects.beta), P.hello);
+  // Resumed in the terminal UI: a second prompt in the same session.
+  if (await resumeInTui(projects.beta, beta, P.bye, A.bye)) turn(session(beta), P.bye);
   // A context window small enough that the conversation is compacted once
   // the command's result is in (the CLI's default, agentic compaction: the
   // model writes the summary).

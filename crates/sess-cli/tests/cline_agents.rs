@@ -96,10 +96,10 @@ fn cline_and_roo_code_list_their_sessions_and_show_one() {
             ("1764583200000", "/home/user/work/alpha", 8),
             ("1764586800000", "/home/user/work/beta", 5),
             ("1764590400000", "", 0),
-            ("1796607188427_golfs", "/home/dev/projects/alpha", 6),
-            ("1796607193264_y5ti3", "/home/dev/projects/alpha", 2),
-            ("1796607198302_g5kcl", "/home/dev/projects/beta", 2),
-            ("1796607203238_u5fk7", "/home/dev/projects/beta", 4),
+            ("1796610431144_ilp6c", "/home/dev/projects/alpha", 6),
+            ("1796610442252_mv71u", "/home/dev/projects/alpha", 2),
+            ("1796610452091_l0k44", "/home/dev/projects/beta", 4),
+            ("1796610489255_4jj8x", "/home/dev/projects/beta", 4),
         ])
     );
     assert_eq!(
@@ -107,7 +107,7 @@ fn cline_and_roo_code_list_their_sessions_and_show_one() {
         triples(&[("0b4e2c1a-5d6f-4a8b-9c0d-1e2f3a4b5c6d", "/home/user/work/gamma", 6)])
     );
     for (id, source, messages) in
-        [("1764583200000", "cline", 8), ("1796607188427_golfs", "cline", 6), ("0b4e2c1a", "roo", 6)]
+        [("1764583200000", "cline", 8), ("1796610431144_ilp6c", "cline", 6), ("0b4e2c1a", "roo", 6)]
     {
         let output = sess_at(home.path(), &["show", id, "--all", "--json"], "");
         let shown: Value = json_out(&output);
@@ -118,7 +118,7 @@ fn cline_and_roo_code_list_their_sessions_and_show_one() {
     let shown = json_out(&sess_at(home.path(), &["show", "1764583200000", "--all", "--json"], ""));
     assert_eq!(shown["messages"][0]["blocks"][0]["text"], "Fix the greeting in src/app.py");
     // The real CLI session's edit shows as a diff.
-    let shown = sess_at(home.path(), &["show", "1796607188427_golfs", "--all", "--json"], "");
+    let shown = sess_at(home.path(), &["show", "1796610431144_ilp6c", "--all", "--json"], "");
     assert!(String::from_utf8_lossy(&shown.stdout).contains("second note, edited"));
     assert!(before == snapshot(home.path()), "a file changed");
 }
@@ -136,13 +136,13 @@ fn usage_counts_each_request_and_search_finds_them_after_index() {
         .collect();
     got.sort();
     // Cline: the first task's 4 requests that counted tokens, the older
-    // task's 2, and the CLI's 5 + 1 + 2 model calls; Roo Code: 3 requests.
-    assert_eq!(got, [("cline".to_owned(), 14), ("roo".to_owned(), 3)], "{report}");
+    // task's 2, and the CLI's 5 + 2 + 2 model calls; Roo Code: 3 requests.
+    assert_eq!(got, [("cline".to_owned(), 15), ("roo".to_owned(), 3)], "{report}");
     let index = sess_at(home.path(), &["index"], "");
     assert!(index.status.success(), "{}", stderr(&index));
     for (query, source, id) in [
         ("greeting", "cline", "1764583200000"),
-        ("notes", "cline", "1796607188427_golfs"),
+        ("notes", "cline", "1796610431144_ilp6c"),
         ("caller", "roo", "0b4e2c1a-5d6f-4a8b-9c0d-1e2f3a4b5c6d"),
     ] {
         let hits = json_out(&sess_at(home.path(), &["search", "--all-projects", query, "--json"], ""));

@@ -42,7 +42,7 @@ const FOREIGN: [(&str, &str); 18] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
-    ("cline/real-3.0.65/home/.cline/data/sessions/1796607198302_g5kcl/1796607198302_g5kcl.messages.json", "Cline"),
+    ("cline/real-3.0.65/home/.cline/data/sessions/1796610452091_l0k44/1796610452091_l0k44.messages.json", "Cline"),
     (
         "cline/hand-written/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1764583200000/api_conversation_history.json",
         "Cline",

@@ -3,7 +3,8 @@
 //!
 //! The driver runs `cline --json PROMPT` in two projects (thinking, commands
 //! that succeed and fail, a read that fails, a file written and edited, a
-//! request that fails, a compaction whose summary the model wrote), and
+//! request that fails, a compaction whose summary the model wrote) and
+//! resumes a session in the CLI's terminal UI (`cline --id`, in tmux), and
 //! reports what each session should hold. `sess list` and `sess show` must
 //! find exactly that in the files the CLI wrote: the ids, cwds, titles and
 //! message counts; every prompt once, without the CLI's `<user_input>`

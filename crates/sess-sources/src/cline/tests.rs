@@ -233,10 +233,10 @@ fn a_damaged_ui_file_is_reported_and_the_conversation_still_read() {
     assert_eq!(transcript.cwd.as_deref(), Some("/home/user/work/alpha"));
 }
 
-const WORK: &str = "1796607188427_golfs";
-const DOWN: &str = "1796607193264_y5ti3";
-const HELLO: &str = "1796607198302_g5kcl";
-const COMPACTED: &str = "1796607203238_u5fk7";
+const WORK: &str = "1796610431144_ilp6c";
+const DOWN: &str = "1796610442252_mv71u";
+const HELLO: &str = "1796610452091_l0k44";
+const COMPACTED: &str = "1796610489255_4jj8x";
 
 fn cli_path(id: &str) -> PathBuf {
     fixtures().join(REAL_SESSIONS).join(id).join(format!("{id}{}", cli::MESSAGES))
@@ -278,7 +278,7 @@ fn a_real_cli_session_reads_as_its_calls_with_their_status() {
     assert!(all[2].2.as_deref().unwrap().starts_with("Error reading file: ENOENT"));
     assert_eq!(all[3].2.as_deref(), Some("File created successfully at: /home/dev/projects/alpha/notes.txt"));
     let call = &crate::edit::testing::calls(&transcript)[0];
-    assert_eq!(call.started_at.as_deref(), Some("2026-12-07T01:33:09.078Z"));
+    assert_eq!(call.started_at.as_deref(), Some("2026-12-07T02:27:12.770Z"));
     assert!(call.ended_at.is_some());
     // The editor's calls as a file written, then a replacement.
     let edits: Vec<crate::edit::FileEdit> =
@@ -313,7 +313,7 @@ fn a_failed_request_compaction_and_usage_of_the_real_cli() {
     assert_eq!(indexed.usage.len(), 5);
     assert_eq!(indexed.usage[0].model.as_deref(), Some("fake-model"));
     assert!(indexed.usage.iter().all(|c| c.input > 5000 && c.output > 0));
-    assert_eq!(indexed.created.as_deref(), Some("2026-12-07T01:33:08.441Z"));
+    assert_eq!(indexed.created.as_deref(), Some("2026-12-07T02:27:11.195Z"));
     assert!(!indexed.title_explicit);
 }
 
@@ -342,7 +342,7 @@ fn the_real_cli_sessions_are_listed_with_their_manifests() {
                 6
             ),
             (DOWN.to_owned(), alpha, title("Describe it in more detail."), 2),
-            (HELLO.to_owned(), beta.clone(), title("Say hello in one short sentence."), 2),
+            (HELLO.to_owned(), beta.clone(), title("Say hello in one short sentence."), 4),
             (COMPACTED.to_owned(), beta, title("Run a long check: echo one, then report."), 4),
         ]
     );
@@ -361,5 +361,5 @@ fn a_json_document_without_a_last_newline_is_indexed_whole() {
     let indexed = SOURCE.source().index(&path, b"").unwrap();
     assert_eq!(indexed.message_count, 8);
     let indexed = SOURCE.source().index(&cli_path(HELLO), b"").unwrap();
-    assert_eq!(indexed.message_count, 2);
+    assert_eq!(indexed.message_count, 4);
 }
