@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from . import continue_cli, copilot, crush, gemini, goose, opencode, qwen, zed
+from . import cline, copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,6 +83,8 @@ def _continue(home, n, seed):
     for i in range(n):
         writer.session(Session("continue", seed, i, n))
     return writer.close()
+def _cline(home, n, seed):
+    return cline.generate((Session("cline", seed, i, n) for i in range(n)), home)
 
 
 # Each agent: how to write n sessions into a home folder, and the fixtures
@@ -95,6 +98,7 @@ AGENTS = {
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
     "continue": (_continue, "fixtures/continue/real-1.5.47"),
+    "cline": (_cline, "fixtures/cline/real-3.0.65"),
 }
 
 

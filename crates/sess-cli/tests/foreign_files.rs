@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 16] = [
+const FOREIGN: &[(&str, &str)] = &[
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -43,6 +43,15 @@ const FOREIGN: [(&str, &str); 16] = [
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
     ("continue/real-1.5.47/continue-home/sessions/7ec94f9e-2ee6-4aa0-9d3d-d893482c6cbe.json", "Continue CLI"),
+    ("cline/real-3.0.65/home/.cline/data/sessions/1796610452091_l0k44/1796610452091_l0k44.messages.json", "Cline"),
+    (
+        "cline/hand-written/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1764583200000/api_conversation_history.json",
+        "Cline",
+    ),
+    (
+        "roo/hand-written/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/0b4e2c1a-5d6f-4a8b-9c0d-1e2f3a4b5c6d/api_conversation_history.json",
+        "Roo Code",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

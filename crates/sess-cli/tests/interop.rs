@@ -10,9 +10,9 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI and Continue CLI tests
+//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI and Cline CLI tests
 //! (`interop/claude-code/`, `interop/opencode/`, `interop/copilot/`,
-//! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`).
+//! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`, `interop/cline/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -27,6 +27,8 @@
 
 #[path = "interop/claude_code.rs"]
 mod claude_code;
+#[path = "interop/cline.rs"]
+mod cline;
 #[path = "interop/codex.rs"]
 mod codex;
 mod common;

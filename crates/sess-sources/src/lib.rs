@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush, Zed and the Continue CLI.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline and Roo Code.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -19,6 +19,7 @@
 //! database of `sess`'s own). No agent's file is ever written.
 
 pub mod claude;
+pub mod cline;
 pub mod codex;
 mod companions;
 pub mod continue_cli;
@@ -41,6 +42,7 @@ mod patch;
 pub mod pi;
 mod project_folders;
 pub mod qwen;
+pub mod roo;
 mod rows;
 mod source;
 mod sqlite;

@@ -45,7 +45,7 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 11] = [
+static SOURCES: &[&dyn Source] = &[
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
@@ -57,6 +57,8 @@ static SOURCES: [&dyn Source; 11] = [
     &crate::crush::Crush,
     &crate::zed::Zed,
     &crate::continue_cli::Continue,
+    &crate::cline::Cline,
+    &crate::roo::Roo,
 ];
 
 /// Every source, in registry order.

@@ -50,6 +50,11 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("GOOSE_PATH_ROOT")
         .env_remove("CRUSH_GLOBAL_DATA")
         .env_remove("CONTINUE_GLOBAL_DIR")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("APPDATA")
+        .env_remove("CLINE_DIR")
+        .env_remove("CLINE_DATA_DIR")
+        .env_remove("CLINE_SESSION_DATA_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }
