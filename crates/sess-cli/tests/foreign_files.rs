@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 15] = [
+const FOREIGN: [(&str, &str); 17] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -42,6 +42,8 @@ const FOREIGN: [(&str, &str); 15] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
+    ("aider/real-0.86.2/repo/.aider.chat.history.md", "Aider"),
+    ("aider/real-0.86.2/moved/chat.md", "Aider"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,
