@@ -10,8 +10,9 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
-//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
+//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI and Aider tests (`interop/claude-code/`,
+//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`,
+//! `interop/aider/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -24,6 +25,8 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 #![allow(clippy::print_stderr)] // The suite reports its seed, counts and skips.
 
+#[path = "interop/aider.rs"]
+mod aider;
 #[path = "interop/claude_code.rs"]
 mod claude_code;
 #[path = "interop/codex.rs"]
