@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import aider, copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,13 @@ def _zed(home, n, seed):
     return writer.close()
 
 
+def _aider(home, n, seed):
+    writer = aider.Writer(home)
+    for i in range(n):
+        writer.session(Session("aider", seed, i, n))
+    return writer.close()
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -87,7 +94,18 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "aider": (_aider, "fixtures/aider/real-0.86.2"),
 }
+
+# The variables an agent's sessions need besides HOME to be found (Aider's
+# histories are in project folders no other agent names here).
+ENV = {"aider": aider.env}
+
+
+def env(agent, home):
+    """The variables `sess` needs besides HOME to find `agent`'s sessions
+    under `home`."""
+    return ENV[agent](home) if agent in ENV else {}
 
 
 def available():
