@@ -8,7 +8,8 @@
 //! --project-dir DIR` adds to it. The directories the agents' sessions name
 //! are those their listings give; a caller that keeps a catalog of them
 //! gives them instead ([`Env::with_session_cwds`]), which spares reading
-//! every agent's sessions.
+//! every agent's sessions (`sess` gives those of every session its catalog
+//! holds, so a folder once named stays known while its sessions are there).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
