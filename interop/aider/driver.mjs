@@ -163,6 +163,8 @@ const files = filesUnder(root, (p) => !p.includes(`${path.sep}.git${path.sep}`))
 
 printReport({
   aiderVersion,
+  // Each run is a session of its chat history.
+  sessions: runs.map((r) => ({ name: r.name, cwd: r.cwd })),
   aider,
   home,
   api: base,
