@@ -15,8 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import continue_cli, copilot, crush, gemini, goose, opencode, qwen, zed
-from . import cline, copilot, crush, gemini, goose, opencode, qwen, zed
+from . import aider, cline, continue_cli, copilot, crush, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,8 +82,17 @@ def _continue(home, n, seed):
     for i in range(n):
         writer.session(Session("continue", seed, i, n))
     return writer.close()
+
+
 def _cline(home, n, seed):
     return cline.generate((Session("cline", seed, i, n) for i in range(n)), home)
+
+
+def _aider(home, n, seed):
+    writer = aider.Writer(home)
+    for i in range(n):
+        writer.session(Session("aider", seed, i, n))
+    return writer.close()
 
 
 # Each agent: how to write n sessions into a home folder, and the fixtures
@@ -99,7 +107,18 @@ AGENTS = {
     "zed": (_zed, "fixtures/zed/hand-written"),
     "continue": (_continue, "fixtures/continue/real-1.5.47"),
     "cline": (_cline, "fixtures/cline/real-3.0.65"),
+    "aider": (_aider, "fixtures/aider/real-0.86.2"),
 }
+
+# The variables an agent's sessions need besides HOME to be found (Aider's
+# histories are in project folders no other agent names here).
+ENV = {"aider": aider.env}
+
+
+def env(agent, home):
+    """The variables `sess` needs besides HOME to find `agent`'s sessions
+    under `home`."""
+    return ENV[agent](home) if agent in ENV else {}
 
 
 def available():

@@ -17,13 +17,15 @@
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { startFakeApi } from './fake-api.mjs';
 import { agentEnv, filesUnder, printReport, runProgram } from '../lib/run.mjs';
 
-const venv = path.join(process.env.SESS_PEERS_DIR ?? path.join(os.homedir(), '.cache', 'sess-peers'), 'aider');
+// The venv `setup` made, linked next to this driver (the driver may run with
+// another HOME than the one it was installed under).
+const venv = path.join(path.dirname(fileURLToPath(import.meta.url)), 'venv');
 const aider = path.join(venv, 'bin', 'aider');
 if (!fs.existsSync(aider)) {
   console.error(`interop/aider/driver.mjs: no Aider in ${venv} (run interop/aider/setup)`);
@@ -161,6 +163,8 @@ const files = filesUnder(root, (p) => !p.includes(`${path.sep}.git${path.sep}`))
 
 printReport({
   aiderVersion,
+  // Each run is a session of its chat history.
+  sessions: runs.map((r) => ({ name: r.name, cwd: r.cwd })),
   aider,
   home,
   api: base,

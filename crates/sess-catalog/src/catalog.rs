@@ -181,6 +181,23 @@ impl Catalog {
         Ok(total)
     }
 
+    /// The directories the sessions of the agents' files name (not those of
+    /// stores), sorted, each once: where agents that keep their sessions
+    /// inside the projects are looked for ([`sess_sources::Env::with_session_cwds`]).
+    pub fn session_cwds(&self) -> Result<Vec<String>> {
+        cwds(&self.conn)
+    }
+
+    /// [`session_cwds`](Self::session_cwds) of the catalog at `path`, opened
+    /// read-only (nothing is made, migrated or refreshed).
+    pub fn session_cwds_at(path: &Path) -> Result<Vec<String>> {
+        let open_error = |source| Error::Open { path: path.to_owned(), source };
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        cwds(&conn)
+    }
+
     /// The directories sessions worked in, most recently active first.
     pub fn projects(&self) -> Result<Vec<ProjectRow>> {
         let mut statement = self.conn.prepare_cached(
@@ -195,6 +212,14 @@ impl Catalog {
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+}
+
+fn cwds(conn: &Connection) -> Result<Vec<String>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' AND store IS NULL ORDER BY cwd",
+    )?;
+    let rows = statement.query_map([], |row| row.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// A count stored as an integer.

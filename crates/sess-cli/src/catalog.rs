@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use sess_catalog::{Catalog, Problem, RefreshReport, SourceFile, StoredSession};
 use sess_core::FileKind;
-use sess_sources::SourceKind;
+use sess_sources::{Env, SourceKind};
 use sess_store::FileStorage;
 
 use crate::env::{environment, sources_env};
@@ -102,7 +102,10 @@ pub(crate) enum Bar {
 /// with the sessions of `store`.
 pub(crate) fn refresh(catalog: &mut Catalog, store: Option<&str>, bar: Bar) -> anyhow::Result<Refreshed> {
     let started = Instant::now();
-    let report = refresh_files(catalog, &session_files(), bar)?;
+    let (found, report, _) = refresh_found(catalog, bar)?;
+    for (_, skipped) in &found.skipped {
+        warn_skipped(skipped);
+    }
     let store = store.map(|url| refresh_store(catalog, url)).transpose()?;
     Ok(Refreshed { report, store, took: started.elapsed() })
 }
@@ -148,15 +151,52 @@ pub(crate) fn refresh_store(catalog: &mut Catalog, url: &str) -> anyhow::Result<
         .with_context(|| format!("cannot refresh the catalog's sessions of `{url}`"))
 }
 
-/// Every session file of every agent on this machine, found without reading
-/// any, each source's in turn. Names that are not regular files (a FIFO, a
-/// device) are skipped with a warning.
-pub(crate) fn session_files() -> Vec<SourceFile> {
-    let found = find_files();
-    for (_, skipped) in &found.skipped {
-        warn_skipped(skipped);
+/// How many times a refresh looks again for sessions in the directories the
+/// sessions it found name (each look can only find more).
+const LOOKS: usize = 3;
+
+/// Brings `catalog` up to date with every session file on this machine: the
+/// files found in the environment whose project folders are the directories
+/// the catalog's sessions name ([`sess_sources::projects`]), then, while the
+/// refresh brought new directories, again with them. The files found, the
+/// refresh's report, and that environment.
+pub(crate) fn refresh_found(catalog: &mut Catalog, bar: Bar) -> anyhow::Result<(Found, RefreshReport, Env)> {
+    let cwds = |catalog: &Catalog| {
+        catalog.session_cwds().with_context(|| format!("cannot read the catalog `{}`", catalog.path().display()))
+    };
+    let mut known = cwds(catalog)?;
+    let mut total: Option<RefreshReport> = None;
+    let mut look = 1;
+    loop {
+        let env = sources_env().clone().with_session_cwds(known.clone());
+        let found = find_files(&env);
+        let report = refresh_files(catalog, &found.files, bar)?;
+        let report = match total.take() {
+            Some(before) => merged(&before, report),
+            None => report,
+        };
+        let now = cwds(catalog)?;
+        if look == LOOKS || now.iter().all(|cwd| known.binary_search(cwd).is_ok()) {
+            return Ok((found, report, env));
+        }
+        total = Some(report);
+        known = now;
+        look += 1;
     }
-    found.files
+}
+
+/// One report of two refreshes, `second` after `first`.
+fn merged(first: &RefreshReport, second: RefreshReport) -> RefreshReport {
+    let read_first = first.added + first.grown + first.reread;
+    RefreshReport {
+        unchanged: second.unchanged.saturating_sub(read_first),
+        added: first.added + second.added,
+        grown: first.grown + second.grown,
+        reread: first.reread + second.reread,
+        removed: first.removed + second.removed,
+        messages: first.messages + second.messages,
+        ..second
+    }
 }
 
 /// Every session file of every agent on this machine, and each source's
@@ -166,12 +206,14 @@ pub(crate) struct Found {
     pub(crate) skipped: Vec<(SourceKind, Vec<(PathBuf, FileKind)>)>,
 }
 
-/// [`session_files`], without a warning.
-pub(crate) fn find_files() -> Found {
+/// Every session file of every agent in `env`, found without reading any,
+/// each source's in turn, and the names that are not regular files (a FIFO,
+/// a device), for the caller to warn about.
+pub(crate) fn find_files(env: &Env) -> Found {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for kind in sess_sources::registry() {
-        let found = kind.source().files(sources_env());
+        let found = kind.source().files(env);
         skipped.push((kind, found.skipped));
         files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));
         files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));

@@ -21,6 +21,13 @@ pub(crate) struct Cli {
     /// sessions it keeps.
     #[arg(long, global = true, value_name = "URL")]
     pub(crate) store: Option<String>,
+    /// Look for the sessions agents keep inside a project (Aider's chat
+    /// histories) in DIR too, or read the file DIR names as one (a history
+    /// moved with Aider's `--chat-history-file`); may be repeated. Adds to
+    /// `$SESS_PROJECT_DIRS` (paths separated as in `PATH`). The folders every
+    /// agent's sessions name are looked in anyway.
+    #[arg(long = "project-dir", global = true, value_name = "DIR")]
+    pub(crate) project_dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

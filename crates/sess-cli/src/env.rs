@@ -1,7 +1,9 @@
 //! The process environment, read once for the library (which never reads it).
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use sess_store::Environment;
 
@@ -19,13 +21,47 @@ pub(crate) fn environment() -> Environment {
     }
 }
 
+/// The folders `--project-dir` names, absolute.
+static PROJECT_DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Keeps the folders `--project-dir` names, for [`sources_env`]; called once,
+/// before it.
+pub(crate) fn name_project_dirs(dirs: &[PathBuf]) {
+    let dirs = dirs.iter().map(|dir| std::path::absolute(dir).unwrap_or_else(|_| dir.clone())).collect();
+    let _ = PROJECT_DIRS.set(dirs);
+}
+
 /// What the agents' sources need of the environment: the home folder and
-/// the process's variables, read once.
+/// the process's variables, read once; the folders `--project-dir` names
+/// before those of `$SESS_PROJECT_DIRS`; and the directories the sessions in
+/// the default catalog name, when there is one (without it, the sources that
+/// look in the agents' project folders list every agent to find them).
 pub(crate) fn sources_env() -> &'static sess_sources::Env {
-    static ENV: std::sync::OnceLock<sess_sources::Env> = std::sync::OnceLock::new();
+    static ENV: OnceLock<sess_sources::Env> = OnceLock::new();
     ENV.get_or_init(|| {
-        let vars = std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value)));
-        sess_sources::Env::new(home(), vars)
+        let mut vars: Vec<(String, OsString)> =
+            std::env::vars_os().filter_map(|(name, value)| Some((name.into_string().ok()?, value))).collect();
+        let named = PROJECT_DIRS.get().map_or(&[][..], Vec::as_slice);
+        if !named.is_empty() {
+            let var = sess_sources::projects::PROJECT_DIRS;
+            let given = vars.iter().find(|(name, _)| name == var).map(|(_, value)| value.clone());
+            let given: Vec<PathBuf> = given.map(|list| std::env::split_paths(&list).collect()).unwrap_or_default();
+            match std::env::join_paths(named.iter().chain(&given)) {
+                Ok(joined) => {
+                    vars.retain(|(name, _)| name != var);
+                    vars.push((var.to_owned(), joined));
+                }
+                Err(err) => crate::output::warn(format_args!("--project-dir: {err}; not looked in")),
+            }
+        }
+        let env = sess_sources::Env::new(home(), vars);
+        match crate::catalog::path(None).ok().filter(|path| path.is_file()) {
+            Some(path) => match sess_catalog::Catalog::session_cwds_at(&path) {
+                Ok(cwds) => env.with_session_cwds(cwds),
+                Err(_) => env,
+            },
+            None => env,
+        }
     })
 }
 

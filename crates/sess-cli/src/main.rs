@@ -35,6 +35,7 @@ pub(crate) enum Outcome {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    env::name_project_dirs(&cli.project_dirs);
     let store = cli.store.as_deref();
     let result = match cli.command {
         Command::Context(args) => commands::context::run(&args, store),

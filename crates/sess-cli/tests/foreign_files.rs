@@ -52,6 +52,8 @@ const FOREIGN: &[(&str, &str)] = &[
         "roo/hand-written/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/0b4e2c1a-5d6f-4a8b-9c0d-1e2f3a4b5c6d/api_conversation_history.json",
         "Roo Code",
     ),
+    ("aider/real-0.86.2/repo/.aider.chat.history.md", "Aider"),
+    ("aider/real-0.86.2/moved/chat.md", "Aider"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

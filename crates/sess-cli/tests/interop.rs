@@ -10,9 +10,10 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI and Cline CLI tests
+//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI, Cline CLI and Aider tests
 //! (`interop/claude-code/`, `interop/opencode/`, `interop/copilot/`,
-//! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`, `interop/cline/`).
+//! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`, `interop/cline/`,
+//! `interop/aider/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -25,6 +26,8 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 #![allow(clippy::print_stderr)] // The suite reports its seed, counts and skips.
 
+#[path = "interop/aider.rs"]
+mod aider;
 #[path = "interop/claude_code.rs"]
 mod claude_code;
 #[path = "interop/cline.rs"]

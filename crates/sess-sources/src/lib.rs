@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline and Roo Code.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code and Aider.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -18,6 +18,7 @@
 //! stored ([`Source::rows`], a [`RowDump`] that can be written back as a
 //! database of `sess`'s own). No agent's file is ever written.
 
+pub mod aider;
 pub mod claude;
 pub mod cline;
 pub mod codex;
@@ -41,6 +42,7 @@ pub mod opencode;
 mod patch;
 pub mod pi;
 mod project_folders;
+pub mod projects;
 pub mod qwen;
 pub mod roo;
 mod rows;

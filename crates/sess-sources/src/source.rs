@@ -59,6 +59,7 @@ static SOURCES: &[&dyn Source] = &[
     &crate::continue_cli::Continue,
     &crate::cline::Cline,
     &crate::roo::Roo,
+    &crate::aider::Aider,
 ];
 
 /// Every source, in registry order.

@@ -15,7 +15,6 @@ use sess_store::{Backend, FileStorage, SessionStorage as _, SessionSummary};
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::ListArgs;
-use crate::env::sources_env;
 use crate::output::{print_json, stdout, warn};
 use crate::summary::one_line;
 
@@ -189,8 +188,7 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
 /// catalog cannot be opened or written.
 fn catalog_rows(args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
     let mut catalog = catalog::open(&catalog::path(args.catalog.path.as_deref())?)?;
-    let found = catalog::find_files();
-    catalog::refresh_files(&mut catalog, &found.files, catalog::Bar::Shown)?;
+    let (found, _, env) = catalog::refresh_found(&mut catalog, catalog::Bar::Shown)?;
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut rows = Vec::new();
     for kind in args.scope.source.kinds() {
@@ -215,10 +213,8 @@ fn catalog_rows(args: &ListArgs, cwd: &Path) -> anyhow::Result<Vec<Row>> {
             }
         }
         let catalogued = Catalogued { sessions, skipped, unreadable };
-        let listing = kind
-            .source()
-            .list_catalogued(sources_env(), scope, catalogued)
-            .unwrap_or_else(|| crate::sources::list(kind, scope));
+        let listing =
+            kind.source().list_catalogued(&env, scope, catalogued).unwrap_or_else(|| kind.source().list(&env, scope));
         add_rows(&mut rows, kind, listing, &shown);
     }
     Ok(rows)

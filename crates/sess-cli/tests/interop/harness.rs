@@ -55,6 +55,19 @@ pub(crate) fn peer_in(dir: &Path, name: &'static str, program: &str, driver: &st
     Some(Peer { name, program: PathBuf::from(program), driver: dir.join(driver) })
 }
 
+/// A peer whose driver runs under `program` and drives an agent installed
+/// apart from npm (`installed`, the agent's program, linked next to the
+/// driver by its setup).
+pub(crate) fn peer_at(dir: &Path, name: &'static str, program: &str, driver: &str, installed: &Path) -> Option<Peer> {
+    if Command::new(program).arg("--version").output().is_err() {
+        return skipped(name, &format!("`{program}` is not installed"));
+    }
+    if !installed.exists() {
+        return skipped(name, &format!("`{}` is not installed", installed.display()));
+    }
+    Some(Peer { name, program: PathBuf::from(program), driver: dir.join(driver) })
+}
+
 /// Prints that the peer is skipped and why, and returns `None`; fails instead
 /// when `SESS_INTEROP_REQUIRED=1`.
 pub(crate) fn skipped<T>(name: &str, reason: &str) -> Option<T> {
@@ -127,6 +140,7 @@ const AGENT_VARIABLES: &[&str] = &[
     "COPILOT_HOME",
     "OPENCODE_DB",
     "CONTINUE_GLOBAL_DIR",
+    "SESS_PROJECT_DIRS",
 ];
 
 /// `command` with `home` as `$HOME` and none of [`AGENT_VARIABLES`], so it
