@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush and Zed.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed and Cursor.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -23,6 +23,7 @@ pub mod codex;
 mod companions;
 pub mod copilot;
 pub mod crush;
+pub mod cursor;
 mod detect;
 pub mod diff;
 mod edit;
