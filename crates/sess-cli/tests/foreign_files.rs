@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 15] = [
+const FOREIGN: [(&str, &str); 19] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -42,6 +42,19 @@ const FOREIGN: [(&str, &str); 15] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
+    ("cursor/hand-written/User/globalStorage/state.vscdb", "Cursor"),
+    (
+        "cursor/hand-written/dot-cursor/projects/home-dev-projects-alpha/agent-transcripts/7e1f0c2a-0000-4000-8000-0000000000a1/7e1f0c2a-0000-4000-8000-0000000000a1.jsonl",
+        "Cursor",
+    ),
+    (
+        "cursor/hand-written/dot-cursor/projects/home-dev-projects-alpha/agent-transcripts/7e1f0c2a-0000-4000-8000-0000000000a2.jsonl",
+        "Cursor",
+    ),
+    (
+        "cursor/hand-written/dot-cursor/chats/827645af339a34f08a47bf6aeab14e49/3c9d2e10-0000-4000-8000-0000000000b1/store.db",
+        "Cursor",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

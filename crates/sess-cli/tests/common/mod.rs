@@ -49,6 +49,8 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("CODEX_HOME")
         .env_remove("GOOSE_PATH_ROOT")
         .env_remove("CRUSH_GLOBAL_DATA")
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("CURSOR_CONFIG_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }
