@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import copilot, crush, cursor, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,13 @@ def _zed(home, n, seed):
     return writer.close()
 
 
+def _cursor(home, n, seed):
+    writer = cursor.Writer(cursor.load_templates(), home)
+    for i in range(n):
+        writer.session(Session("cursor", seed, i, n))
+    return writer.close()
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -87,6 +94,7 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "cursor": (_cursor, "fixtures/cursor/hand-written"),
 }
 
 
@@ -110,7 +118,7 @@ def key(agent):
 
 def generate(agent, home, sessions, seed):
     """Writes `sessions` sessions of `agent` under `home`; returns the bytes
-    of session files (the databases, for OpenCode, Goose, Crush and Zed) written."""
+    of session files (the databases, for OpenCode, Goose, Crush, Zed and Cursor's IDE) written."""
     return AGENTS[agent][0](Path(home), sessions, seed)
 
 
