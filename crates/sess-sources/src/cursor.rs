@@ -47,7 +47,8 @@
 //!   assistant's: `thinking.text`, `text`, and `toolFormerData`, a tool call
 //!   (`name`, arguments in `rawArgs` or `params`, `result`, `status`:
 //!   `completed` succeeded; `error`, `cancelled`, `rejected` failed; none yet
-//!   running). A bubble that is missing or not JSON is reported.
+//!   running), started at the bubble's `createdAt`. A bubble that is missing
+//!   or not JSON is reported.
 //! - **Transcripts:** `{"role", "message": {"content": [...]}}` lines in
 //!   Anthropic's shape (`text`, `thinking`, `tool_use`, `tool_result`,
 //!   `image`); a prompt's `<user_query>` is its text, its `<timestamp>` its
@@ -246,8 +247,18 @@ pub(crate) fn list(env: &Env, scope: Scope<'_>) -> Listing {
             Err(err) => listing.problems.push(err),
         }
     }
+    // The IDE's database is opened once for all its conversations.
+    let mut ide: Option<(&Path, Database)> = None;
     for row in &found.rows {
-        match read_row(&row.database, &row.id, false) {
+        let database = row.database.as_path();
+        if database.file_name().is_some_and(|n| n == IDE_DATABASE) && ide.as_ref().is_none_or(|(p, _)| *p != database) {
+            ide = Database::open(database).ok().map(|db| (database, db));
+        }
+        let read = match &ide {
+            Some((path, db)) if *path == database => read_composer(db, database, &row.id, false),
+            _ => read_row(database, &row.id, false),
+        };
+        match read {
             Ok(read) if in_scope(read.transcript.cwd.as_deref()) => listing.sessions.push(read.info(&row.database)),
             Ok(_) => {}
             Err(err) => listing.problems.push(err),
@@ -394,18 +405,7 @@ pub(crate) fn read_row(database: &Path, id: &str, with_usage: bool) -> Result<Re
     let db = Database::open(database)?;
     let not_found = || Error::NotFound { path: database.join(id) };
     match kind(&db, database)? {
-        Kind::Ide => {
-            let header = composer::header_of(&db, id)?.ok_or_else(not_found)?;
-            let read = composer::read(&db, &header)?;
-            let mut transcript = Transcript::new(SOURCE, id);
-            transcript.messages = read.messages;
-            transcript.issues = read.issues;
-            transcript.cwd = read.cwd;
-            let named = header.name.is_some();
-            transcript.title = header.name.clone().or_else(|| transcript.first_prompt().map(ToOwned::to_owned));
-            let usage = if with_usage { read.usage } else { Vec::new() };
-            Ok(Read { transcript, created_ms: header.created_ms, updated_ms: header.updated_ms, usage, named })
-        }
+        Kind::Ide => read_composer(&db, database, id, with_usage),
         Kind::Store => {
             let read = store::read(&db)?;
             let folder = database.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
@@ -422,6 +422,20 @@ pub(crate) fn read_row(database: &Path, id: &str, with_usage: bool) -> Result<Re
             Ok(Read { transcript, created_ms: read.meta.created_ms, updated_ms, usage: Vec::new(), named })
         }
     }
+}
+
+/// Conversation `id` of the IDE's database `db` (at `database`).
+fn read_composer(db: &Database, database: &Path, id: &str, with_usage: bool) -> Result<Read> {
+    let header = composer::header_of(db, id)?.ok_or_else(|| Error::NotFound { path: database.join(id) })?;
+    let read = composer::read(db, &header)?;
+    let mut transcript = Transcript::new(SOURCE, id);
+    transcript.messages = read.messages;
+    transcript.issues = read.issues;
+    transcript.cwd = read.cwd;
+    let named = header.name.is_some();
+    transcript.title = header.name.clone().or_else(|| transcript.first_prompt().map(ToOwned::to_owned));
+    let usage = if with_usage { read.usage } else { Vec::new() };
+    Ok(Read { transcript, created_ms: header.created_ms, updated_ms: header.updated_ms, usage, named })
 }
 
 /// The ids of every session of the database `database`.

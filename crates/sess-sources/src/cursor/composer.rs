@@ -202,7 +202,7 @@ fn convert(header: &Header, bubbles: &[Value], issues: Vec<LineIssue>) -> Compos
             }
             Some(2) => {
                 calls.push(call(bubble, header.model.clone(), at.clone().or(header.updated_ms.map(format_iso_millis))));
-                assistant(bubble)
+                assistant(bubble, at.as_deref())
             }
             _ => Message::new(Role::System).with(Block::Unknown { what: "bubble".into(), raw: bubble.clone() }),
         };
@@ -253,8 +253,8 @@ fn user(bubble: &Value) -> Message {
 }
 
 /// An assistant's bubble: `thinking.text`, `text` and the call of
-/// `toolFormerData`.
-fn assistant(bubble: &Value) -> Message {
+/// `toolFormerData`, started at the bubble's time `at`.
+fn assistant(bubble: &Value, at: Option<&str>) -> Message {
     let mut message = Message::new(Role::Assistant);
     if let Some(thinking) = bubble.get("thinking").and_then(|t| t.get("text")).and_then(Value::as_str) {
         message.blocks.push(Block::Thinking { text: thinking.to_owned() });
@@ -263,7 +263,9 @@ fn assistant(bubble: &Value) -> Message {
         message.blocks.push(Block::text(text));
     }
     if let Some(tool) = bubble.get("toolFormerData").filter(|t| t.is_object()) {
-        message.blocks.push(Block::ToolCall(tool_call(tool, bubble)));
+        let mut call = tool_call(tool, bubble);
+        call.started_at = at.map(ToOwned::to_owned);
+        message.blocks.push(Block::ToolCall(call));
     }
     message
 }

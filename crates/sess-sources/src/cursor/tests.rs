@@ -81,6 +81,7 @@ fn an_ide_conversation_reads_its_bubbles_in_order() {
     );
     let Block::ToolCall(read) = &transcript.messages[1].blocks[2] else { panic!() };
     assert_eq!(read.input, serde_json::json!({"target_file": "src/main.rs"}));
+    assert_eq!(read.started_at.as_deref(), Some("2025-11-03T10:00:05.000Z"));
     assert!(transcript.issues.is_empty());
 }
 
