@@ -27,9 +27,7 @@ const STORE: &str = "3c9d2e10-0000-4000-8000-0000000000b1";
 /// project at `work/alpha`, which exists) and stores.
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    let global = home.path().join(".config/Cursor/User/globalStorage");
-    fs::create_dir_all(&global).unwrap();
-    fs::copy(fixture("cursor/hand-written/User/globalStorage/state.vscdb"), global.join("state.vscdb")).unwrap();
+    copy_dir(&fixture("cursor/hand-written/User"), &home.path().join(".config/Cursor/User"));
     let project = home.path().join("work/alpha");
     fs::create_dir_all(&project).unwrap();
     let slug: String =
@@ -103,6 +101,7 @@ fn sessions_list_show_search_and_count_without_a_change_or_a_key() {
         .collect();
     got.sort();
     let expected = [
+        ("0b6e2f10-0000-4000-8000-0000000000d1", "Why does the build fail?", 2),
         (STORE, "Explain the build", 4),
         (NESTED, "Add a README and check the tests", 7),
         (FLAT, "What is in src?", 3),
@@ -148,7 +147,7 @@ fn sessions_list_show_search_and_count_without_a_change_or_a_key() {
 
     let archive = json_out(&sess_at(home.path(), &["archive", "--json"], ""));
     assert_eq!(archive["failed"], serde_json::json!([]), "{archive}");
-    assert_eq!(archive["sessions"], 6, "{archive}");
+    assert_eq!(archive["sessions"], 7, "{archive}");
     // Nothing `sess` keeps (the catalog, the archive) holds a key.
     for (path, bytes) in files(home.path()) {
         if !path.starts_with(home.path().join(".cursor")) && !path.starts_with(home.path().join(".config/Cursor")) {

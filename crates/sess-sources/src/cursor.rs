@@ -7,7 +7,9 @@
 //!   `~/.config/Cursor/…` (on macOS `~/Library/Application Support/Cursor/…`,
 //!   read too): a SQLite database whose table `cursorDiskKV` holds each
 //!   conversation (a "composer") as rows `composerData:<id>` (its header) and
-//!   `bubbleId:<id>:<bubble>` (its messages). Only those keys are read.
+//!   `bubbleId:<id>:<bubble>` (its messages). Only those keys are read. The
+//!   first chats are in each workspace's database
+//!   (`workspaceStorage/<hash>/state.vscdb`), one row of `ItemTable`.
 //! - **CLI:** Cursor's folder is `$CURSOR_CONFIG_DIR`, else `~/.cursor`. Its
 //!   `projects/<slug>/agent-transcripts/` holds one transcript per session,
 //!   `<id>.jsonl` or `<id>/<id>.jsonl`, the transcripts of the subagents a
@@ -32,6 +34,8 @@
 //!   changed at `lastUpdatedAt`. Conversations without messages (Cursor makes
 //!   one whenever its panel opens) and subagents' (`subComposerIds` of
 //!   another) are left out; they load.
+//! - A first chat: its `chatTitle` (else its first prompt), the folder of
+//!   its workspace (`workspace.json`), changed at its `lastSendTime`.
 //! - A transcript: its first prompt; the folder its project's slug names (the
 //!   slug is lossy: it is matched against the folders that exist, and a
 //!   project that is gone has no cwd); created and changed at the times of
@@ -49,6 +53,9 @@
 //!   `completed` succeeded; `error`, `cancelled`, `rejected` failed; none yet
 //!   running), started at the bubble's `createdAt`. A bubble that is missing
 //!   or not JSON is reported.
+//! - **First chats:** `workbench.panel.aichat.view.aichat.chatdata` in
+//!   `ItemTable`: `tabs`, each a chat of `bubbles` (`type` `user` or `ai`,
+//!   `text`).
 //! - **Transcripts:** `{"role", "message": {"content": [...]}}` lines in
 //!   Anthropic's shape (`text`, `thinking`, `tool_use`, `tool_result`,
 //!   `image`); a prompt's `<user_query>` is its text, its `<timestamp>` its
@@ -77,6 +84,7 @@
 mod agent;
 mod composer;
 mod edits;
+mod legacy;
 mod prompt;
 mod source;
 mod store;
@@ -110,7 +118,9 @@ fn ide_user_dirs(env: &Env) -> Vec<PathBuf> {
     vec![linux, mac]
 }
 
-/// The IDE databases of `env` that exist.
+/// The IDE databases of `env` that exist: the global one, then each
+/// workspace's (`workspaceStorage/<hash>/state.vscdb`, which hold the first
+/// chats).
 pub fn ide_databases(env: &Env) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for dir in ide_user_dirs(env) {
@@ -118,6 +128,10 @@ pub fn ide_databases(env: &Env) -> Vec<PathBuf> {
         if path.is_file() && !found.contains(&path) {
             found.push(path);
         }
+        let Ok(workspaces) = std::fs::read_dir(dir.join("workspaceStorage")) else { continue };
+        let mut workspaces: Vec<PathBuf> = workspaces.flatten().map(|e| e.path().join(IDE_DATABASE)).collect();
+        workspaces.sort();
+        found.extend(workspaces.into_iter().filter(|path| path.is_file()));
     }
     found
 }
@@ -175,7 +189,7 @@ enum Kind {
 
 fn kind(db: &Database, path: &Path) -> Result<Kind> {
     let has = |table| crate::rows::has_table(db.connection(), table).map_err(|e| db.fail(&e));
-    if has(composer::TABLE)? {
+    if has(composer::TABLE)? || has("ItemTable")? {
         Ok(Kind::Ide)
     } else if has("blobs")? && has("meta")? {
         Ok(Kind::Store)
@@ -189,7 +203,8 @@ pub(crate) fn find_session_files(env: &Env) -> FoundFiles {
     let mut found = FoundFiles::default();
     let mut seen = HashSet::new();
     for path in ide_databases(env) {
-        let Ok(headers) = Database::open(&path).and_then(|db| composer::headers(&db)) else { continue };
+        let Ok(db) = Database::open(&path) else { continue };
+        let Ok(headers) = composer::headers(&db) else { continue };
         let children: HashSet<&String> = headers.iter().flat_map(|h| &h.children).collect();
         for header in &headers {
             seen.insert(header.id.clone());
@@ -198,6 +213,12 @@ pub(crate) fn find_session_files(env: &Env) -> FoundFiles {
             }
             let version = header.updated_ms.or(header.created_ms).unwrap_or(0);
             found.rows.push(FoundRow { id: header.id.clone(), database: path.clone(), version });
+        }
+        for tab in legacy::tabs(&db).unwrap_or_default() {
+            if !tab.messages.is_empty() && seen.insert(tab.id.clone()) {
+                let version = tab.updated_ms.or_else(|| std::fs::metadata(&path).ok().map(|m| modified_ms(&m)));
+                found.rows.push(FoundRow { id: tab.id, database: path.clone(), version: version.unwrap_or(0) });
+            }
         }
     }
     let files = transcripts(env);
@@ -426,7 +447,7 @@ pub(crate) fn read_row(database: &Path, id: &str, with_usage: bool) -> Result<Re
 
 /// Conversation `id` of the IDE's database `db` (at `database`).
 fn read_composer(db: &Database, database: &Path, id: &str, with_usage: bool) -> Result<Read> {
-    let header = composer::header_of(db, id)?.ok_or_else(|| Error::NotFound { path: database.join(id) })?;
+    let Some(header) = composer::header_of(db, id)? else { return read_tab(db, database, id) };
     let read = composer::read(db, &header)?;
     let mut transcript = Transcript::new(SOURCE, id);
     transcript.messages = read.messages;
@@ -438,11 +459,27 @@ fn read_composer(db: &Database, database: &Path, id: &str, with_usage: bool) -> 
     Ok(Read { transcript, created_ms: header.created_ms, updated_ms: header.updated_ms, usage, named })
 }
 
+/// The first chat `id` of the IDE's database `db` (at `database`).
+fn read_tab(db: &Database, database: &Path, id: &str) -> Result<Read> {
+    let tab = legacy::tabs(db)?.into_iter().find(|tab| tab.id == id);
+    let tab = tab.ok_or_else(|| Error::NotFound { path: database.join(id) })?;
+    let mut transcript = Transcript::new(SOURCE, id);
+    transcript.messages = tab.messages;
+    transcript.cwd = legacy::folder(database);
+    let named = tab.title.is_some();
+    transcript.title = tab.title.or_else(|| transcript.first_prompt().map(ToOwned::to_owned));
+    Ok(Read { transcript, created_ms: None, updated_ms: tab.updated_ms, usage: Vec::new(), named })
+}
+
 /// The ids of every session of the database `database`.
 pub(crate) fn row_ids(database: &Path) -> Result<Vec<String>> {
     let db = Database::open(database)?;
     match kind(&db, database)? {
-        Kind::Ide => Ok(composer::headers(&db)?.into_iter().map(|h| h.id).collect()),
+        Kind::Ide => {
+            let mut ids: Vec<String> = composer::headers(&db)?.into_iter().map(|h| h.id).collect();
+            ids.extend(legacy::tabs(&db)?.into_iter().map(|tab| tab.id));
+            Ok(ids)
+        }
         Kind::Store => {
             let meta = store::meta(&db)?;
             let folder = database.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
@@ -456,6 +493,10 @@ pub(crate) fn row_ids(database: &Path) -> Result<Vec<String>> {
 pub(crate) fn rows(database: &Path, id: &str) -> Result<crate::RowDump> {
     let db = Database::open(database)?;
     match kind(&db, database)? {
+        Kind::Ide if composer::header_of(&db, id)?.is_none() => {
+            read_tab(&db, database, id)?;
+            legacy::rows(&db)
+        }
         Kind::Ide => composer::rows(&db, database, id),
         Kind::Store => {
             read_row(database, id, false)?;

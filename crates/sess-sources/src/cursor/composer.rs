@@ -48,6 +48,12 @@ impl Header {
     }
 }
 
+/// Whether `db` has the table of conversations (a workspace's database of
+/// the first chats may not).
+fn has_table(db: &Database) -> Result<bool> {
+    crate::rows::has_table(db.connection(), TABLE).map_err(|e| db.fail(&e))
+}
+
 /// The `key` range of rows whose keys start with `prefix`.
 fn range(prefix: &str) -> (String, String) {
     let mut end = prefix.to_owned();
@@ -68,6 +74,9 @@ fn json(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<Value>> {
 /// Every conversation header of `db`, in key order; a header that is not
 /// JSON is left out.
 pub(crate) fn headers(db: &Database) -> Result<Vec<Header>> {
+    if !has_table(db)? {
+        return Ok(Vec::new());
+    }
     let (from, to) = range("composerData:");
     let sql = format!("select key, value from {TABLE} where key >= ?1 and key < ?2 order by key");
     let rows = db.query(&sql, [from, to], |row| Ok((row.get::<_, String>(0)?, json(row, 1)?)))?;
@@ -76,6 +85,9 @@ pub(crate) fn headers(db: &Database) -> Result<Vec<Header>> {
 
 /// The header of conversation `id`.
 pub(crate) fn header_of(db: &Database, id: &str) -> Result<Option<Header>> {
+    if !has_table(db)? {
+        return Ok(None);
+    }
     let sql = format!("select value from {TABLE} where key = ?1");
     let rows = db.query(&sql, [format!("composerData:{id}")], |row| json(row, 0))?;
     Ok(rows.into_iter().flatten().next().map(|value| header(id, &value)))

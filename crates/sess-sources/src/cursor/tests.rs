@@ -18,6 +18,7 @@ const DAMAGED: &str = "c0a1b2c3-0000-4000-8000-000000000005";
 const NESTED: &str = "7e1f0c2a-0000-4000-8000-0000000000a1";
 const FLAT: &str = "7e1f0c2a-0000-4000-8000-0000000000a2";
 const STORE: &str = "3c9d2e10-0000-4000-8000-0000000000b1";
+const FIRST_CHAT: &str = "0b6e2f10-0000-4000-8000-0000000000d1";
 const ALPHA: &str = "/home/dev/projects/alpha";
 /// The key the fixtures hold where Cursor keeps its encryption keys.
 const KEY: &str = "K3y-Must-Never-Show-0f9e8d7c";
@@ -28,6 +29,10 @@ fn fixtures() -> PathBuf {
 
 fn ide_db() -> PathBuf {
     fixtures().join("User/globalStorage/state.vscdb")
+}
+
+fn workspace_db() -> PathBuf {
+    fixtures().join("User/workspaceStorage/5d41402abc4b2a76b9719d911017c592/state.vscdb")
 }
 
 fn transcripts() -> PathBuf {
@@ -91,6 +96,24 @@ fn an_older_conversation_holds_its_bubbles_inline() {
     assert_eq!(transcript.title.as_deref(), Some("What does the Makefile do?"));
     assert_eq!(transcript.cwd.as_deref(), Some("/home/dev/projects/beta"));
     assert_eq!(roles(&transcript.messages), [Role::User, Role::Assistant]);
+}
+
+#[test]
+fn the_first_chats_are_tabs_of_a_workspaces_database() {
+    let transcript = SOURCE.source().load_row(&workspace_db(), FIRST_CHAT).unwrap();
+    assert_eq!(transcript.title.as_deref(), Some("Why does the build fail?"));
+    assert_eq!(transcript.cwd.as_deref(), Some("/home/dev/projects/gamma two"));
+    assert_eq!(roles(&transcript.messages), [User, Assistant]);
+    assert_eq!(transcript.messages[1].blocks, [Block::text("A missing semicolon in lib.rs.")]);
+    let ids = SOURCE.source().row_ids(&workspace_db()).unwrap();
+    assert_eq!(ids, [FIRST_CHAT, "0b6e2f10-0000-4000-8000-0000000000d2"]);
+    let dump = SOURCE.source().rows(&workspace_db(), FIRST_CHAT).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("rows.db");
+    dump.write_database(&copy).unwrap();
+    // The copy has no workspace.json beside it: the same messages, no folder.
+    assert_eq!(SOURCE.source().load_row(&copy, FIRST_CHAT).unwrap().messages, transcript.messages);
+    assert!(SOURCE.source().load_row(&workspace_db(), "nope").is_err());
 }
 
 #[test]
@@ -210,9 +233,7 @@ fn edits_come_from_the_edit_tools_of_the_ide_and_the_cli() {
 /// A home where the IDE and the CLI keep the fixtures' sessions.
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    let global = home.path().join(".config/Cursor/User/globalStorage");
-    std::fs::create_dir_all(&global).unwrap();
-    std::fs::copy(ide_db(), global.join("state.vscdb")).unwrap();
+    copy_dir(&fixtures().join("User"), &home.path().join(".config/Cursor/User"));
     copy_dir(&fixtures().join("dot-cursor"), &home.path().join(".cursor"));
     home
 }
@@ -246,6 +267,7 @@ fn the_listing_shows_each_session_once() {
     assert_eq!(
         got,
         [
+            (FIRST_CHAT, 2, "Why does the build fail?"),
             (STORE, 4, "Explain the build"),
             (NESTED, 7, "Add a README and check the tests"),
             (FLAT, 3, "What is in src?"),
@@ -265,7 +287,7 @@ fn the_listing_shows_each_session_once() {
     assert_eq!(ids, [STORE, GREETING]);
     let found = SOURCE.source().find(&env);
     assert_eq!(found.files.len(), 2);
-    assert_eq!(found.rows.len(), 4);
+    assert_eq!(found.rows.len(), 5);
     let ids = SOURCE.source().row_ids(&home.path().join(".config/Cursor/User/globalStorage/state.vscdb")).unwrap();
     assert!(ids.contains(&EMPTY.to_owned()) && ids.contains(&SUBAGENT.to_owned()), "{ids:?}");
 }
