@@ -29,12 +29,15 @@ impl Source for Cursor {
     }
 
     fn location(&self) -> &'static str {
-        "`Cursor/User/globalStorage/state.vscdb` in `$XDG_CONFIG_HOME` or `~/.config` (macOS: `~/Library/Application Support`), and `projects/*/agent-transcripts` and `chats/*/*/store.db` in `$CURSOR_CONFIG_DIR` or `~/.cursor`"
+        "`Cursor/User/globalStorage/state.vscdb` (and each `workspaceStorage/*/state.vscdb`) in `$XDG_CONFIG_HOME` or `~/.config` (macOS: `~/Library/Application Support`), and `projects/*/agent-transcripts` and `chats/*/*/store.db` in `$CURSOR_CONFIG_DIR` or `~/.cursor`"
     }
 
-    /// The IDE's global storage folders and Cursor's own folder.
+    /// The IDE's global and workspace storage folders, and Cursor's own
+    /// folder.
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
-        let mut roots: Vec<PathBuf> = super::ide_user_dirs(env).into_iter().map(|d| d.join("globalStorage")).collect();
+        let dirs = super::ide_user_dirs(env);
+        let mut roots: Vec<PathBuf> =
+            dirs.iter().flat_map(|d| [d.join("globalStorage"), d.join("workspaceStorage")]).collect();
         roots.push(super::dot_cursor(env));
         roots
     }
