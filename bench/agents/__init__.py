@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import aider, cline, continue_cli, copilot, crush, gemini, goose, opencode, qwen, zed
+from . import aider, cline, continue_cli, copilot, crush, cursor, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,6 +95,13 @@ def _aider(home, n, seed):
     return writer.close()
 
 
+def _cursor(home, n, seed):
+    writer = cursor.Writer(cursor.load_templates(), home)
+    for i in range(n):
+        writer.session(Session("cursor", seed, i, n))
+    return writer.close()
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -108,6 +115,7 @@ AGENTS = {
     "continue": (_continue, "fixtures/continue/real-1.5.47"),
     "cline": (_cline, "fixtures/cline/real-3.0.65"),
     "aider": (_aider, "fixtures/aider/real-0.86.2"),
+    "cursor": (_cursor, "fixtures/cursor/hand-written"),
 }
 
 # The variables an agent's sessions need besides HOME to be found (Aider's
@@ -141,7 +149,7 @@ def key(agent):
 
 def generate(agent, home, sessions, seed):
     """Writes `sessions` sessions of `agent` under `home`; returns the bytes
-    of session files (the databases, for OpenCode, Goose, Crush and Zed) written."""
+    of session files (the databases, for OpenCode, Goose, Crush, Zed and Cursor's IDE) written."""
     return AGENTS[agent][0](Path(home), sessions, seed)
 
 

@@ -54,6 +54,19 @@ const FOREIGN: &[(&str, &str)] = &[
     ),
     ("aider/real-0.86.2/repo/.aider.chat.history.md", "Aider"),
     ("aider/real-0.86.2/moved/chat.md", "Aider"),
+    ("cursor/hand-written/User/globalStorage/state.vscdb", "Cursor"),
+    (
+        "cursor/hand-written/dot-cursor/projects/home-dev-projects-alpha/agent-transcripts/7e1f0c2a-0000-4000-8000-0000000000a1/7e1f0c2a-0000-4000-8000-0000000000a1.jsonl",
+        "Cursor",
+    ),
+    (
+        "cursor/hand-written/dot-cursor/projects/home-dev-projects-alpha/agent-transcripts/7e1f0c2a-0000-4000-8000-0000000000a2.jsonl",
+        "Cursor",
+    ),
+    (
+        "cursor/hand-written/dot-cursor/chats/827645af339a34f08a47bf6aeab14e49/3c9d2e10-0000-4000-8000-0000000000b1/store.db",
+        "Cursor",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

@@ -1,6 +1,7 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code and Aider.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code, Aider and
+//! Cursor.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -26,6 +27,7 @@ mod companions;
 pub mod continue_cli;
 pub mod copilot;
 pub mod crush;
+pub mod cursor;
 mod detect;
 pub mod diff;
 mod edit;

@@ -60,6 +60,7 @@ static SOURCES: &[&dyn Source] = &[
     &crate::cline::Cline,
     &crate::roo::Roo,
     &crate::aider::Aider,
+    &crate::cursor::Cursor,
 ];
 
 /// Every source, in registry order.

@@ -56,6 +56,7 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("CLINE_DATA_DIR")
         .env_remove("CLINE_SESSION_DATA_DIR")
         .env_remove("SESS_PROJECT_DIRS")
+        .env_remove("CURSOR_CONFIG_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }
