@@ -10,8 +10,9 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI, Qwen Code and Gemini CLI tests (`interop/claude-code/`,
-//! `interop/opencode/`, `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`).
+//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI and Factory Droid tests
+//! (`interop/claude-code/`, `interop/opencode/`, `interop/copilot/`,
+//! `interop/qwen-code/`, `interop/gemini/`, `interop/droid/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -31,6 +32,8 @@ mod codex;
 mod common;
 #[path = "interop/copilot.rs"]
 mod copilot;
+#[path = "interop/droid.rs"]
+mod droid;
 #[path = "interop/gemini.rs"]
 mod gemini;
 #[path = "interop/harness.rs"]

@@ -1,6 +1,6 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush and Zed.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed and Factory Droid.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -25,6 +25,7 @@ pub mod copilot;
 pub mod crush;
 mod detect;
 pub mod diff;
+pub mod droid;
 mod edit;
 mod env;
 mod error;
