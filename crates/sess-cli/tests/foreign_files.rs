@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 15] = [
+const FOREIGN: [(&str, &str); 17] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -42,6 +42,14 @@ const FOREIGN: [(&str, &str); 15] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
+    (
+        "droid/real-0.225.2/factory-home/sessions/-home-dev-projects-alpha/01628ddc-721c-484e-af2b-0e59f9158f8f.jsonl",
+        "Factory Droid",
+    ),
+    (
+        "droid/hand-written/factory-home/sessions/-home-dev-projects-gamma/8a7f3c21-0d5e-4b9a-a1c4-6e2f9b0d7c35.jsonl",
+        "Factory Droid",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

@@ -49,6 +49,10 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("CODEX_HOME")
         .env_remove("GOOSE_PATH_ROOT")
         .env_remove("CRUSH_GLOBAL_DATA")
+        .env_remove("FACTORY_HOME_OVERRIDE")
+        .env_remove("PRIME_AGENT_CODING_AGENT_DIR")
+        .env_remove("PRIME_AGENT_SESSION_DIR")
+        .env_remove("PRIME_AGENT_CODING_AGENT_SESSION_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }
