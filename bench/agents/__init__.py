@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import copilot, crush, droid, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,11 @@ def _zed(home, n, seed):
     return writer.close()
 
 
+def _droid(home, n, seed):
+    templates = droid.load_templates()
+    return sum(droid.generate(Session("droid", seed, i, n), templates, home / ".factory") for i in range(n))
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -87,6 +92,7 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "droid": (_droid, "fixtures/droid/real-0.225.2"),
 }
 
 
