@@ -98,6 +98,22 @@ pub fn parse(bytes: &[u8], id: &str) -> Transcript {
     parse::parse(bytes, id, 0, true).transcript
 }
 
+/// Checks the session file at `path`: the lines that do not parse, and a
+/// cut last line. `entries` counts the lines that parse.
+pub fn verify_file(path: &Path) -> Result<crate::Checked> {
+    Ok(verify(&read_file(path)?))
+}
+
+/// [`verify_file`] of bytes.
+pub fn verify(bytes: &[u8]) -> crate::Checked {
+    let issues = parse::parse(bytes, "", 0, true).transcript.issues;
+    let lines = crate::jsonl::JsonLines::new(bytes).count();
+    crate::Checked {
+        entries: lines.saturating_sub(issues.len()),
+        findings: issues.iter().map(sess_core::integrity::line_finding).collect(),
+    }
+}
+
 /// A session's id: its file's stem.
 fn session_id(path: &Path) -> String {
     path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()

@@ -65,6 +65,10 @@ impl Source for Droid {
         crate::companions::finish(path, files)
     }
 
+    fn verify(&self, path: &Path) -> Option<Result<crate::Checked>> {
+        Some(super::verify_file(path))
+    }
+
     fn index(&self, path: &Path, bytes: &[u8]) -> std::result::Result<Indexed, String> {
         // The rule of `sess show` and of the listing.
         if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {

@@ -230,6 +230,9 @@ fn damaged_lines_are_reported_not_fatal() {
     assert_eq!(kinds(&transcript.messages), [(Role::User, vec!["text"]), (Role::Assistant, vec!["tool_call"])]);
     let Block::ToolCall(call) = &transcript.messages[1].blocks[0] else { panic!() };
     assert_eq!(call.status, ToolStatus::Pending);
+    let checked = verify(text.as_bytes());
+    assert_eq!((checked.entries, checked.findings.len()), (3, 3));
+    assert_eq!(verify(&std::fs::read(real_file("alpha", ALPHA)).unwrap()).findings, []);
 }
 
 #[test]
