@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import aider, cline, continue_cli, copilot, crush, cursor, gemini, goose, opencode, qwen, zed
+from . import aider, cline, continue_cli, copilot, crush, cursor, droid, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +102,11 @@ def _cursor(home, n, seed):
     return writer.close()
 
 
+def _droid(home, n, seed):
+    templates = droid.load_templates()
+    return sum(droid.generate(Session("droid", seed, i, n), templates, home / ".factory") for i in range(n))
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -116,6 +121,7 @@ AGENTS = {
     "cline": (_cline, "fixtures/cline/real-3.0.65"),
     "aider": (_aider, "fixtures/aider/real-0.86.2"),
     "cursor": (_cursor, "fixtures/cursor/hand-written"),
+    "droid": (_droid, "fixtures/droid/real-0.225.2"),
 }
 
 # The variables an agent's sessions need besides HOME to be found (Aider's

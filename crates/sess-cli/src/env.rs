@@ -17,6 +17,8 @@ pub(crate) fn environment() -> Environment {
         xdg_state_home: var("XDG_STATE_HOME"),
         pi_agent_dir: var("PI_CODING_AGENT_DIR"),
         pi_session_dir: var("PI_CODING_AGENT_SESSION_DIR"),
+        prime_agent_dir: var("PRIME_AGENT_CODING_AGENT_DIR"),
+        prime_session_dir: var("PRIME_AGENT_SESSION_DIR").or_else(|| var("PRIME_AGENT_CODING_AGENT_SESSION_DIR")),
         terminal_id: terminal_id(),
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn blobs_dir_for(path: &Path) -> Option<PathBuf> {
     let env = crate::env::environment();
     PiAgent::ALL
         .into_iter()
-        .filter(|agent| *agent != PiAgent::PiMono)
+        .filter(|agent| !matches!(agent, PiAgent::PiMono | PiAgent::Prime))
         .map(|agent| discovery::agent_dirs(agent, &env, &FileStorage))
         .find(|dirs| absolute.starts_with(&dirs.sessions))
         .map(|dirs| dirs.blobs)

@@ -275,6 +275,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "gemini"
         } else if path.contains("/goose/") {
             "goose"
+        } else if path.contains("/fixtures/droid/") {
+            "droid"
         } else {
             "pi"
         };

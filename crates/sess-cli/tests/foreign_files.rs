@@ -67,6 +67,14 @@ const FOREIGN: &[(&str, &str)] = &[
         "cursor/hand-written/dot-cursor/chats/827645af339a34f08a47bf6aeab14e49/3c9d2e10-0000-4000-8000-0000000000b1/store.db",
         "Cursor",
     ),
+    (
+        "droid/real-0.225.2/factory-home/sessions/-home-dev-projects-alpha/01628ddc-721c-484e-af2b-0e59f9158f8f.jsonl",
+        "Factory Droid",
+    ),
+    (
+        "droid/hand-written/factory-home/sessions/-home-dev-projects-gamma/8a7f3c21-0d5e-4b9a-a1c4-6e2f9b0d7c35.jsonl",
+        "Factory Droid",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

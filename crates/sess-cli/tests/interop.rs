@@ -13,7 +13,7 @@
 //! OpenCode, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI, Cline CLI and Aider tests
 //! (`interop/claude-code/`, `interop/opencode/`, `interop/copilot/`,
 //! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`, `interop/cline/`,
-//! `interop/aider/`).
+//! `interop/aider/`), and the Factory Droid test (`interop/droid/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -39,6 +39,8 @@ mod common;
 mod continue_cli;
 #[path = "interop/copilot.rs"]
 mod copilot;
+#[path = "interop/droid.rs"]
+mod droid;
 #[path = "interop/gemini.rs"]
 mod gemini;
 #[path = "interop/harness.rs"]

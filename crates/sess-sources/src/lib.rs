@@ -1,7 +1,7 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
-//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code, Aider and
-//! Cursor.
+//! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code, Aider,
+//! Cursor and Factory Droid.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -30,6 +30,7 @@ pub mod crush;
 pub mod cursor;
 mod detect;
 pub mod diff;
+pub mod droid;
 mod edit;
 mod env;
 mod error;

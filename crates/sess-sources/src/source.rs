@@ -61,6 +61,7 @@ static SOURCES: &[&dyn Source] = &[
     &crate::roo::Roo,
     &crate::aider::Aider,
     &crate::cursor::Cursor,
+    &crate::droid::Droid,
 ];
 
 /// Every source, in registry order.

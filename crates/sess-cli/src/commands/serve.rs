@@ -518,11 +518,7 @@ fn resume_command(path: &Path, cwd: Option<&str>) -> String {
         .into_iter()
         .find(|(_, root)| path.starts_with(root))
         .map_or(PiAgent::PiMono, |(agent, _)| agent);
-    let program = match agent {
-        PiAgent::PiMono => "pi",
-        PiAgent::OhMyPi => "omp",
-        PiAgent::Xcsh => "xcsh",
-    };
+    let program = agent.program();
     let command = format!("{program} --session {}", shell_word(&path.display().to_string()));
     match cwd {
         Some(dir) => format!("cd {} && {command}", shell_word(dir)),

@@ -57,6 +57,10 @@ fn in_scratch_home<'c>(command: &'c mut Command, home: &Path) -> &'c mut Command
         .env_remove("CLINE_SESSION_DATA_DIR")
         .env_remove("SESS_PROJECT_DIRS")
         .env_remove("CURSOR_CONFIG_DIR")
+        .env_remove("FACTORY_HOME_OVERRIDE")
+        .env_remove("PRIME_AGENT_CODING_AGENT_DIR")
+        .env_remove("PRIME_AGENT_SESSION_DIR")
+        .env_remove("PRIME_AGENT_CODING_AGENT_SESSION_DIR")
         .env_remove("NO_COLOR")
         .current_dir(home)
 }

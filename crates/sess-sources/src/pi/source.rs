@@ -1,6 +1,6 @@
-//! pi-family as a [`Source`]: the sessions of pi-mono, oh-my-pi and xcsh,
-//! found where `sess_store`'s discovery finds them (the agents' own folders
-//! and variables), read as transcripts at their last entry.
+//! pi-family as a [`Source`]: the sessions of pi-mono, oh-my-pi, xcsh and
+//! Prime Agent, found where `sess_store`'s discovery finds them (the agents'
+//! own folders and variables), read as transcripts at their last entry.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,7 @@ use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo
 use crate::source::{Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
-/// pi-mono, oh-my-pi and xcsh: the format `sess` writes.
+/// pi-mono, oh-my-pi, xcsh and Prime Agent: the format `sess` writes.
 pub struct Pi;
 
 /// The pi-family source.
@@ -37,7 +37,7 @@ impl Source for Pi {
     }
 
     fn location(&self) -> &'static str {
-        "`$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `~/.omp/agent`, `~/.xcsh/agent` (XDG folders too)"
+        "`$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `~/.omp/agent`, `~/.xcsh/agent` (XDG folders too); `$PRIME_AGENT_CODING_AGENT_DIR` or `~/.prime/agent`"
     }
 
     fn native(&self) -> bool {
@@ -89,10 +89,13 @@ impl Source for Pi {
 
     /// Each session's agent is the one whose folder holds it; a project's
     /// sessions are those directly in its folders (the names
-    /// [`candidate_dir_names`] gives) of each agent.
+    /// [`candidate_dir_names`] gives) of each agent, and those directly in
+    /// the root of an agent without such folders ([`PiAgent::flat`]) whose
+    /// cwd is the project's.
     fn list_catalogued(&self, env: &Env, scope: Scope<'_>, mut catalogued: Catalogued) -> Option<Listing> {
         let env = environment(env);
         let roots = roots(&env);
+        let flat: Vec<&PathBuf> = roots.iter().filter(|(agent, _)| agent.flat()).map(|(_, root)| root).collect();
         let folders: Option<Vec<PathBuf>> = match scope {
             Scope::All => None,
             Scope::Project(cwd) => {
@@ -101,12 +104,22 @@ impl Source for Pi {
                 Some(roots.iter().flat_map(|(_, root)| names.iter().map(|name| root.join(name))).collect())
             }
         };
+        let in_folder =
+            |path: &Path, folders: &[&PathBuf]| path.parent().is_some_and(|p| folders.iter().any(|f| *f == p));
         let near = |path: &Path| {
-            folders.as_ref().is_none_or(|folders| path.parent().is_some_and(|p| folders.iter().any(|f| f == p)))
+            folders
+                .as_ref()
+                .is_none_or(|folders| in_folder(path, &folders.iter().collect::<Vec<_>>()) || in_folder(path, &flat))
+        };
+        let keep = |info: &SessionInfo| match scope {
+            Scope::Project(cwd) if in_folder(&info.path, &flat) => {
+                info.cwd.as_deref().is_some_and(|c| Path::new(c) == cwd)
+            }
+            _ => near(&info.path),
         };
         // The listing reads each file itself and leaves out those it cannot read, unreported.
         catalogued.unreadable.clear();
-        let mut listing = catalogued.into_listing(|info| near(&info.path), near);
+        let mut listing = catalogued.into_listing(keep, near);
         for info in &mut listing.sessions {
             info.flavor = roots.iter().find(|(_, root)| info.path.starts_with(root)).map(|(agent, _)| agent.name());
         }
@@ -155,6 +168,10 @@ fn environment(env: &Env) -> Environment {
         xdg_state_home: env.path("XDG_STATE_HOME"),
         pi_agent_dir: env.path("PI_CODING_AGENT_DIR"),
         pi_session_dir: env.path("PI_CODING_AGENT_SESSION_DIR"),
+        prime_agent_dir: env.path("PRIME_AGENT_CODING_AGENT_DIR"),
+        prime_session_dir: env
+            .path("PRIME_AGENT_SESSION_DIR")
+            .or_else(|| env.path("PRIME_AGENT_CODING_AGENT_SESSION_DIR")),
         terminal_id: None,
     }
 }
@@ -196,6 +213,8 @@ fn sessions(env: &Env, scope: Scope<'_>, listing: &mut Listing) -> Vec<(PiAgent,
     for (agent, root) in roots(&env) {
         let walks = match scope {
             Scope::All => vec![(root, Depth::All)],
+            // Every session of the agent is in its root: the header says whose.
+            Scope::Project(_) if agent.flat() => vec![(root, Depth::One)],
             Scope::Project(cwd) => candidate_dir_names(cwd, &env, &canonical)
                 .into_iter()
                 .map(|name| (root.join(name), Depth::One))
@@ -210,7 +229,8 @@ fn sessions(env: &Env, scope: Scope<'_>, listing: &mut Listing) -> Vec<(PiAgent,
             files.extend(walk.files);
         }
         for summary in discovery::summarize_sessions(&FileStorage, &files, MessageText::Skip) {
-            if seen.insert(summary.path.clone()) {
+            let elsewhere = matches!(scope, Scope::Project(cwd) if agent.flat() && Path::new(&summary.cwd) != cwd);
+            if !elsewhere && seen.insert(summary.path.clone()) {
                 found.push((agent, summary));
             }
         }

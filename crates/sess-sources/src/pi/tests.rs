@@ -218,3 +218,24 @@ fn a_system_message_shows_as_context_and_an_edited_message_as_edited() {
     );
     assert_eq!(transcript.messages[1].blocks[0], Block::text("short"));
 }
+
+/// Prime Agent's `child_usage_attributed` entries (its bookkeeping of a child
+/// run's tokens, here the last entry of the file) are kept in the file, show
+/// nothing, and add no call: the assistant messages' usage is the session's
+/// own spend, the child's calls are in its own file.
+#[test]
+fn prime_agent_child_usage_attributions_show_nothing_and_count_nothing() {
+    let bytes =
+        fixture("../prime-agent/hand-written/prime-home/agent/sessions/019aa1b2-4c3d-7e5f-8a9b-0c1d2e3f4a5b.jsonl");
+    let outcome = read(&bytes);
+    assert!(outcome.issues.is_empty(), "{:?}", outcome.issues);
+    let kinds: Vec<&str> = outcome.file.entries().iter().map(sess_core::Entry::type_name).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "child_usage_attributed").count(), 2, "{kinds:?}");
+    let transcript = transcript(&outcome.file, Leaf::Last);
+    assert_eq!(shape(&transcript), ["user: text", "assistant: tool_call text"]);
+    let Block::ToolCall(call) = &transcript.messages[1].blocks[0] else { panic!() };
+    assert_eq!((call.name.as_str(), call.status), ("spawn_task", ToolStatus::Succeeded));
+    let calls = super::entry_calls(outcome.file.entries());
+    let tokens: Vec<(u64, u64)> = calls.iter().map(|c| (c.input, c.output)).collect();
+    assert_eq!(tokens, [(100, 20), (150, 10)]);
+}

@@ -29,6 +29,14 @@ pub struct Environment {
     /// current project's session files in, instead of the encoded per-cwd
     /// directory. A leading `~` is the home directory.
     pub pi_session_dir: Option<PathBuf>,
+    /// `$PRIME_AGENT_CODING_AGENT_DIR`: replaces Prime Agent's agent directory
+    /// (Prime Agent reads its own variables, not `PI_CODING_AGENT_DIR`). A
+    /// leading `~` is the home directory.
+    pub prime_agent_dir: Option<PathBuf>,
+    /// `$PRIME_AGENT_SESSION_DIR`, else `$PRIME_AGENT_CODING_AGENT_SESSION_DIR`:
+    /// replaces Prime Agent's sessions directory. A leading `~` is the home
+    /// directory.
+    pub prime_session_dir: Option<PathBuf>,
     /// The terminal this process runs in (see [`write_breadcrumb`](super::write_breadcrumb)),
     /// as the CLI computes it: the tty path without `/dev/` and with `/` → `-`,
     /// or `kitty-…`, `tmux-…`, `apple-…`, `wt-…` from the terminal's variables.
@@ -44,11 +52,14 @@ pub enum PiAgent {
     OhMyPi,
     /// xcsh: `~/.xcsh/agent`.
     Xcsh,
+    /// Prime Agent (`prime-agent`, Prime Intellect's pi): `~/.prime/agent`,
+    /// every session directly in `sessions/` (no folder per project).
+    Prime,
 }
 
 impl PiAgent {
     /// Every agent, in the order discovery looks at them.
-    pub const ALL: [Self; 3] = [Self::PiMono, Self::OhMyPi, Self::Xcsh];
+    pub const ALL: [Self; 4] = [Self::PiMono, Self::OhMyPi, Self::Xcsh, Self::Prime];
 
     /// The agent's name as users know it.
     pub fn name(self) -> &'static str {
@@ -56,6 +67,26 @@ impl PiAgent {
             Self::PiMono => "pi-mono",
             Self::OhMyPi => "oh-my-pi",
             Self::Xcsh => "xcsh",
+            Self::Prime => "prime-agent",
+        }
+    }
+
+    /// The command that starts it.
+    pub fn program(self) -> &'static str {
+        match self {
+            Self::PiMono => "pi",
+            Self::OhMyPi => "omp",
+            Self::Xcsh => "xcsh",
+            Self::Prime => "prime-agent",
+        }
+    }
+
+    /// Whether it keeps every session directly in its sessions directory
+    /// rather than in a folder per project (Prime Agent).
+    pub fn flat(self) -> bool {
+        match self {
+            Self::PiMono | Self::OhMyPi | Self::Xcsh => false,
+            Self::Prime => true,
         }
     }
 
@@ -65,6 +96,7 @@ impl PiAgent {
             Self::PiMono => ".pi",
             Self::OhMyPi => ".omp",
             Self::Xcsh => ".xcsh",
+            Self::Prime => ".prime",
         }
     }
 
@@ -72,7 +104,7 @@ impl PiAgent {
     /// agents that use them.
     pub fn xdg_name(self) -> Option<&'static str> {
         match self {
-            Self::PiMono => None,
+            Self::PiMono | Self::Prime => None,
             Self::OhMyPi => Some("omp"),
             Self::Xcsh => Some("xcsh"),
         }
@@ -102,8 +134,10 @@ pub struct AgentDirs {
 
 /// The directories of `agent`.
 ///
-/// The agent directory is `~/<config dir>/agent`, or `env.pi_agent_dir`. Sessions
-/// and blobs live under it, and so do breadcrumbs (`terminal-sessions`), except
+/// The agent directory is `~/<config dir>/agent`, or `env.pi_agent_dir`
+/// (Prime Agent: `env.prime_agent_dir`). Sessions and blobs live under it
+/// (Prime Agent's sessions: `env.prime_session_dir` when set), and so do
+/// breadcrumbs (`terminal-sessions`), except
 /// for xcsh and oh-my-pi on Linux and macOS with the default agent directory:
 /// when `$XDG_DATA_HOME/<name>` exists, sessions and blobs are
 /// `$XDG_DATA_HOME/<name>/{sessions,blobs}`, and when `$XDG_STATE_HOME/<name>`
@@ -111,7 +145,8 @@ pub struct AgentDirs {
 /// `agent` level is dropped). `storage` answers whether those directories exist.
 pub fn agent_dirs(agent: PiAgent, env: &Environment, storage: &dyn SessionStorage) -> AgentDirs {
     let default_dir = normalize_lexically(&env.home.join(agent.config_dir_name()).join("agent"));
-    let agent_dir = non_empty(env.pi_agent_dir.as_deref())
+    let override_dir = if agent == PiAgent::Prime { &env.prime_agent_dir } else { &env.pi_agent_dir };
+    let agent_dir = non_empty(override_dir.as_deref())
         .map_or_else(|| default_dir.clone(), |dir| normalize_lexically(&expand_tilde(dir, &env.home)));
     let xdg_root = |base: Option<&Path>| {
         let name = agent.xdg_name()?;
@@ -123,9 +158,12 @@ pub fn agent_dirs(agent: PiAgent, env: &Environment, storage: &dyn SessionStorag
     };
     let data = xdg_root(env.xdg_data_home.as_deref()).unwrap_or_else(|| agent_dir.clone());
     let state = xdg_root(env.xdg_state_home.as_deref()).unwrap_or_else(|| agent_dir.clone());
+    let prime_sessions = non_empty(env.prime_session_dir.as_deref())
+        .filter(|_| agent == PiAgent::Prime)
+        .map(|dir| normalize_lexically(&expand_tilde(dir, &env.home)));
     AgentDirs {
         agent,
-        sessions: data.join("sessions"),
+        sessions: prime_sessions.unwrap_or_else(|| data.join("sessions")),
         blobs: data.join("blobs"),
         terminal_sessions: state.join("terminal-sessions"),
         agent_dir,
@@ -133,9 +171,10 @@ pub fn agent_dirs(agent: PiAgent, env: &Environment, storage: &dyn SessionStorag
 }
 
 /// The directory the agent keeps the sessions of a project started in `cwd`:
-/// `env.pi_session_dir` for pi-mono when it is set, else `dirs.sessions`
-/// joined with [`session_dir_name`]. `canonical` resolves symbolic links (see
-/// [`session_dir_name`]).
+/// `env.pi_session_dir` for pi-mono when it is set, `dirs.sessions` itself for
+/// an agent that keeps every session there ([`PiAgent::flat`]), else
+/// `dirs.sessions` joined with [`session_dir_name`]. `canonical` resolves
+/// symbolic links (see [`session_dir_name`]).
 pub fn project_session_dir(
     dirs: &AgentDirs,
     cwd: &Path,
@@ -146,6 +185,9 @@ pub fn project_session_dir(
         && let Some(dir) = non_empty(env.pi_session_dir.as_deref())
     {
         return normalize_lexically(&expand_tilde(dir, &env.home));
+    }
+    if dirs.agent.flat() {
+        return dirs.sessions.clone();
     }
     dirs.sessions.join(session_dir_name(dirs.agent, cwd, env, canonical))
 }

@@ -28,6 +28,7 @@ fn dirs(agent: PiAgent, agent_dir: &str, sessions: &str, blobs: &str, crumbs: &s
 #[case::pi_mono(PiAgent::PiMono, "/home/u/.pi/agent")]
 #[case::oh_my_pi(PiAgent::OhMyPi, "/home/u/.omp/agent")]
 #[case::xcsh(PiAgent::Xcsh, "/home/u/.xcsh/agent")]
+#[case::prime(PiAgent::Prime, "/home/u/.prime/agent")]
 fn default_dirs(#[case] agent: PiAgent, #[case] agent_dir: &str) {
     let got = agent_dirs(agent, &env(), &ClockStorage::new());
     let expected = dirs(
@@ -50,7 +51,8 @@ fn the_agent_dir_override_applies_to_every_agent(#[case] value: &str, #[case] ex
     let storage = ClockStorage::new();
     storage.dir("/home/u/.local/share/xcsh").dir("/home/u/.local/state/xcsh");
     let env = Environment { pi_agent_dir: Some(value.into()), ..env() };
-    for agent in PiAgent::ALL {
+    // Prime Agent reads variables of its own (below).
+    for agent in PiAgent::ALL.into_iter().filter(|agent| *agent != PiAgent::Prime) {
         let got = agent_dirs(agent, &env, &storage);
         assert_eq!(got.agent_dir, PathBuf::from(expected), "{agent}");
         assert_eq!(got.sessions, Path::new(expected).join("sessions"), "{agent}: no XDG with an override");
@@ -106,6 +108,7 @@ fn unset_or_empty_xdg_variables_are_ignored() {
 #[case::pi_mono_session_dir(PiAgent::PiMono, Some("~/flat"), "/home/u/flat")]
 #[case::xcsh_ignores_the_session_dir(PiAgent::Xcsh, Some("/flat"), "/home/u/.xcsh/agent/sessions/-p")]
 #[case::oh_my_pi(PiAgent::OhMyPi, None, "/home/u/.omp/agent/sessions/-p")]
+#[case::prime_is_flat(PiAgent::Prime, Some("/flat"), "/home/u/.prime/agent/sessions")]
 fn project_dirs(#[case] agent: PiAgent, #[case] session_dir: Option<&str>, #[case] expected: &str) {
     let env = Environment { pi_session_dir: session_dir.map(PathBuf::from), ..env() };
     let dirs = agent_dirs(agent, &env, &ClockStorage::new());
@@ -181,4 +184,27 @@ fn xdg_and_legacy_roots_are_both_listed() {
 #[case::empty("", "")]
 fn lexical_normalization(#[case] path: &str, #[case] expected: &str) {
     assert_eq!(normalize_lexically(Path::new(path)), Path::new(expected));
+}
+
+#[test]
+fn prime_agent_reads_its_own_variables() {
+    let storage = ClockStorage::new();
+    let env = Environment { pi_agent_dir: Some("/pi".into()), prime_agent_dir: Some("~/p".into()), ..env() };
+    let got = agent_dirs(PiAgent::Prime, &env, &storage);
+    assert_eq!(
+        (got.agent_dir.as_path(), got.sessions.as_path()),
+        (Path::new("/home/u/p"), Path::new("/home/u/p/sessions"))
+    );
+    let env = Environment { prime_session_dir: Some("/sessions".into()), ..env };
+    let got = agent_dirs(PiAgent::Prime, &env, &storage);
+    assert_eq!(got.sessions, Path::new("/sessions"));
+    let project = project_session_dir(&got, Path::new("/home/u/p"), &env, &|p: &Path| p.to_owned());
+    assert_eq!(project, Path::new("/sessions"));
+    assert_eq!(agent_dirs(PiAgent::PiMono, &env, &storage).agent_dir, Path::new("/pi"));
+}
+
+#[test]
+fn prime_agents_sessions_are_a_root() {
+    let got = roots(&env(), &["/home/u/.prime/agent/sessions"]);
+    assert_eq!(got, [(PiAgent::Prime, "/home/u/.prime/agent/sessions".into())]);
 }

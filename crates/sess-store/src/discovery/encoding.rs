@@ -17,10 +17,13 @@ use super::dirs::{Environment, PiAgent, normalize_lexically};
 ///   the temporary directory it is `-tmp-…` (the directory itself is `-tmp`);
 ///   anywhere else it is the legacy form of the canonical path. The home
 ///   directory is checked first.
+/// - Prime Agent keeps no folder per project ([`PiAgent::flat`]): the name is
+///   empty (the sessions directory itself).
 pub fn session_dir_name(agent: PiAgent, cwd: &Path, env: &Environment, canonical: &dyn Fn(&Path) -> PathBuf) -> String {
     match agent {
         PiAgent::PiMono => legacy_dir_name(&cwd.to_string_lossy()),
         PiAgent::OhMyPi | PiAgent::Xcsh => relative_dir_name(cwd, env, canonical),
+        PiAgent::Prime => String::new(),
     }
 }
 
