@@ -20,6 +20,7 @@
 //! database of `sess`'s own). No agent's file is ever written.
 
 pub mod aider;
+pub mod auggie;
 pub mod claude;
 pub mod cline;
 pub mod codex;
