@@ -43,6 +43,7 @@ const FOREIGN: &[(&str, &str)] = &[
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
     ("continue/real-1.5.47/continue-home/sessions/7ec94f9e-2ee6-4aa0-9d3d-d893482c6cbe.json", "Continue CLI"),
+    ("auggie/hand-written/augment-home/.augment/sessions/5b0e7c1a-2f4d-4e8b-9a63-1c2d3e4f5a6b.json", "Auggie"),
     ("cline/real-3.0.65/home/.cline/data/sessions/1796610452091_l0k44/1796610452091_l0k44.messages.json", "Cline"),
     (
         "cline/hand-written/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1764583200000/api_conversation_history.json",
