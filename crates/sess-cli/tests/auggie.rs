@@ -72,7 +72,7 @@ fn sessions_list_and_show_their_calls_and_edits_as_diffs() {
     got.sort_unstable();
     assert_eq!(
         got,
-        [(FIRST, "/home/dev/project", "Edit notes.txt", 7), (COMPACTED, "/home/dev/other", "My renamed session", 5),]
+        [(FIRST, "/home/dev/project", "Edit notes.txt", 7), (COMPACTED, "/home/dev/other", "My renamed session", 5)]
     );
     let in_project =
         json_out(&sess_at(home.path(), &["list", "--source", "auggie", "--cwd", "/home/dev/project", "--json"], ""));
