@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import aider, cline, continue_cli, copilot, crush, cursor, droid, gemini, goose, opencode, qwen, zed
+from . import aider, auggie, cline, continue_cli, copilot, crush, cursor, droid, gemini, goose, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +107,11 @@ def _droid(home, n, seed):
     return sum(droid.generate(Session("droid", seed, i, n), templates, home / ".factory") for i in range(n))
 
 
+def _auggie(home, n, seed):
+    templates = auggie.load_templates()
+    return sum(auggie.generate(Session("auggie", seed, i, n), templates, home / ".augment") for i in range(n))
+
+
 # Each agent: how to write n sessions into a home folder, and the fixtures
 # they are made from.
 AGENTS = {
@@ -122,6 +127,7 @@ AGENTS = {
     "aider": (_aider, "fixtures/aider/real-0.86.2"),
     "cursor": (_cursor, "fixtures/cursor/hand-written"),
     "droid": (_droid, "fixtures/droid/real-0.225.2"),
+    "auggie": (_auggie, "fixtures/auggie/hand-written"),
 }
 
 # The variables an agent's sessions need besides HOME to be found (Aider's
