@@ -6,8 +6,8 @@ A session is prompts, each answered as the fixture's first turn is: a
 response with thinking, text and a tool call, whose result opens the next
 exchange's request (a tenth failed, as the fixture's `launch-process`),
 then the answer; every response has its token usage node. Where the
-session's plan compacts, the history is replaced by the summary item, as a
-compaction leaves it.
+session's plan compacts, the older exchanges are dropped and the prompt's
+request carries the summary node, as the fixture's compacted session.
 """
 
 import json
@@ -23,10 +23,10 @@ COMPACTED = FIXTURE / "8d9e0f1a-3b4c-4d5e-8f60-7a8b9c0d1e2f.json"
 
 def load_templates():
     """The fixture's items: a prompt answered with a tool call, a request of
-    its result answered with text, a failed result, and the summary item."""
+    its result answered with text, a failed result, and the summary node."""
     first = json.loads(FIRST.read_text())
     history = first["chatHistory"]
-    summary = json.loads(COMPACTED.read_text())["chatHistory"][0]
+    summary = _node(json.loads(COMPACTED.read_text())["chatHistory"][0]["exchange"]["request_nodes"], 10)
     failed = history[4]["exchange"]["request_nodes"][0]
     return {"session": first, "call": history[0], "result": history[2], "failed": failed, "summary": summary}
 
@@ -62,13 +62,11 @@ def generate(s, t, augment):
 
     for number in range(s.prompts):
         s.pause()
+        summary = None
         if number in s.compacted:
             summary = clone(t["summary"])
-            text = s.summary()
-            summary["exchange"]["request_message"] = text
-            _node(summary["exchange"]["request_nodes"], 0)["text_node"]["content"] = text
+            summary["history_summary_node"]["summary_text"] = s.summary()
             history = []
-            add(summary)
         prompt = s.prompt()
         pending = None
         for turn in range(s.rng.randint(1, 3)):
@@ -80,6 +78,8 @@ def generate(s, t, augment):
                 _node(exchange["request_nodes"], 0)["text_node"]["content"] = prompt
                 _node(exchange["request_nodes"], 4)["ide_state_node"]["workspace_folders"] = [
                     {"repository_root": s.cwd, "folder_root": s.cwd}]
+                if summary:
+                    exchange["request_nodes"].insert(0, summary)
             else:
                 exchange["request_message"] = ""
                 exchange["request_nodes"] = [pending]

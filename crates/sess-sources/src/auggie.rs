@@ -33,13 +33,16 @@
 //!   the exchange's `request_message`), tool results (type 1,
 //!   `tool_result_node`: `{tool_use_id, content, is_error, start_time_ms,
 //!   duration_ms}`, completing the call of the exchange before), images
-//!   (type 2, `image_node`), the IDE state (type 4: the cwd, not shown);
+//!   (type 2, `image_node`), the IDE state (type 4: the cwd, not shown),
+//!   and the summary a compaction made of the exchanges before (type 10,
+//!   `history_summary_node.summary_text`: a system message of a summary
+//!   block, before the prompt);
 //! - `response_nodes`: text (type 0, `content`; else the exchange's
 //!   `response_text`), tool calls (type 5, `tool_use`: `{tool_use_id,
 //!   tool_name, input_json}`, the input a JSON string), thinking (type 8,
 //!   `thinking.summary` or `content`), token usage (type 10).
-//! - An item with `isHistorySummary` holds the summary a compaction left in
-//!   place of the older exchanges: a system message of a summary block.
+//! - An item with `isHistorySummary` is a summary exchange: its
+//!   `request_message` is a system message of a summary block.
 //!
 //! A call whose result never came is pending at the end of the file. An
 //! item that is not an object with an `exchange` is skipped and reported in

@@ -10,6 +10,8 @@ const REQUEST_TEXT: i64 = 0;
 const TOOL_RESULT: i64 = 1;
 const IMAGE: i64 = 2;
 const IDE_STATE: i64 = 4;
+/// The summary a compaction made of the exchanges before.
+const HISTORY_SUMMARY: i64 = 10;
 
 /// Response node types.
 const RESPONSE_TEXT: i64 = 0;
@@ -76,7 +78,9 @@ fn node_type(node: &Value) -> Option<i64> {
 
 /// What the user sent: its text and images (the request's `request_message`
 /// when no node holds text). Tool results complete their calls in `out`.
-fn request(out: &mut [Message], exchange: &Value) -> Vec<Block> {
+/// A compaction's summary (a history summary node) is a system message of
+/// its own, before the prompt.
+fn request(out: &mut Vec<Message>, exchange: &Value) -> Vec<Block> {
     let mut blocks = Vec::new();
     let mut has_text = false;
     for node in exchange.get("request_nodes").and_then(Value::as_array).into_iter().flatten() {
@@ -102,6 +106,10 @@ fn request(out: &mut [Message], exchange: &Value) -> Vec<Block> {
                 }));
             }
             Some(IDE_STATE) => {}
+            Some(HISTORY_SUMMARY) if node.get("history_summary_node").is_some_and(Value::is_object) => {
+                let text = node.pointer("/history_summary_node/summary_text").and_then(Value::as_str);
+                out.push(Message::new(Role::System).with(Block::Summary { text: text.unwrap_or_default().to_owned() }));
+            }
             other => blocks.push(Block::Unknown { what: format!("request node of type {other:?}"), raw: node.clone() }),
         }
     }

@@ -93,6 +93,12 @@ fn a_compaction_summary_opens_the_history_and_an_unanswered_call_is_pending() {
         shape(&transcript),
         ["system: summary", "user: text", "assistant: text", "user: text", "assistant: launch-process pending"]
     );
+    assert_eq!(
+        transcript.messages[0].blocks,
+        [Block::Summary {
+            text: "Summary: notes.txt was read and its second line edited; cat missing.txt failed.".into()
+        }]
+    );
     assert_eq!(transcript.first_prompt(), Some("What is left to do?"));
 }
 
@@ -224,11 +230,14 @@ fn images_stray_results_unknown_nodes_and_bad_items_are_kept_or_reported() {
             {"id": 2, "type": 1, "tool_result_node": {"tool_use_id": "zz", "content": "stray", "is_error": false}}
         ], "response_text": "A picture.", "response_nodes": [{"id": 0, "type": 42}]}},
         "not an item",
-        {"exchange": {"request_message": "", "request_nodes": [], "response_text": "", "response_nodes": []}}
+        {"exchange": {"request_message": "", "request_nodes": [], "response_text": "", "response_nodes": []}},
+        {"exchange": {"request_message": "Older turns.", "request_nodes": [], "response_nodes": []},
+            "isHistorySummary": true}
     ]);
     let (messages, issues) = history::messages(history.as_array().unwrap());
     let transcript = Transcript { messages, ..Transcript::new(SOURCE, "t") };
-    assert_eq!(shape(&transcript), ["user: text, image, unknown", "assistant: text, unknown"]);
+    assert_eq!(shape(&transcript), ["user: text, image, unknown", "assistant: text, unknown", "system: summary"]);
+    assert_eq!(transcript.messages[2].blocks, [Block::Summary { text: "Older turns.".into() }]);
     assert_eq!(
         transcript.messages[0].blocks[1],
         Block::Image(Image { media_type: Some("image/png".into()), data: Some("iVBORw0KGgo=".into()), url: None })
