@@ -1,19 +1,20 @@
-// Runs the real OpenCode (`opencode run` and `opencode serve`, the native
-// binary of the pinned npm package) against the fake Chat Completions API in
-// fake-api.mjs, and prints JSON describing what it made: the data folder and
-// its database, each session (id, cwd, title, parent, and its turns: the
-// prompts and what the model answered, reasoning and tool calls with whether
-// each should fail), every run and every API request.
+// Runs an agent of OpenCode's family — OpenCode itself, or Kilo, its fork —
+// (`<agent> run` and `<agent> serve`, the native binary of the pinned npm
+// package) against the fake Chat Completions API in fake-api.mjs, and prints
+// JSON describing what it made: the data folder and its database, each
+// session (id, cwd, title, parent, and its turns: the prompts and what the
+// model answered, reasoning and tool calls with whether each should fail),
+// every run and every API request. The drivers (`opencode/driver.mjs`,
+// `kilo/driver.mjs`) name the agent: what differs between the two is below
+// in `Agent`.
 //
-//   node driver.mjs [--legacy] ROOT
-//
-// ROOT is the home (`HOME=ROOT`; OpenCode keeps its data in
-// ROOT/.local/share/opencode and reads ROOT/.config/opencode/opencode.json)
-// and holds the projects the sessions run in. Only PATH comes from the
+// The root is the home (`HOME=ROOT`; the agent keeps its data in
+// ROOT/.local/share/<name> and reads ROOT/.config/<name>/<name>.json) and
+// holds the projects the sessions run in. Only PATH comes from the
 // environment. Nothing leaves the machine: the model provider is the fake API
 // on 127.0.0.1, the models.dev catalog fetch, auto-update and sharing are off,
-// and the config folder is laid out as OpenCode leaves it after installing its
-// plugin package, so it does not install one from npm.
+// and the config folder is laid out as the agent leaves it after installing
+// its plugin package, so it does not install one from npm.
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,27 +23,41 @@ import path from 'node:path';
 import { startFakeApi } from './fake-api.mjs';
 import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
-// `--legacy` runs OpenCode 1.1 (legacy/), which keeps sessions as JSON files
-// under storage/ instead of the opencode.db of 1.2 and later.
-const legacy = process.argv[2] === '--legacy';
-const args = process.argv.slice(legacy ? 3 : 2);
-const { require, version } = installed(import.meta.url, 'opencode-linux-x64', legacy ? 'legacy' : '.');
-// The native binary of the platform package (see setup).
-const binary = path.join(path.dirname(require.resolve('opencode-linux-x64/package.json')), 'bin', 'opencode');
+/**
+ * @typedef {object} Agent
+ * @property {string} name      its command, data and config folder name (`opencode`, `kilo`)
+ * @property {string} package   the npm package of its linux-x64 binary
+ * @property {string} plugin    the plugin package it installs into its config folder
+ * @property {string} env       the prefix of its environment variables (`OPENCODE`, `KILO`)
+ * @property {string} database  its database's name in the data folder
+ * @property {boolean} [untitledRuns]  whether a session that only `run` wrote may keep its
+ *   placeholder title (Kilo asks for a title from its server alone, after a turn there)
+ * @property {number} [timeoutMs]  how long one run may take (90 s; a server's start, 60 s)
+ */
 
-const root = path.resolve(args[0] ?? fs.mkdtempSync('/tmp/sess-opencode-'));
-const configDir = path.join(root, '.config', 'opencode');
-const dataDir = path.join(root, '.local', 'share', 'opencode');
+/**
+ * Runs `agent`, installed next to the module at `moduleUrl` (in its folder
+ * `subdir`), in the home `rootArg` (a new temporary folder when missing),
+ * and prints the report.
+ */
+export async function drive(agent, moduleUrl, { subdir = '.', rootArg } = {}) {
+const { require, version } = installed(moduleUrl, agent.package, subdir);
+// The native binary of the platform package (see setup).
+const binary = path.join(path.dirname(require.resolve(`${agent.package}/package.json`)), 'bin', agent.name);
+
+const root = path.resolve(rootArg ?? fs.mkdtempSync(`/tmp/sess-${agent.name}-`));
+const configDir = path.join(root, '.config', agent.name);
+const dataDir = path.join(root, '.local', 'share', agent.name);
 const projects = { alpha: path.join(root, 'projects', 'alpha'), beta: path.join(root, 'projects', 'beta') };
 for (const dir of [configDir, ...Object.values(projects)]) fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(projects.beta, 'README.md'), '# beta\n');
-// Project instructions, which OpenCode adds to the system prompt.
+// Project instructions, which the agent adds to the system prompt.
 fs.writeFileSync(path.join(projects.beta, 'AGENTS.md'), '# Beta rules\n\nAlways answer in one line.\n');
 // A 1×1 PNG to attach to a prompt.
 const image = path.join(projects.alpha, 'dot.png');
 fs.writeFileSync(image, DOT_PNG);
-// Alpha is a git repository (OpenCode names its project by the first commit);
-// beta is a plain folder (the `global` project).
+// Alpha is a git repository (the agent names its project by the first
+// commit); beta is a plain folder (the `global` project).
 const git = (...args) => execFileSync('git', args, {
   cwd: projects.alpha,
   env: { PATH: process.env.PATH, HOME: root, GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' },
@@ -126,11 +141,11 @@ const turns = {
   [P.compact]: [[{ type: 'text', text: A.compact }]],
 };
 
-// ---- Running OpenCode.
+// ---- Running the agent.
 
 const api = await startFakeApi({ titles, compaction, turns });
 const model = 'fake/fake-model';
-fs.writeFileSync(path.join(configDir, 'opencode.json'), JSON.stringify({
+fs.writeFileSync(path.join(configDir, `${agent.name}.json`), JSON.stringify({
   $schema: 'https://opencode.ai/config.json',
   autoupdate: false,
   share: 'disabled',
@@ -146,47 +161,49 @@ fs.writeFileSync(path.join(configDir, 'opencode.json'), JSON.stringify({
     },
   },
 }, null, 2));
-// OpenCode installs `@opencode-ai/plugin` into each config folder with npm
-// unless the folder has a node_modules and a package.json and lock that
-// already list it.
-const pluginDeps = { dependencies: { '@opencode-ai/plugin': version } };
+// The agent installs its plugin package (OpenCode's `@opencode-ai/plugin`)
+// into each config folder with npm unless the folder has a node_modules and
+// a package.json and lock that already list it.
+const pluginDeps = { dependencies: { [agent.plugin]: version } };
 fs.writeFileSync(path.join(configDir, 'package.json'), JSON.stringify(pluginDeps, null, 2));
 fs.writeFileSync(path.join(configDir, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { '': pluginDeps } }, null, 2));
 fs.mkdirSync(path.join(configDir, 'node_modules'), { recursive: true });
 
 const env = agentEnv({
   HOME: root,
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_SHARE: '1',
+  [`${agent.env}_DISABLE_MODELS_FETCH`]: '1',
+  [`${agent.env}_DISABLE_AUTOUPDATE`]: '1',
+  [`${agent.env}_DISABLE_SHARE`]: '1',
   // Before 1.2, the default plugins (provider logins) install from npm.
-  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  [`${agent.env}_DISABLE_DEFAULT_PLUGINS`]: '1',
+  // Kilo's usage statistics (PostHog), which it would send on exit.
+  [`${agent.env}_TELEMETRY_LEVEL`]: 'off',
   // Should OpenCode still reach for npm, it reaches the fake API, which
   // records the request as unexpected.
   npm_config_registry: `http://127.0.0.1:${api.port}/npm/`,
 });
 
 const runs = [];
-/** `opencode run` in `cwd`; resolves to the session id of its events. */
-async function opencode(cwd, prompt, args = [], { fails = false } = {}) {
+/** `<agent> run` in `cwd`; resolves to the session id of its events. */
+async function runAgent(cwd, prompt, args = [], { fails = false } = {}) {
   // `run` joins its words with spaces and quotes a word that has one, so
   // the prompt goes word by word to arrive as written.
   const argv = ['run', '--format', 'json', ...args, '--', ...prompt.split(' ')];
-  const { code, stdout, stderr } = await runProgram(binary, argv, { cwd, env, timeoutMs: 90_000 });
+  const { code, stdout, stderr } = await runProgram(binary, argv, { cwd, env, timeoutMs: agent.timeoutMs ?? 90_000 });
   const events = jsonLines(stdout);
   const sessionId = events.find((e) => e.sessionID)?.sessionID;
   const failed = code !== 0 || events.some((e) => e.type === 'error');
   runs.push({ cwd, args: argv, exitCode: code, sessionId, events: events.map((e) => e.type) });
-  if (failed !== fails || !sessionId) throw new Error(`opencode ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
+  if (failed !== fails || !sessionId) throw new Error(`${agent.name} ${argv.join(' ')} exited ${code}\n${stderr}\n${stdout}`);
   return sessionId;
 }
 
-/** `opencode serve` in `cwd`; resolves to `{url, close}`. */
+/** `<agent> serve` in `cwd`; resolves to `{url, close}`. */
 function serve(cwd) {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, ['serve', '--hostname', '127.0.0.1', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`opencode serve did not start: ${out}`)); }, 60_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${agent.name} serve did not start: ${out}`)); }, agent.timeoutMs ?? 60_000);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
@@ -241,51 +258,61 @@ function turn(s, prompt, { images = [], synthetic = false } = {}) {
 
 try {
   // A reasoning answer, in project alpha (a git repository).
-  const alpha = await opencode(projects.alpha, P.hello);
+  const alpha = await runAgent(projects.alpha, P.hello);
   turn(session(alpha, projects.alpha), P.hello);
 
   // Resumed by id: the same session grows.
-  const resumed = await opencode(projects.alpha, P.french, ['--session', alpha]);
+  const resumed = await runAgent(projects.alpha, P.french, ['--session', alpha]);
   if (resumed !== alpha) throw new Error(`--session ${alpha} ran session ${resumed}`);
   turn(session(alpha), P.french);
 
   // Tool calls (two in one response; a read and an edit that fail), in
   // project beta.
-  const beta = await opencode(projects.beta, P.work);
+  const beta = await runAgent(projects.beta, P.work);
   turn(session(beta, projects.beta), P.work);
 
   // Continued with --continue from beta's folder. The answer reports a prompt
   // past the model's context: OpenCode compacts the session (a user message
   // with a compaction part, then the summary) and goes on by itself with a
   // synthetic prompt.
-  const last = await opencode(projects.beta, P.summary, ['--continue']);
+  const last = await runAgent(projects.beta, P.summary, ['--continue']);
   if (last !== beta) throw new Error(`--continue ran session ${last}, not ${beta}`);
   turn(session(beta), P.summary);
   session(beta).compactions.push({ auto: true, summary: compaction, afterTurns: session(beta).turns.length });
   turn(session(beta), P.resume, { synthetic: true });
 
   // Forked: a new session that starts with a copy of alpha's messages.
-  const forked = await opencode(projects.alpha, P.fork, ['--session', alpha, '--fork']);
+  const forked = await runAgent(projects.alpha, P.fork, ['--session', alpha, '--fork']);
   if (forked === alpha) throw new Error('--fork continued the session itself');
   const fork = session(forked, projects.alpha, { forkedFrom: alpha, inherited: structuredClone(session(alpha).turns) });
   turn(fork, P.fork);
 
   // A prompt with an image attached.
-  const pictured = await opencode(projects.alpha, P.image, ['--file', image]);
+  const pictured = await runAgent(projects.alpha, P.image, ['--file', image]);
   turn(session(pictured, projects.alpha), P.image, { images: [image] });
 
   // Resumed, and the model request fails.
-  await opencode(projects.alpha, P.down, ['--session', pictured], { fails: true });
+  await runAgent(projects.alpha, P.down, ['--session', pictured], { fails: true });
   turn(session(pictured), P.down);
 
   // A subagent: the task tool runs a child session of its own.
-  const delegating = await opencode(projects.beta, P.delegate);
+  const delegating = await runAgent(projects.beta, P.delegate);
   turn(session(delegating, projects.beta), P.delegate);
 
   // The rest goes through the server the TUI talks to: /compact, and /undo.
   const server = await serve(projects.alpha);
   try {
     const q = `?directory=${encodeURIComponent(projects.alpha)}`;
+    // Whether the agent compacted beta after the turn past the context, as
+    // its own server shows the session (Kilo does not: it would compact
+    // before the session's next prompt, and there is none).
+    const betaMessages = await get(server, `/session/${beta}/message?directory=${encodeURIComponent(projects.beta)}`);
+    if (!betaMessages.some((m) => (m.parts ?? []).some((p) => p.type === 'compaction'))) {
+      session(beta).compactions = session(beta).compactions.filter((c) => !c.auto);
+      session(beta).turns = session(beta).turns.filter((t) => !t.synthetic);
+      session(beta).autoCompacted = false;
+    }
+
     const children = await get(server, `/session/${delegating}/children?directory=${encodeURIComponent(projects.beta)}`);
     if (children.length !== 1) throw new Error(`${delegating} has ${children.length} child sessions`);
     const child = session(children[0].id, projects.beta, { parentId: delegating });
@@ -313,7 +340,8 @@ try {
     for (const s of sessions.values()) {
       const info = await get(server, `/session/${s.id}?directory=${encodeURIComponent(s.cwd)}`);
       const scripted = s.forkedFrom || s.parentId ? null : titles[s.turns[0].prompt];
-      if (scripted && info.title !== scripted) throw new Error(`${s.id} is titled ${JSON.stringify(info.title)}, not ${JSON.stringify(scripted)}`);
+      const untitled = agent.untitledRuns && info.title.startsWith('New session - ');
+      if (scripted && info.title !== scripted && !untitled) throw new Error(`${s.id} is titled ${JSON.stringify(info.title)}, not ${JSON.stringify(scripted)}`);
       s.title = info.title;
     }
   } finally {
@@ -328,11 +356,12 @@ try {
 const files = filesUnder(dataDir);
 
 printReport({
-  opencodeVersion: version,
+  [`${agent.name}Version`]: version,
   home: root,
   dataDir,
-  database: path.join(dataDir, 'opencode.db'),
+  database: path.join(dataDir, agent.database),
   projects,
   sessions: [...sessions.values()],
   files: files.sort(),
 }, runs, api.requests);
+}
