@@ -15,10 +15,19 @@ import json
 import sys
 from pathlib import Path
 
-from . import copilot, crush, gemini, goose, opencode, qwen, zed
+from . import copilot, crush, gemini, goose, kilo, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _kilo(home, n, seed):
+    path = home / ".local" / "share" / "kilo" / "kilo.db"
+    writer = kilo.Writer(kilo.load_templates(), path)
+    for i in range(n):
+        writer.session(Session("kilo", seed, i, n))
+    writer.close()
+    return path.stat().st_size
 
 
 def _copilot(home, n, seed):
@@ -87,6 +96,7 @@ AGENTS = {
     "goose": (_goose, "fixtures/goose/hand-written"),
     "crush": (_crush, "fixtures/crush/hand-written"),
     "zed": (_zed, "fixtures/zed/hand-written"),
+    "kilo": (_kilo, "fixtures/kilo/real-7.7.9"),
 }
 
 
@@ -110,7 +120,7 @@ def key(agent):
 
 def generate(agent, home, sessions, seed):
     """Writes `sessions` sessions of `agent` under `home`; returns the bytes
-    of session files (the databases, for OpenCode, Goose, Crush and Zed) written."""
+    of session files (the databases, for OpenCode, Kilo, Goose, Crush and Zed) written."""
     return AGENTS[agent][0](Path(home), sessions, seed)
 
 

@@ -14,7 +14,7 @@ use common::{SessRun, fixture, stderr};
 
 /// Real files of every other agent from `fixtures/`, with the agent's name as
 /// `sess` gives it.
-const FOREIGN: [(&str, &str); 15] = [
+const FOREIGN: [(&str, &str); 16] = [
     ("claude-code/claude-basic-toolcall.jsonl", "Claude Code"),
     ("claude-code/claude-compact-branch.jsonl", "Claude Code"),
     (
@@ -42,6 +42,7 @@ const FOREIGN: [(&str, &str); 15] = [
     ("goose/hand-written/sessions/a1b2c3d4.jsonl", "Goose"),
     ("crush/hand-written/alpha/.crush/crush.db", "Crush"),
     ("zed/hand-written/threads/threads.db", "Zed"),
+    ("kilo/real-7.7.9/kilo.db", "Kilo Code"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

@@ -7,7 +7,7 @@ use serde::Deserialize;
 /// Which sessions a search or a listing covers, and how long its answer may be.
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct Scope {
-    /// Only this agent's sessions: pi, claude, codex, gemini, qwen, copilot, opencode, goose, crush, zed.
+    /// Only this agent's sessions: pi, claude, codex, gemini, qwen, copilot, opencode, goose, crush, zed, kilo.
     pub source: Option<String>,
     /// Only sessions of this project directory; default: the server's project. "*" for every project.
     pub cwd: Option<String>,

@@ -45,7 +45,7 @@ pub enum Outline {
 /// Every agent `sess` reads, in the order detection asks them: a source
 /// whose lines could pass for another's comes before it (a tie on the first
 /// line recognised goes to the earlier source).
-static SOURCES: [&dyn Source; 10] = [
+static SOURCES: [&dyn Source; 11] = [
     &crate::pi::Pi,
     &crate::codex::Codex,
     &crate::opencode::OpenCode,
@@ -56,6 +56,7 @@ static SOURCES: [&dyn Source; 10] = [
     &crate::goose::Goose,
     &crate::crush::Crush,
     &crate::zed::Zed,
+    &crate::kilo::Kilo,
 ];
 
 /// Every source, in registry order.
