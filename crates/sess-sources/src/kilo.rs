@@ -16,7 +16,7 @@
 //! # Listing, transcript, usage, edits
 //!
 //! As OpenCode's, by the same code (`opencode.rs` says what is read and
-//! how; [`Agent`] is what differs): a session is located by the database
+//! how; its `Agent` is what differs): a session is located by the database
 //! and its id, subagents' and archived sessions are not listed, text Kilo
 //! added to a prompt is context titled `Added by Kilo`, usage is the steps
 //! of the assistant messages, and the edits are those of the `write` and

@@ -100,18 +100,18 @@ use crate::sqlite::SQLITE_MAGIC;
 use crate::transcript::{ToolCall, Transcript};
 use sess_core::format_iso_millis;
 
-/// OpenCode's sessions in `env` ([`Agent::find`]).
+/// OpenCode's sessions in `env` (`Agent::find`).
 pub fn find_session_files(env: &Env) -> FoundFiles {
     OPENCODE.find(env)
 }
 
-/// OpenCode's sessions in `env` and `scope` ([`Agent::list`]).
+/// OpenCode's sessions in `env` and `scope` (`Agent::list`).
 pub fn list(env: &Env, scope: Scope<'_>) -> Listing {
     OPENCODE.list(env, scope)
 }
 
 /// The session file of OpenCode's `storage/` at `path` as a whole
-/// transcript ([`Agent::load`]).
+/// transcript (`Agent::load`).
 pub fn load(path: &Path) -> Result<Transcript> {
     OPENCODE.load(path)
 }
@@ -121,7 +121,7 @@ pub fn load_session(database: &Path, id: &str) -> Result<Transcript> {
     OPENCODE.load_session(database, id)
 }
 
-/// The reading every agent of OpenCode's family shares: each [`Source`]
+/// The reading every agent of OpenCode's family shares: each `Source`
 /// method of theirs (`crate::source::Source`) that reads the database or
 /// `storage/` is one of these.
 impl Agent {

@@ -74,7 +74,7 @@ impl Source for Kilo {
     }
 
     /// For a session of `storage/`, the files its transcript is read from
-    /// ([`Agent::companions`]).
+    /// (`Agent::companions`).
     fn companions(&self, path: &Path) -> Vec<PathBuf> {
         Agent::companions(path)
     }

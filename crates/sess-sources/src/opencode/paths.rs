@@ -68,7 +68,7 @@ pub fn data_dir(env: &Env) -> PathBuf {
 
 /// OpenCode's databases in `env` that exist: `$OPENCODE_DB` when set, else
 /// the data folder's `opencode.db` and `opencode-<channel>.db`
-/// ([`Agent::databases`]).
+/// (`Agent::databases`).
 pub fn databases(env: &Env) -> Vec<PathBuf> {
     super::OPENCODE.databases(env)
 }

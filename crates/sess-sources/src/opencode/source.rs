@@ -1,5 +1,5 @@
 //! OpenCode as a [`Source`]: what its agent of OpenCode's family
-//! ([`OPENCODE`](super::OPENCODE)) reads.
+//! ([`OPENCODE`]) reads.
 
 use std::path::{Path, PathBuf};
 
@@ -74,7 +74,7 @@ impl Source for OpenCode {
     }
 
     /// For a session of `storage/`, the files its transcript is read from
-    /// ([`Agent::companions`]); a session of the database has none: its rows
+    /// (`Agent::companions`); a session of the database has none: its rows
     /// are [`rows`](Source::rows).
     fn companions(&self, path: &Path) -> Vec<PathBuf> {
         Agent::companions(path)
