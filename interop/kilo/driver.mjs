@@ -10,7 +10,17 @@
 import { drive } from '../opencode/scenario.mjs';
 
 await drive(
-  { name: 'kilo', package: '@kilocode/cli-linux-x64', plugin: '@kilocode/plugin', env: 'KILO', database: 'kilo.db', untitledRuns: true, timeoutMs: 300_000 },
+  {
+    name: 'kilo',
+    package: '@kilocode/cli-linux-x64',
+    plugin: '@kilocode/plugin',
+    env: 'KILO',
+    database: 'kilo.db',
+    // `kilo run` leaves its sessions untitled, and takes 10 to 30 seconds
+    // (minutes on a busy machine).
+    untitledRuns: true,
+    timeoutMs: 300_000,
+  },
   import.meta.url,
   { rootArg: process.argv[2] },
 );
