@@ -75,6 +75,7 @@ const FOREIGN: &[(&str, &str)] = &[
         "droid/hand-written/factory-home/sessions/-home-dev-projects-gamma/8a7f3c21-0d5e-4b9a-a1c4-6e2f9b0d7c35.jsonl",
         "Factory Droid",
     ),
+    ("kilo/real-7.7.9/kilo.db", "Kilo Code"),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,

@@ -62,6 +62,7 @@ static SOURCES: &[&dyn Source] = &[
     &crate::aider::Aider,
     &crate::cursor::Cursor,
     &crate::droid::Droid,
+    &crate::kilo::Kilo,
 ];
 
 /// Every source, in registry order.
