@@ -1,7 +1,9 @@
-//! Kilo Code's CLI end to end: `sess list`, `show`, `search` after `index`,
+//! Kilo Code end to end: `sess list`, `show`, `search` after `index`,
 //! `usage` and `archive` over a home where the Kilo CLI keeps the real
 //! fixture's `kilo.db` and OpenCode its `opencode.db`: each source lists its
-//! own sessions only, and both databases are read without being changed.
+//! own sessions only, and both databases are read without being changed;
+//! with the legacy VS Code extension's task folder beside them, `--source
+//! kilo` lists and shows both kinds.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::disallowed_methods)] // A panic is how a test fails; tests write their inputs.
 
@@ -12,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use common::{fixture, json_out, sess_at, stderr};
+use common::{copy_dir, fixture, json_out, sess_at, stderr};
 
 const KILO_DB: &str = ".local/share/kilo/kilo.db";
 const OPENCODE_DB: &str = ".local/share/opencode/opencode.db";
@@ -118,4 +120,47 @@ fn the_catalog_search_usage_and_archive_read_kilos_database_and_leave_it_as_it_w
     let report = json_out(&archive);
     assert_eq!(report["failed"], serde_json::json!([]), "{report}");
     assert_eq!(fs::read(home.path().join(KILO_DB)).unwrap(), before, "the database changed");
+}
+
+/// The hand-written task of Kilo Code's legacy extension.
+const TASK: &str = "7c1d9e2a-3b4f-4c5d-8e6f-0a1b2c3d4e5f";
+const EXTENSION: &str = ".config/Code/User/globalStorage/kilocode.kilo-code";
+
+#[test]
+fn the_legacy_extensions_tasks_are_listed_and_shown_beside_the_clis_sessions() {
+    let home = home();
+    let storage = home.path().join(EXTENSION);
+    copy_dir(&fixture("kilo/hand-written/Code/User/globalStorage/kilocode.kilo-code"), &storage);
+    let task_file = storage.join("tasks").join(TASK).join("api_conversation_history.json");
+    let before = (fs::read(&task_file).unwrap(), fs::read(home.path().join(KILO_DB)).unwrap());
+
+    let kilo = listed(home.path(), "kilo");
+    assert!(kilo.iter().all(|s| s["source"] == "kilo"), "{kilo:?}");
+    let from_database = scenario()["sessions"].as_array().unwrap().iter().filter(|s| s["parentId"].is_null()).count();
+    assert_eq!(kilo.len(), from_database + 1, "{kilo:?}");
+    let task = kilo.iter().find(|s| s["id"] == TASK).expect("the extension's task is listed");
+    assert_eq!(task["cwd"], "/home/user/work/delta");
+    assert!(task.to_string().contains("Add a changelog to the delta project"), "{task}");
+    // Neither Cline nor Roo Code lists it.
+    assert!(listed(home.path(), "roo").is_empty());
+    assert!(listed(home.path(), "cline").is_empty());
+
+    let output = sess_at(home.path(), &["show", TASK, "--all", "--json"], "");
+    let shown = json_out(&output);
+    assert_eq!(shown["source"], "kilo", "{}", stderr(&output));
+    assert_eq!(shown["cwd"], "/home/user/work/delta");
+    let text = shown.to_string();
+    for wanted in ["write_to_file", "CHANGELOG.md", "ENOENT", "Use today's date in the heading"] {
+        assert!(text.contains(wanted), "{wanted}: {text}");
+    }
+    let by_path = sess_at(home.path(), &["show", task_file.to_str().unwrap(), "--json"], "");
+    assert_eq!(json_out(&by_path)["source"], "kilo", "{}", stderr(&by_path));
+
+    let index = sess_at(home.path(), &["index"], "");
+    assert!(index.status.success(), "{}", stderr(&index));
+    let hits = json_out(&sess_at(home.path(), &["search", "--all-projects", "changelog", "--json"], ""));
+    assert!(hits.as_array().unwrap().iter().any(|h| h["source"] == "kilo"), "{hits}");
+
+    let after = (fs::read(&task_file).unwrap(), fs::read(home.path().join(KILO_DB)).unwrap());
+    assert!(before == after, "a file changed");
 }

@@ -204,16 +204,20 @@ fn detects_kilos_databases_by_name_and_not_opencodes() {
 fn kilo_db_moves_the_database_and_roots_name_it() {
     let home = home();
     let data = home.path().join(".local/share/kilo");
-    assert_eq!(Kilo.roots(&env(home.path(), &[])), std::slice::from_ref(&data));
+    // The CLI's roots, before the extension's `tasks` folders.
+    let roots = |env: &Env| -> Vec<PathBuf> {
+        Kilo.roots(env).into_iter().filter(|root| !root.ends_with("kilocode.kilo-code/tasks")).collect()
+    };
+    assert_eq!(roots(&env(home.path(), &[])), std::slice::from_ref(&data));
     let elsewhere = home.path().join("elsewhere.db");
     fs::copy(database(), &elsewhere).unwrap();
     let moved = env(home.path(), &[("KILO_DB", &elsewhere)]);
-    assert_eq!(Kilo.roots(&moved), [data.clone(), elsewhere.clone()]);
+    assert_eq!(roots(&moved), [data.clone(), elsewhere.clone()]);
     let listing = Kilo.list(&moved, Scope::All);
     assert!(!listing.sessions.is_empty() && listing.sessions.iter().all(|s| s.path == elsewhere));
     let xdg = tempfile::tempdir().unwrap();
     let elsewhere_data = env(home.path(), &[("XDG_DATA_HOME", xdg.path())]);
-    assert_eq!(Kilo.roots(&elsewhere_data), [xdg.path().join("kilo")]);
+    assert_eq!(roots(&elsewhere_data), [xdg.path().join("kilo")]);
     assert!(Kilo.list(&elsewhere_data, Scope::All).sessions.is_empty());
 }
 
@@ -237,4 +241,108 @@ fn a_damaged_row_is_reported_not_a_panic() {
     let transcript = Kilo.load_row(&copy, id).unwrap();
     assert_eq!(transcript.issues.len(), 1, "{:?}", transcript.issues);
     assert!(!transcript.messages.is_empty());
+}
+
+const TASK: &str = "7c1d9e2a-3b4f-4c5d-8e6f-0a1b2c3d4e5f";
+
+/// The hand-written config folder, whose `Code/User` holds the extension's
+/// storage folder.
+fn extension_config() -> PathBuf {
+    fixture("kilo/hand-written")
+}
+
+fn task() -> PathBuf {
+    extension_config()
+        .join("Code/User/globalStorage/kilocode.kilo-code/tasks")
+        .join(TASK)
+        .join("api_conversation_history.json")
+}
+
+#[test]
+fn the_extensions_tasks_are_listed_beside_the_clis_sessions() {
+    let home = home();
+    let config = extension_config();
+    let both = env(home.path(), &[("XDG_CONFIG_HOME", &config)]);
+    let listing = Kilo.list(&both, Scope::All);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let tasks: Vec<(&str, Option<&str>, Option<&str>, usize)> = listing
+        .sessions
+        .iter()
+        .filter(|s| s.path.ends_with("api_conversation_history.json"))
+        .map(|s| (s.id.as_str(), s.first_message.as_deref(), s.cwd.as_deref(), s.message_count))
+        .collect();
+    assert_eq!(tasks, [(TASK, Some("Add a changelog to the delta project"), Some("/home/user/work/delta"), 6)]);
+    let task = listing.sessions.iter().find(|s| s.id == TASK).unwrap();
+    // Its title is its prompt.
+    assert_eq!(task.title, None);
+    assert_eq!(task.source, SOURCE);
+    assert_eq!(task.created.as_deref(), Some("2025-12-01T16:00:00.000Z"));
+    let from_database = listing.sessions.iter().filter(|s| s.path.ends_with("kilo.db")).count();
+    assert_eq!(from_database, top(&scenario()).len());
+    assert_eq!(listing.sessions.len(), from_database + 1);
+
+    let found = Kilo.find(&both);
+    assert_eq!(found.files, [(TASK.to_owned(), task.path.clone())]);
+    assert_eq!(found.rows.len(), from_database);
+    assert!(Kilo.roots(&both).contains(&config.join("Code/User/globalStorage/kilocode.kilo-code/tasks")));
+    // Scoped to the task's project, only the task is listed.
+    let scoped = Kilo.list(&both, Scope::Project(Path::new("/home/user/work/delta")));
+    assert_eq!(scoped.sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), [TASK]);
+    // Neither Cline's nor Roo Code's source lists it.
+    assert!(crate::cline::SOURCE.source().list(&both, Scope::All).sessions.is_empty());
+    assert!(crate::roo::SOURCE.source().list(&both, Scope::All).sessions.is_empty());
+}
+
+#[test]
+fn a_task_reads_as_its_prompts_calls_and_error_with_its_usage() {
+    let transcript = Kilo.load(&task()).unwrap();
+    assert_eq!(transcript.source, SOURCE);
+    assert_eq!(transcript.id, TASK);
+    assert_eq!(transcript.cwd.as_deref(), Some("/home/user/work/delta"));
+    let roles: Vec<Role> = transcript.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::Assistant, Role::System, Role::User, Role::Assistant]);
+    assert_eq!(transcript.messages[0].blocks[0], Block::text("Add a changelog to the delta project"));
+    // The panel's error, after the message it came from.
+    assert!(
+        matches!(&transcript.messages[3].blocks[..], [Block::Error { text }] if text.contains("ENOENT")),
+        "{:?}",
+        transcript.messages[3]
+    );
+    assert_eq!(transcript.messages[4].blocks, [Block::text("Use today's date in the heading")]);
+    let statuses: Vec<(&str, ToolStatus)> = calls(&transcript).iter().map(|c| (c.name.as_str(), c.status)).collect();
+    assert_eq!(statuses, [("write_to_file", ToolStatus::Succeeded), ("read_file", ToolStatus::Failed)]);
+    let edits: Vec<FileEdit> = calls(&transcript).into_iter().flat_map(|c| Kilo.edits(c)).collect();
+    assert_eq!(edits, [FileEdit::write("CHANGELOG.md", "# Changelog\n\n## 0.1.0\n")]);
+
+    let bytes = fs::read(task()).unwrap();
+    let indexed = Kilo.index(&task(), &bytes).unwrap();
+    assert_eq!(indexed.session_id, TASK);
+    assert_eq!(indexed.title.as_deref(), Some("Add a changelog to the delta project"));
+    let usage: Vec<(u64, u64, u64, u64, Option<String>)> =
+        indexed.usage.iter().map(|c| (c.input, c.output, c.cache_creation, c.cache_read, c.model.clone())).collect();
+    assert_eq!(
+        usage,
+        [(2100, 70, 2000, 0, Some("claude-sonnet-4-5".to_owned())), (180, 45, 0, 2000, None), (250, 25, 0, 2200, None),]
+    );
+    let companions = Kilo.companions(&task());
+    let names: Vec<String> = companions.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names, ["task_metadata.json", "ui_messages.json"]);
+}
+
+#[test]
+fn a_task_in_kilos_storage_folder_is_detected_as_kilos() {
+    let bytes = fs::read(task()).unwrap();
+    let detect =
+        |path: &Path| crate::detect(path, &bytes[..bytes.len().min(crate::DETECT_BYTES)]).map(SourceKind::as_str);
+    assert_eq!(detect(&task()), Some("kilo"));
+    let vscode_server =
+        Path::new("/h/.vscode-server/data/User/globalStorage/kilocode.kilo-code/tasks/t/api_conversation_history.json");
+    assert_eq!(detect(vscode_server), Some("kilo"));
+    // Elsewhere, its `<slug>` makes it Roo Code's; Roo Code's and Cline's
+    // storage folders keep theirs.
+    assert_eq!(detect(Path::new("/tmp/t/api_conversation_history.json")), Some("roo"));
+    let roo = Path::new("/h/globalStorage/rooveterinaryinc.roo-cline/tasks/t/api_conversation_history.json");
+    assert_eq!(detect(roo), Some("roo"));
+    assert!(!TASKS.holds(Path::new("/h/globalStorage/kilocode.kilo-code/tasks/t/ui_messages.json")));
+    assert!(!TASKS.holds(Path::new("/h/kilocode.kilo-code/tasks/t/api_conversation_history.json")));
 }
