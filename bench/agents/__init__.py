@@ -15,10 +15,19 @@ import json
 import sys
 from pathlib import Path
 
-from . import aider, auggie, cline, continue_cli, copilot, crush, cursor, droid, gemini, goose, opencode, qwen, zed
+from . import aider, auggie, cline, continue_cli, copilot, crush, cursor, droid, gemini, goose, kilo, opencode, qwen, zed
 from .common import Session
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _kilo(home, n, seed):
+    path = home / ".local" / "share" / "kilo" / "kilo.db"
+    writer = kilo.Writer(kilo.load_templates(), path)
+    for i in range(n):
+        writer.session(Session("kilo", seed, i, n))
+    writer.close()
+    return path.stat().st_size
 
 
 def _copilot(home, n, seed):
@@ -128,6 +137,7 @@ AGENTS = {
     "cursor": (_cursor, "fixtures/cursor/hand-written"),
     "droid": (_droid, "fixtures/droid/real-0.225.2"),
     "auggie": (_auggie, "fixtures/auggie/hand-written"),
+    "kilo": (_kilo, "fixtures/kilo/real-7.7.9"),
 }
 
 # The variables an agent's sessions need besides HOME to be found (Aider's
@@ -161,7 +171,7 @@ def key(agent):
 
 def generate(agent, home, sessions, seed):
     """Writes `sessions` sessions of `agent` under `home`; returns the bytes
-    of session files (the databases, for OpenCode, Goose, Crush, Zed and Cursor's IDE) written."""
+    of session files (the databases, for OpenCode, Kilo, Goose, Crush, Zed and Cursor's IDE) written."""
     return AGENTS[agent][0](Path(home), sessions, seed)
 
 

@@ -29,9 +29,11 @@ SLUG_WORDS = ("curious", "nimble", "stellar", "hidden", "sunny", "glowing", "qui
 SLUG_NOUNS = ("engine", "comet", "tiger", "lagoon", "eagle", "sailor", "harbor", "forest", "river", "meadow")
 
 
-def load_templates():
-    """The schema, the migrations, a session row, and the fixture's turns."""
-    db = sqlite3.connect(f"file:{FIXTURE}?mode=ro", uri=True)
+def load_templates(fixture=FIXTURE):
+    """The schema, the migrations, a session row, and the turns of the
+    database `fixture` (OpenCode's, or another agent's of OpenCode's shape:
+    Kilo's, kilo.py)."""
+    db = sqlite3.connect(f"file:{fixture}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
     schema = [sql for (sql,) in db.execute("select sql from sqlite_master where sql is not null order by rowid")]
     migrations = [tuple(r) for r in db.execute("select * from migration")]

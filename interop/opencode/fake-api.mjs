@@ -1,4 +1,5 @@
-// A fake OpenAI Chat Completions API for driving the real OpenCode offline.
+// A fake OpenAI Chat Completions API for driving the real OpenCode (and Kilo,
+// its fork) offline.
 //
 // OpenCode talks to a custom provider through `@ai-sdk/openai-compatible`,
 // which posts to `/v1/chat/completions` with `stream: true` and reads
@@ -10,7 +11,8 @@
 // conversation is. OpenCode sends three kinds of request:
 //
 // - a title request (its system prompt starts `You are a title generator`):
-//   answered with `script.titles[prompt]`;
+//   answered with `script.titles[prompt]` (Kilo's lists every prompt of the
+//   conversation: the first one is the key);
 // - before 1.2, a title request for each prompt (the prompt between `<text>`
 //   tags): answered with the prompt's session title, or the prompt itself;
 // - a compaction request (no tools, and one user message carrying the
@@ -60,6 +62,9 @@ export function classify(body, script) {
     // Before 1.2, OpenCode also asks for a title of each prompt.
     const text = /<text>\s*([^]*?)\s*<\/text>/.exec(prompt ?? '');
     if (text) return { kind: 'prompt-title', prompt: text[1], step: 0, toolResults: [] };
+    // Kilo lists the conversation's prompts, oldest first.
+    const listed = /User messages, oldest to newest:\n1\. (.*)/.exec(prompt ?? '');
+    if (listed) return { kind: 'title', prompt: listed[1], step: 0, toolResults: [] };
     return { kind: 'title', prompt, step: 0, toolResults: [] };
   }
   const lastText = last ? textsOf(last).join('\n') : '';

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Makes the fixtures of fixtures/opencode/real-VERSION/ from one driver run.
+"""Makes the fixtures of fixtures/opencode/real-VERSION/ (and of Kilo's
+fixtures/kilo/real-VERSION/) from one driver run.
 
     python3 fixtures.py RUN.json OUTDIR
 
-RUN.json is what `driver.mjs` printed. The run's home folder (a temporary
+RUN.json is what `driver.mjs` (OpenCode's or Kilo's) printed. The run's home folder (a temporary
 folder) becomes /home/dev everywhere: in the report, in the JSON files of
-storage/ (OpenCode 1.1) and in every text column of opencode.db (1.2 and
-later), also where OpenCode writes it without its leading slash (a session's
+storage/ (OpenCode 1.1) and in every text column of the database
+(opencode.db of 1.2 and later, kilo.db), also where OpenCode writes it without its leading slash (a session's
 `path`). The database is copied with SQLite's backup, so what was still in
 its write-ahead log is in the copy, and the copy is switched to a rollback
 journal: it is one file, and reading it creates no -wal or -shm file beside
@@ -70,13 +71,15 @@ def main():
     root = run['home'].rstrip('/')
     os.makedirs(out, exist_ok=True)
     data = run['dataDir']
-    if os.path.exists(os.path.join(data, 'opencode.db')):
-        copy_db(os.path.join(data, 'opencode.db'), os.path.join(out, 'opencode.db'), root)
+    database = os.path.basename(run['database'])
+    if os.path.exists(os.path.join(data, database)):
+        copy_db(os.path.join(data, database), os.path.join(out, database), root)
     if os.path.isdir(os.path.join(data, 'storage', 'session')):
         copy_storage(os.path.join(data, 'storage'), os.path.join(out, 'storage'), root)
     # The report, less what only the run needs (each run's event names and
     # every request are in RUN.json).
-    scenario = {key: run[key] for key in ('opencodeVersion', 'home', 'dataDir', 'projects', 'sessions')}
+    version = next(key for key in run if key.endswith('Version'))
+    scenario = {key: run[key] for key in (version, 'home', 'dataDir', 'projects', 'sessions')}
     with open(os.path.join(out, 'scenario.json'), 'w', encoding='utf-8') as f:
         f.write(scrub_text(json.dumps(scenario, indent=2, ensure_ascii=False), root) + '\n')
 

@@ -245,7 +245,9 @@ fn json_out_any(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// The fixtures cut on purpose (a crash mid-write) are the only findings.
+/// The fixtures cut on purpose (a crash mid-write) are the only findings; a
+/// file of an agent with no check of its own is checked by what its reader
+/// skipped, never as a pi-family session.
 #[test]
 fn verify_of_every_fixture_reports_only_real_damage() {
     let output = sess(&["verify", "--json", path_str(&fixture(""))]);
@@ -277,6 +279,8 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             "goose"
         } else if path.contains("/fixtures/droid/") {
             "droid"
+        } else if path.contains("/fixtures/cursor/") {
+            "cursor"
         } else {
             "pi"
         };
@@ -290,6 +294,10 @@ fn verify_of_every_fixture_reports_only_real_damage() {
             cut("claude-compact-branch.jsonl"),
             cut("codex-basic-rollout.jsonl"),
             cut("codex-fork-rollback-compact.jsonl"),
+            // Cursor's older flat transcript: a line that is not JSON, and the
+            // last line cut (fixtures/cursor/hand-written/README.md).
+            ("7e1f0c2a-0000-4000-8000-0000000000a2.jsonl".to_owned(), "invalid-json".to_owned()),
+            cut("7e1f0c2a-0000-4000-8000-0000000000a2.jsonl"),
         ]
     );
     assert_eq!(

@@ -1,6 +1,6 @@
 //! Auggie end to end: `sess list`, `show`, `search` after `index` and
 //! `usage` over a home laid out as the CLI lays it out
-//! (`~/.augment/sessions/`, and a folder `AUGMENT_CACHE_DIR` names), from
+//! (`~/.augment/sessions/`, and a folder `SESS_AUGGIE_CACHE_DIR` names), from
 //! the hand-written sessions of `fixtures/auggie/hand-written/`. The files
 //! are read without being changed.
 
@@ -115,7 +115,7 @@ fn a_moved_folder_is_read_where_augment_cache_dir_names_it() {
     let moved = home.path().join("elsewhere");
     copy_dir(&fixture("auggie/hand-written/moved"), &moved);
     let output = common::sess_command(home.path())
-        .env("AUGMENT_CACHE_DIR", &moved)
+        .env("SESS_AUGGIE_CACHE_DIR", &moved)
         .args(["list", "--source", "auggie", "--all-projects", "--json"])
         .output()
         .unwrap();

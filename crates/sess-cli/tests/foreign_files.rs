@@ -76,6 +76,11 @@ const FOREIGN: &[(&str, &str)] = &[
         "droid/hand-written/factory-home/sessions/-home-dev-projects-gamma/8a7f3c21-0d5e-4b9a-a1c4-6e2f9b0d7c35.jsonl",
         "Factory Droid",
     ),
+    ("kilo/real-7.7.9/kilo.db", "Kilo Code"),
+    (
+        "kilo/hand-written/Code/User/globalStorage/kilocode.kilo-code/tasks/7c1d9e2a-3b4f-4c5d-8e6f-0a1b2c3d4e5f/api_conversation_history.json",
+        "Kilo Code",
+    ),
 ];
 
 /// An entry id of the file (Claude Code's `uuid`; a Codex rollout has none,
@@ -111,26 +116,41 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Where a fixture's file is put in a scratch home, relative to it: a file of
+/// a VS Code user folder (`…/globalStorage/…`) in the same folders (Kilo
+/// Code's tasks are told from Roo Code's by them), any other alone.
+fn placed(path: &str) -> &str {
+    if path.contains("/globalStorage/") {
+        path.splitn(3, '/').nth(2).unwrap()
+    } else {
+        Path::new(path).file_name().unwrap().to_str().unwrap()
+    }
+}
+
 #[test]
 fn every_writing_verb_refuses_another_agents_session_and_leaves_it_byte_identical() {
     for (path, agent) in FOREIGN {
         let original = fs::read(fixture(path)).unwrap();
         let entry = some_entry(&String::from_utf8_lossy(&original));
         let name = Path::new(path).file_name().unwrap().to_str().unwrap();
-        for (args, stdin) in writing_verbs(name, &entry) {
+        let at = placed(path);
+        let top = at.split('/').next().unwrap();
+        for (args, stdin) in writing_verbs(at, &entry) {
             let home = tempfile::tempdir().unwrap();
-            let file = home.path().join(name);
+            let file = home.path().join(at);
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
             fs::write(&file, &original).unwrap();
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let output = sess_at(home.path(), &args, stdin);
             let err = stderr(&output);
             assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
             assert!(
-                err.contains(&format!("`{name}` is a {agent} session; sess writes only pi-family sessions")),
+                err.contains(&format!("`{at}` is a {agent} session; sess writes only pi-family sessions")),
                 "{args:?}: {err}"
             );
             assert_eq!(fs::read(&file).unwrap(), original, "{args:?} changed the file");
-            assert_eq!(names(home.path()), [name], "{args:?} left files beside it");
+            assert_eq!(names(home.path()), [top], "{args:?} left files beside it");
+            assert_eq!(names(file.parent().unwrap()), [name], "{args:?} left files beside it");
             assert!(output.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stdout));
         }
     }

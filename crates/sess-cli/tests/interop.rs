@@ -10,10 +10,10 @@
 //! The Codex test (`interop/codex.rs`) instead runs the real Codex CLI against
 //! a fake model API and checks `sess list` and `sess show` against what the
 //! driver reports Codex did (`interop/codex/README.md`); so do the Claude Code,
-//! OpenCode, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI, Cline CLI and Aider tests
-//! (`interop/claude-code/`, `interop/opencode/`, `interop/copilot/`,
-//! `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`, `interop/cline/`,
-//! `interop/aider/`), and the Factory Droid test (`interop/droid/`).
+//! OpenCode, Kilo, Copilot CLI, Qwen Code, Gemini CLI, Continue CLI, Cline CLI, Aider
+//! and Factory Droid tests (`interop/claude-code/`, `interop/opencode/`, `interop/kilo/`,
+//! `interop/copilot/`, `interop/qwen-code/`, `interop/gemini/`, `interop/continue/`,
+//! `interop/cline/`, `interop/aider/`, `interop/droid/`).
 //! The MCP test (`interop/mcp_clients.rs`) has the official MCP client SDKs
 //! (TypeScript and Python) drive `sess mcp` over stdio (`interop/mcp/`). The
 //! usage test (`interop/usage.rs`) compares `sess usage daily` with ccusage's
@@ -45,6 +45,8 @@ mod droid;
 mod gemini;
 #[path = "interop/harness.rs"]
 mod harness;
+#[path = "interop/kilo.rs"]
+mod kilo;
 #[path = "interop/mcp_clients.rs"]
 mod mcp_clients;
 #[path = "interop/oh_my_pi.rs"]

@@ -8,7 +8,7 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct Scope {
     /// Only this agent's sessions: pi, claude, codex, gemini, qwen, copilot, opencode, goose, crush, zed, continue,
-    /// cline, roo, aider, cursor, droid, auggie.
+    /// cline, roo, aider, cursor, droid, kilo, auggie.
     pub source: Option<String>,
     /// Only sessions of this project directory; default: the server's project. "*" for every project.
     pub cwd: Option<String>,

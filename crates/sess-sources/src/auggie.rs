@@ -6,7 +6,7 @@
 //!
 //! `<cache dir>/sessions/<sessionId>.json`, the cache dir `~/.augment`
 //! unless the CLI is started with `--augment-cache-dir <path>` (no
-//! environment variable moves it; `sess` reads `$AUGMENT_CACHE_DIR` for a
+//! environment variable moves it; `sess` reads `$SESS_AUGGIE_CACHE_DIR` for a
 //! folder moved that way). The CLI writes a session file whole at every
 //! save (JSON with two-space indents and no final newline, written to a
 //! `.tmp` file then renamed over it); `<id>-backup<n>.json` beside it are

@@ -24,6 +24,9 @@ pub const DETECT_BYTES: usize = 16 * 1024;
 /// The first bytes of a file, as a source's detector sees them.
 #[derive(Debug)]
 pub struct Head<'a> {
+    /// The file's path, for the agents whose files are told apart by the
+    /// folder they are in.
+    pub path: &'a Path,
     /// The file's name (the last part of its path).
     pub name: Cow<'a, str>,
     /// The first bytes, as read.
@@ -76,7 +79,7 @@ impl<'a> Head<'a> {
                 HeadLine { text: line.text, object, kind, keys }
             })
             .collect();
-        Self { name, bytes, lines }
+        Self { path, name, bytes, lines }
     }
 
     /// The position of the first line `claims` says is the agent's.

@@ -1,7 +1,7 @@
 //! Readers for the sessions of coding agents: pi-family agents (pi-mono,
 //! oh-my-pi, xcsh), Claude Code, Codex, OpenCode, the GitHub Copilot CLI,
 //! Qwen Code, the Gemini CLI, Goose, Crush, Zed, the Continue CLI, Cline, Roo Code, Aider,
-//! Cursor and Factory Droid.
+//! Cursor, Factory Droid, Kilo Code and Auggie.
 //!
 //! Each agent is one [`Source`], in a folder of its own, listed in the
 //! [`registry`]: it finds its sessions in an [`Env`], lists them
@@ -39,6 +39,7 @@ pub mod gemini;
 pub mod goose;
 mod index;
 pub mod jsonl;
+pub mod kilo;
 mod lenient;
 mod line_tree;
 mod listing;

@@ -63,6 +63,7 @@ static SOURCES: &[&dyn Source] = &[
     &crate::cursor::Cursor,
     &crate::droid::Droid,
     &crate::auggie::Auggie,
+    &crate::kilo::Kilo,
 ];
 
 /// Every source, in registry order.

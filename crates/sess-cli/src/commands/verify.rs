@@ -73,6 +73,23 @@ fn plural(n: usize, word: &str) -> String {
     if n == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
+/// What is wrong in another agent's session file that has no check of its
+/// own: what its reader skipped while it read the file as a transcript (a
+/// database: each session it holds).
+fn read_as_transcript(kind: SourceKind, path: &Path) -> sess_sources::Result<sess_sources::Checked> {
+    let source = kind.source();
+    let ids = source.row_ids(path).unwrap_or_default();
+    let transcripts = if ids.is_empty() {
+        vec![source.load(path)?]
+    } else {
+        ids.iter().map(|id| source.load_row(path, id)).collect::<sess_sources::Result<Vec<_>>>()?
+    };
+    Ok(sess_sources::Checked {
+        entries: transcripts.iter().map(|t| t.messages.len()).sum(),
+        findings: transcripts.iter().flat_map(|t| t.issues.iter().map(integrity::line_finding)).collect(),
+    })
+}
+
 /// Checks one file by the rules of the agent that wrote it. A file found in
 /// a folder that is not a session of any agent is skipped with a warning
 /// (`None`); one named on the command line is reported as such.
@@ -91,8 +108,10 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
     };
     let detected = sess_sources::detect(path, &head);
     let other = match detected {
-        Some(kind) => kind.source().verify(path),
-        None => None,
+        Some(kind) if !kind.is_native() => {
+            Some(kind.source().verify(path).unwrap_or_else(|| read_as_transcript(kind, path)))
+        }
+        _ => None,
     };
     if let (Some(checked), Some(agent)) = (other, detected) {
         return Some(match checked {

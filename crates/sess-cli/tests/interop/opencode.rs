@@ -29,6 +29,19 @@ use crate::harness::{
 /// What `sess` shows before the messages an /undo took back.
 const UNDONE: &str = "Undone (/undo): the messages from here on were reverted";
 
+/// An agent of OpenCode's family, as the checks name it: OpenCode, or Kilo
+/// (`interop/kilo.rs`), which the same scenario runs.
+pub(crate) struct Family {
+    /// Its source's name (`--source`).
+    pub(crate) source: &'static str,
+    /// Its name in messages.
+    pub(crate) maker: &'static str,
+    /// The title of the text it adds to a prompt, as `sess` shows it.
+    pub(crate) added: &'static str,
+}
+
+const OPENCODE: Family = Family { source: "opencode", maker: "OpenCode", added: "Added by OpenCode" };
+
 fn opencode(legacy: bool) -> Option<Peer> {
     let (dir, name) =
         if legacy { ("interop/opencode/legacy", "opencode 1.1") } else { ("interop/opencode", "opencode") };
@@ -39,13 +52,17 @@ fn opencode(legacy: bool) -> Option<Peer> {
 #[test]
 fn sess_reads_what_opencode_writes() {
     let Some(peer) = opencode(false) else { return };
-    check_live(&peer, &[], "OpenCode", "opencodeVersion", check);
+    check_live(&peer, &[], "OpenCode", "opencodeVersion", |home, scenario, mismatches| {
+        check(&OPENCODE, home, scenario, mismatches);
+    });
 }
 
 #[test]
 fn sess_reads_what_opencode_1_1_writes() {
     let Some(peer) = opencode(true) else { return };
-    check_live(&peer, &["--legacy"], "OpenCode", "opencodeVersion", check);
+    check_live(&peer, &["--legacy"], "OpenCode", "opencodeVersion", |home, scenario, mismatches| {
+        check(&OPENCODE, home, scenario, mismatches);
+    });
 }
 
 /// The sessions of one driver run of each version
@@ -63,17 +80,25 @@ fn sess_reads_the_recorded_opencode_sessions() {
                 copy_dir(&fixtures.join("storage"), &data.join("storage"));
             }
         };
-        check_recorded(&fixtures, &format!("recorded opencode {version} sessions"), 50, lay_out, check);
+        check_recorded(
+            &fixtures,
+            &format!("recorded opencode {version} sessions"),
+            50,
+            lay_out,
+            |home, scenario, m| {
+                check(&OPENCODE, home, scenario, m);
+            },
+        );
     }
 }
 
-/// Checks what `sess` makes of OpenCode's data under `home` against the
-/// driver's report `scenario`.
-fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
+/// Checks what `sess` makes of the data `agent` (OpenCode or Kilo) left
+/// under `home` against the driver's report `scenario`.
+pub(crate) fn check(agent: &Family, home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     let sessions = scenario["sessions"].as_array().unwrap();
     let top: Vec<&Value> = sessions.iter().filter(|s| s["parentId"].is_null()).collect();
 
-    let listed = check_listed_ids(home, "opencode", "OpenCode", &top, &scenario["projects"], mismatches);
+    let listed = check_listed_ids(home, agent.source, agent.maker, &top, &scenario["projects"], mismatches);
     let shown = |key: &str, value: &Value| match key {
         "firstMessage" => json!(value.as_str().map(str::trim_end)),
         _ => value.clone(),
@@ -81,10 +106,10 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     for session in &top {
         let expected = || {
             json!({
-                "source": "opencode",
+                "source": agent.source,
                 "cwd": session["cwd"],
-                "title": session["title"],
-                "messageCount": expected_messages(session).len(),
+                "title": expected_title(session),
+                "messageCount": expected_messages(agent, session).len(),
                 "firstMessage": inherited_and_own_turns(session)[0]["prompt"],
             })
         };
@@ -94,16 +119,25 @@ fn check(home: &Path, scenario: &Value, mismatches: &mut Mismatches) {
     for session in &top {
         let id = session["id"].as_str().unwrap();
         let shown = sess_json(home, &["show", id, "--json"]);
-        mismatches
-            .check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == session["title"], || {
-                format!("sess show {id}: id {} cwd {} title {}", shown["id"], shown["cwd"], shown["title"])
-            });
+        let title = expected_title(session);
+        mismatches.check(shown["id"] == id && shown["cwd"] == session["cwd"] && shown["title"] == title, || {
+            format!("sess show {id}: id {} cwd {} title {}", shown["id"], shown["cwd"], shown["title"])
+        });
         let actual: Vec<Value> = shown["messages"].as_array().unwrap().iter().map(view).collect();
-        let (actual, expected) = (json!(actual), json!(expected_messages(session)));
+        let (actual, expected) = (json!(actual), json!(expected_messages(agent, session)));
         mismatches.check(actual == expected, || format!("sess show {id}: {}", first_difference(&actual, &expected)));
-        check_details(session, &shown, sessions, mismatches);
+        check_details(agent, session, &shown, sessions, mismatches);
         check_rendering(home, id, session, mismatches);
     }
+}
+
+/// The title `sess` gives a session: the agent's, unless it is still the
+/// placeholder `New session - <time>` (which Kilo's `run` leaves), then the
+/// first prompt.
+fn expected_title(session: &Value) -> Value {
+    let title = session["title"].as_str().unwrap_or_default();
+    let placeholder = title.strip_prefix("New session - ").is_some_and(|time| !time.contains(' '));
+    if placeholder { inherited_and_own_turns(session)[0]["prompt"].clone() } else { session["title"].clone() }
 }
 
 /// A shown message in short: its role and blocks (a tool call's id, name,
@@ -134,7 +168,7 @@ fn view(message: &Value) -> Value {
 }
 
 /// The messages the report says a session has, in [`view`]'s terms.
-fn expected_messages(session: &Value) -> Vec<Value> {
+fn expected_messages(agent: &Family, session: &Value) -> Vec<Value> {
     let inherited = session["inherited"].as_array().unwrap().len();
     let own = session["turns"].as_array().unwrap().len();
     let reverted = session["revertedFrom"].get("prompt").and_then(Value::as_str);
@@ -157,11 +191,11 @@ fn expected_messages(session: &Value) -> Vec<Value> {
         }
         let mut user = Vec::new();
         if turn["synthetic"] == true {
-            user.push(json!({"context": "Added by OpenCode"}));
+            user.push(json!({"context": agent.added}));
         } else {
             for _ in turn["images"].as_array().unwrap() {
                 // How OpenCode read the file (two texts of its own), the image.
-                user.extend([json!({"context": "Added by OpenCode"}), json!({"context": "Added by OpenCode"})]);
+                user.extend([json!({"context": agent.added}), json!({"context": agent.added})]);
                 user.push(json!({"image": "image/png"}));
             }
             user.push(json!({"text": turn["prompt"]}));
@@ -187,7 +221,7 @@ fn expected_messages(session: &Value) -> Vec<Value> {
 
 /// What [`view`] leaves out: tool results, error texts, and the subagent's
 /// messages under a `task` call.
-fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches: &mut Mismatches) {
+fn check_details(agent: &Family, session: &Value, shown: &Value, sessions: &[Value], mismatches: &mut Mismatches) {
     let id = session["id"].as_str().unwrap();
     let scripted: Vec<&Value> =
         inherited_and_own_turns(session).into_iter().flat_map(|t| t["blocks"].as_array().unwrap()).collect();
@@ -208,7 +242,7 @@ fn check_details(session: &Value, shown: &Value, sessions: &[Value], mismatches:
         if want["name"] == "task" {
             let child = sessions.iter().find(|s| s["parentId"] == session["id"]);
             let actual: Vec<Value> = got["subagent"].as_array().into_iter().flatten().map(view).collect();
-            let expected = child.map(expected_messages).unwrap_or_default();
+            let expected = child.map(|child| expected_messages(agent, child)).unwrap_or_default();
             let (actual, expected) = (json!(actual), json!(expected));
             mismatches.check(actual == expected, || {
                 format!("sess show {id}, the subagent: {}", first_difference(&actual, &expected))

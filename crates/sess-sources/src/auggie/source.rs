@@ -28,7 +28,7 @@ impl Source for Auggie {
     }
 
     fn location(&self) -> &'static str {
-        "`~/.augment/sessions` (`$AUGMENT_CACHE_DIR/sessions` for a CLI run with `--augment-cache-dir`)"
+        "`~/.augment/sessions` (`$SESS_AUGGIE_CACHE_DIR/sessions` for a CLI run with `--augment-cache-dir`)"
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
@@ -91,5 +91,5 @@ impl Source for Auggie {
 }
 
 fn sessions_of(env: &Env) -> PathBuf {
-    super::augment_dir(env.path("AUGMENT_CACHE_DIR").as_deref(), env.home()).join("sessions")
+    super::augment_dir(env.path("SESS_AUGGIE_CACHE_DIR").as_deref(), env.home()).join("sessions")
 }

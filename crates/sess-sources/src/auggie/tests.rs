@@ -133,7 +133,7 @@ fn backups_are_not_sessions_and_the_cache_dir_moves() {
     assert_eq!(id_of("a-backupx.json"), Some("a-backupx"));
 
     let moved = hand("moved");
-    let env = env_with(&hand("augment-home"), &[("AUGMENT_CACHE_DIR", &moved)]);
+    let env = env_with(&hand("augment-home"), &[("SESS_AUGGIE_CACHE_DIR", &moved)]);
     let found = SOURCE.source().find(&env);
     assert_eq!(found.files, [(MOVED.to_owned(), moved.join("sessions").join(format!("{MOVED}.json")))]);
     let listing = SOURCE.source().list(&env, Scope::All);

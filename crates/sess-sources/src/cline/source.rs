@@ -57,9 +57,10 @@ impl Source for Cline {
 
     /// A CLI conversation (`<id>.messages.json` with a `sessionId`), or a
     /// task's `api_conversation_history.json` that is not Roo Code's (whose
-    /// environment details name the mode by its `<slug>`).
+    /// environment details name the mode by its `<slug>`) nor in Kilo Code's
+    /// storage folder.
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
-        let task = tasks::is_conversation(head) && !super::roo_like(head);
+        let task = tasks::is_conversation(head) && !super::roo_like(head) && !crate::kilo::TASKS.holds(head.path);
         (cli::is_conversation(head) || task).then_some(0)
     }
 

@@ -87,6 +87,15 @@ impl Extension {
         user_dirs(env).into_iter().map(|dir| dir.join("globalStorage").join(self.id)).collect()
     }
 
+    /// Whether `path` is the main file of a task in one of the extension's
+    /// storage folders (`globalStorage/<id>/tasks/<task id>/`
+    /// `api_conversation_history.json`), from the path alone.
+    pub(crate) fn holds(self, path: &Path) -> bool {
+        let named =
+            |at: usize, name: &str| path.ancestors().nth(at).and_then(Path::file_name).is_some_and(|n| n == name);
+        named(0, HISTORY) && named(2, TASKS) && named(3, self.id) && named(4, "globalStorage")
+    }
+
     /// The tasks in the storage folders `storage` within `scope`. A task
     /// that cannot be read goes to [`Listing::problems`].
     pub(crate) fn list(self, storage: &[PathBuf], scope: Scope<'_>) -> Listing {

@@ -19,6 +19,8 @@ const MAX_DEPTH: usize = 4;
 /// The messages of a session, and a way to read the messages of the
 /// sessions its `task` calls started (`None` when there is none to read).
 pub(crate) struct Reader<'a> {
+    /// The agent's name, in the title of the text it added to a prompt.
+    pub(crate) agent: &'static str,
     /// The messages of a child session, by id.
     pub(crate) child: &'a dyn Fn(&str) -> Option<Vec<RawMessage>>,
 }
@@ -48,7 +50,8 @@ impl Reader<'_> {
             match message.data.get("role").and_then(Value::as_str) {
                 Some("user") => {
                     open = false;
-                    let blocks: Vec<Block> = message.parts.iter().filter_map(user_block).collect();
+                    let blocks: Vec<Block> =
+                        message.parts.iter().filter_map(|part| user_block(part, self.agent)).collect();
                     if !blocks.is_empty() {
                         out.push(Message { role: Role::User, id, timestamp, blocks });
                     }
@@ -142,16 +145,16 @@ impl Reader<'_> {
     }
 }
 
-/// A user message's part as a block: the prompt's text; text OpenCode added
-/// itself (`synthetic`, such as how it read an attached file) or left out of
+/// A user message's part as a block: the prompt's text; text the agent
+/// (OpenCode, named `agent`) added itself (`synthetic`, such as how it read an attached file) or left out of
 /// the model's context (`ignored`) as context; images; other files, agent
 /// mentions and subtasks as context. Markers (a compaction's) show nothing.
-fn user_block(part: &RawPart) -> Option<Block> {
+fn user_block(part: &RawPart, agent: &str) -> Option<Block> {
     let data = &part.data;
     let flag = |key: &str| data.get(key).and_then(Value::as_bool) == Some(true);
     match kind(part) {
         "text" if flag("synthetic") || flag("ignored") => {
-            non_blank(part, "text").map(|text| Block::Context { title: "Added by OpenCode".to_owned(), text })
+            non_blank(part, "text").map(|text| Block::Context { title: format!("Added by {agent}"), text })
         }
         "text" => non_blank(part, "text").map(|text| Block::Text { text }),
         "file" => Some(file_block(data)),

@@ -24,7 +24,7 @@ fn no_children(_: &str) -> Option<Vec<RawMessage>> {
 }
 
 fn convert(session: &SessionRecord, messages: &[RawMessage]) -> Vec<Message> {
-    Reader { child: &no_children }.messages(session, messages)
+    Reader { agent: "OpenCode", child: &no_children }.messages(session, messages)
 }
 
 /// `role: kind[:text]` of every block, one string per message.
@@ -263,7 +263,7 @@ fn a_task_call_carries_its_subagents_messages() {
             ]
         })
     };
-    let out = Reader { child: &child }.messages(&SessionRecord::default(), &messages);
+    let out = Reader { agent: "OpenCode", child: &child }.messages(&SessionRecord::default(), &messages);
     let Block::ToolCall(call) = &out[1].blocks[0] else { panic!() };
     assert_eq!(shape(&call.subagent), ["user: text:count", "assistant: tool:bash:pending | text:3"]);
 }

@@ -48,9 +48,11 @@ impl Source for Roo {
     }
 
     /// A task's `api_conversation_history.json` whose environment details
-    /// name the mode by its `<slug>`, as Roo Code's do.
+    /// name the mode by its `<slug>`, as Roo Code's do, unless it is in Kilo
+    /// Code's storage folder (Kilo Code's are alike: they are Kilo's).
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
-        (tasks::is_conversation(head) && crate::cline::roo_like(head)).then_some(0)
+        let kilo = crate::kilo::TASKS.holds(head.path);
+        (tasks::is_conversation(head) && crate::cline::roo_like(head) && !kilo).then_some(0)
     }
 
     fn load(&self, path: &Path) -> Result<Transcript> {
