@@ -155,17 +155,10 @@ impl Read {
 
 /// The session file at `path`, whose bytes are `bytes`.
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<Read> {
-    let not_a_session = |message: String| Error::NotARecord { path: path.to_owned(), message };
-    let document: Value =
-        serde_json::from_slice(bytes).map_err(|err| not_a_session(format!("not an Auggie session: {err}")))?;
-    let Some(items) = document.get("chatHistory").and_then(Value::as_array) else {
-        return Err(not_a_session("not an Auggie session: no `chatHistory` array".to_owned()));
-    };
-    let text = |key: &str| document.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
-    let id = text("sessionId")
-        .map(ToOwned::to_owned)
-        .or_else(|| path.file_name().and_then(|n| id_of(&n.to_string_lossy()).map(ToOwned::to_owned)))
-        .unwrap_or_default();
+    let document = crate::document::parse(path, bytes, "an Auggie session", "chatHistory")?;
+    let items = crate::document::items(&document, "chatHistory");
+    let text = |key: &str| crate::document::text(&document, key);
+    let id = crate::document::id(&document, path, id_of);
     let mut transcript = Transcript::new(SOURCE, id);
     let (messages, issues) = history::messages(items);
     transcript.messages = messages;

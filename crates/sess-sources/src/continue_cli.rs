@@ -164,17 +164,10 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<Read> {
 }
 
 fn read_with(path: &Path, bytes: &[u8], index: &Index) -> Result<Read> {
-    let not_a_session = |message: String| Error::NotARecord { path: path.to_owned(), message };
-    let document: Value =
-        serde_json::from_slice(bytes).map_err(|err| not_a_session(format!("not a Continue session: {err}")))?;
-    let Some(items) = document.get("history").and_then(Value::as_array) else {
-        return Err(not_a_session("not a Continue session: no `history` array".to_owned()));
-    };
-    let text = |key: &str| document.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty());
-    let id = text("sessionId")
-        .map(ToOwned::to_owned)
-        .or_else(|| path.file_name().and_then(|n| id_of(&n.to_string_lossy()).map(ToOwned::to_owned)))
-        .unwrap_or_default();
+    let document = crate::document::parse(path, bytes, "a Continue session", "history")?;
+    let items = crate::document::items(&document, "history");
+    let text = |key: &str| crate::document::text(&document, key);
+    let id = crate::document::id(&document, path, id_of);
     let mut transcript = Transcript::new(SOURCE, id);
     let (messages, issues) = history::messages(items);
     transcript.messages = messages;

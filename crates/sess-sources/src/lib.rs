@@ -31,6 +31,7 @@ pub mod crush;
 pub mod cursor;
 mod detect;
 pub mod diff;
+mod document;
 pub mod droid;
 mod edit;
 mod env;

@@ -1,0 +1,40 @@
+//! Sessions kept as one JSON document that the agent rewrites whole at every
+//! save, the conversation an array under one key (the Continue CLI's
+//! `history`, Auggie's `chatHistory`): the document read, its text fields,
+//! and its id.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// The document `bytes` of the file at `path`, when it parses and holds an
+/// array under `key`; otherwise why it is not `what` (`a Continue session`).
+pub(crate) fn parse(path: &Path, bytes: &[u8], what: &str, key: &str) -> Result<Value> {
+    let not_a_session = |message: String| Error::NotARecord { path: path.to_owned(), message };
+    let document: Value = serde_json::from_slice(bytes).map_err(|err| not_a_session(format!("not {what}: {err}")))?;
+    if !document.get(key).is_some_and(Value::is_array) {
+        return Err(not_a_session(format!("not {what}: no `{key}` array")));
+    }
+    Ok(document)
+}
+
+/// The items of the array under `key` ([`parse`] made sure there is one).
+pub(crate) fn items<'a>(document: &'a Value, key: &str) -> &'a [Value] {
+    document.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// The string field `key` of the document, when it holds more than blanks.
+pub(crate) fn text<'a>(document: &'a Value, key: &str) -> Option<&'a str> {
+    document.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+}
+
+/// The session's id: its `sessionId`, else what `id_of` reads from the
+/// file's name, else empty.
+pub(crate) fn id(document: &Value, path: &Path, id_of: fn(&str) -> Option<&str>) -> String {
+    text(document, "sessionId")
+        .map(ToOwned::to_owned)
+        .or_else(|| path.file_name().and_then(|n| id_of(&n.to_string_lossy()).map(ToOwned::to_owned)))
+        .unwrap_or_default()
+}
