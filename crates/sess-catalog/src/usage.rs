@@ -112,18 +112,30 @@ pub(crate) fn add_main(tx: &Transaction<'_>, key: i64, calls: &[Call], default_m
 
 /// Writes what changed among session `key`'s companion files.
 pub(crate) fn write_parts(tx: &Transaction<'_>, key: i64, parts: &Parts) -> Result<()> {
+    // Every delete names the session with the part: the calls' index
+    // (`usage_call`) starts with the session, and a delete by part alone
+    // read the whole table for each file, which made a first build grow with
+    // the square of the sessions.
     for id in &parts.gone {
-        tx.execute("DELETE FROM usage WHERE part = ?1", [id])?;
-        tx.execute("DELETE FROM usage_parts WHERE id = ?1", [id])?;
+        tx.prepare_cached("DELETE FROM usage WHERE session = ?1 AND part = ?2")?.execute(params![key, id])?;
+        tx.prepare_cached("DELETE FROM usage_parts WHERE id = ?1")?.execute([id])?;
     }
     for (path, stat, calls) in &parts.changed {
-        tx.execute(
-            "INSERT INTO usage_parts (session, path, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (path) DO UPDATE SET session = ?1, file_size = ?3, file_mtime_ns = ?4",
-            params![key, path, stat.size, stat.mtime_ns],
-        )?;
-        let part: i64 = tx.query_row("SELECT id FROM usage_parts WHERE path = ?1", [path], |row| row.get(0))?;
-        tx.execute("DELETE FROM usage WHERE part = ?1", [part])?;
+        // The file may have been another session's part until now.
+        let known: Option<(i64, i64)> = tx
+            .prepare_cached("SELECT id, session FROM usage_parts WHERE path = ?1")?
+            .query_row([path], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?;
+        if let Some((part, session)) = known {
+            tx.prepare_cached("DELETE FROM usage WHERE session = ?1 AND part = ?2")?.execute(params![session, part])?;
+        }
+        let part: i64 = tx
+            .prepare_cached(
+                "INSERT INTO usage_parts (session, path, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (path) DO UPDATE SET session = ?1, file_size = ?3, file_mtime_ns = ?4
+                 RETURNING id",
+            )?
+            .query_row(params![key, path, stat.size, stat.mtime_ns], |row| row.get(0))?;
         insert(tx, key, part, calls, stat.mtime_ns / 1_000_000)?;
     }
     Ok(())
