@@ -65,6 +65,7 @@ mod usage;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 use sess_core::format_iso_millis;
@@ -74,6 +75,7 @@ pub use source::{Continue, SOURCE};
 use crate::error::{Error, Result};
 use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, modified_ms, transcript_info};
+use crate::shared_file::SharedFiles;
 use crate::transcript::Transcript;
 use crate::usage::Call;
 
@@ -108,7 +110,7 @@ pub fn list(sessions: &Path, scope: Scope<'_>) -> Listing {
     let found = find_session_files(sessions);
     let mut listing = Listing::default();
     listing.problems.extend(found.skipped.into_iter().map(|(path, kind)| Error::NotASessionFile { path, kind }));
-    let index = Index::read(sessions);
+    let index = Index::shared(sessions);
     for (_, path) in found.files {
         match session_info(&path, &index, scope) {
             Ok(Some(info)) => listing.sessions.push(info),
@@ -159,7 +161,7 @@ impl Read {
 /// The session file at `path`, whose bytes are `bytes` (its start time from
 /// the index beside it).
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<Read> {
-    let index = path.parent().map(Index::read).unwrap_or_default();
+    let index = path.parent().map(Index::shared).unwrap_or_default();
     read_with(path, bytes, &index)
 }
 
@@ -192,11 +194,18 @@ struct IndexEntry {
     cwd: Option<String>,
 }
 
+/// The indexes read, each parsed once per version.
+static INDEXES: SharedFiles<Index> = SharedFiles::new();
+
 impl Index {
     /// The index in the folder `sessions`; empty when it is missing or does
     /// not parse (the session files still list, undated).
-    pub(crate) fn read(sessions: &Path) -> Self {
-        let Ok(bytes) = read_file(&sessions.join(INDEX)) else { return Self::default() };
+    pub(crate) fn shared(sessions: &Path) -> Arc<Self> {
+        INDEXES.get(&sessions.join(INDEX), Self::parse)
+    }
+
+    fn parse(file: &Path) -> Self {
+        let Ok(bytes) = read_file(file) else { return Self::default() };
         let Ok(Value::Array(entries)) = serde_json::from_slice::<Value>(&bytes) else { return Self::default() };
         let sessions = entries
             .iter()

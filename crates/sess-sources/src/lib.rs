@@ -52,6 +52,7 @@ pub mod projects;
 pub mod qwen;
 pub mod roo;
 mod rows;
+mod shared_file;
 mod source;
 mod sqlite;
 mod transcript;

@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::index::Indexed;
 use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, SessionInfo, active_ms, modified_ms, note_nowhere};
+use crate::shared_file::SharedFiles;
 use crate::source::SourceKind;
 use crate::transcript::{Transcript, finish_pending};
 use crate::usage::{Call, Counter};
@@ -165,8 +166,9 @@ impl Extension {
     /// history.
     fn read_alone(self, path: &Path, bytes: &[u8]) -> Task {
         let id = task_id(path);
-        let entry = read_index(&storage_of(path)).remove(&id);
-        self.read(path, bytes, entry.as_ref())
+        static INDEXES: SharedFiles<HashMap<String, Value>> = SharedFiles::new();
+        let index = INDEXES.get(&storage_of(path).join(INDEX), parse_index);
+        self.read(path, bytes, index.get(&id))
     }
 
     /// The task whose conversation `bytes` is at `path`, with the other files
@@ -296,7 +298,12 @@ fn storage_of(path: &Path) -> PathBuf {
 /// (`state/taskHistory.json`, an array of `{id, ts, task, tokensIn, …}`),
 /// by task id; none when it is missing or does not parse.
 fn read_index(storage: &Path) -> HashMap<String, Value> {
-    let Some(Ok(Value::Array(items))) = read_json(&storage.join(INDEX)) else { return HashMap::new() };
+    parse_index(&storage.join(INDEX))
+}
+
+/// [`read_index`] of the file itself.
+fn parse_index(file: &Path) -> HashMap<String, Value> {
+    let Some(Ok(Value::Array(items))) = read_json(file) else { return HashMap::new() };
     items.into_iter().filter_map(|item| Some((item.get("id")?.as_str()?.to_owned(), item))).collect()
 }
 
