@@ -324,7 +324,9 @@ pub(crate) fn stat(path: &Path) -> Option<Stat> {
 fn run_jobs<'a>(jobs: Vec<Job<'a>>, parts: &HashMap<i64, Vec<KnownPart>>, mut done: impl FnMut(Done<'a>)) {
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get).min(jobs.len()).max(1);
     let queue = Mutex::new(jobs.into_iter());
-    let (sender, receiver) = mpsc::sync_channel::<Done<'a>>(threads * 4);
+    // Room for a few sessions read per thread, so that the reading threads
+    // go on while the writer is in one of FTS5's merges.
+    let (sender, receiver) = mpsc::sync_channel::<Done<'a>>(threads * 16);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let sender = sender.clone();
