@@ -158,28 +158,34 @@ const LOOKS: usize = 3;
 /// Brings `catalog` up to date with every session file on this machine: the
 /// files found in the environment whose project folders are the directories
 /// the catalog's sessions name ([`sess_sources::projects`]), then, while the
-/// refresh brought new directories, again with them. The files found, the
-/// refresh's report, and that environment.
+/// refresh brought new directories, again with them (only the sources that
+/// look there find again). The files found, the refresh's report, and that
+/// environment.
 pub(crate) fn refresh_found(catalog: &mut Catalog, bar: Bar) -> anyhow::Result<(Found, RefreshReport, Env)> {
     let cwds = |catalog: &Catalog| {
         catalog.session_cwds().with_context(|| format!("cannot read the catalog `{}`", catalog.path().display()))
     };
     let mut known = cwds(catalog)?;
     let mut total: Option<RefreshReport> = None;
+    let mut found: Option<Found> = None;
     let mut look = 1;
     loop {
         let env = sources_env().clone().with_session_cwds(known.clone());
-        let found = find_files(&env);
-        let report = refresh_files(catalog, &found.files, bar)?;
+        let now_found = match found.take() {
+            None => find_files(&env, |_| true),
+            Some(before) => before.again(&env),
+        };
+        let report = refresh_files(catalog, &now_found.files, bar)?;
         let report = match total.take() {
             Some(before) => merged(&before, report),
             None => report,
         };
         let now = cwds(catalog)?;
         if look == LOOKS || now.iter().all(|cwd| known.binary_search(cwd).is_ok()) {
-            return Ok((found, report, env));
+            return Ok((now_found, report, env));
         }
         total = Some(report);
+        found = Some(now_found);
         known = now;
         look += 1;
     }
@@ -206,13 +212,27 @@ pub(crate) struct Found {
     pub(crate) skipped: Vec<(SourceKind, Vec<(PathBuf, FileKind)>)>,
 }
 
-/// Every session file of every agent in `env`, found without reading any,
-/// each source's in turn, and the names that are not regular files (a FIFO,
-/// a device), for the caller to warn about.
-pub(crate) fn find_files(env: &Env) -> Found {
+impl Found {
+    /// These files, with those of the sources that look in the sessions'
+    /// directories found again in `env`.
+    fn again(mut self, env: &Env) -> Found {
+        let again = |kind: SourceKind| kind.source().finds_in_session_cwds();
+        self.files.retain(|file| !again(file.source));
+        self.skipped.retain(|(kind, _)| !again(*kind));
+        let more = find_files(env, again);
+        self.files.extend(more.files);
+        self.skipped.extend(more.skipped);
+        self
+    }
+}
+
+/// Every session file of the agents in `env` that `which` takes, found
+/// without reading any, each source's in turn, and the names that are not
+/// regular files (a FIFO, a device), for the caller to warn about.
+pub(crate) fn find_files(env: &Env, which: impl Fn(SourceKind) -> bool) -> Found {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    for kind in sess_sources::registry() {
+    for kind in sess_sources::registry().filter(|kind| which(*kind)) {
         let found = kind.source().files(env);
         skipped.push((kind, found.skipped));
         files.extend(found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)));

@@ -99,6 +99,14 @@ pub trait Source: Sync {
     /// sessions in a database, its sessions as rows with their versions.
     fn find(&self, env: &Env) -> FoundFiles;
 
+    /// Whether [`find`](Self::find) looks in the directories the other
+    /// agents' sessions name ([`Env::with_session_cwds`]), so that it can
+    /// find more once more sessions are known (Aider's chat histories,
+    /// which no index lists). No, by default.
+    fn finds_in_session_cwds(&self) -> bool {
+        false
+    }
+
     /// [`find`](Self::find) for a caller that needs the files, not their
     /// ids (the catalog, which reads the ids when it reads the files): a
     /// source whose ids cost a read gives the ids its names carry instead.

@@ -45,6 +45,10 @@ impl Source for Aider {
         super::find_session_files(env)
     }
 
+    fn finds_in_session_cwds(&self) -> bool {
+        true
+    }
+
     fn list(&self, env: &Env, scope: Scope<'_>) -> Listing {
         super::list(env, scope)
     }
