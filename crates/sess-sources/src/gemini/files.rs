@@ -93,15 +93,21 @@ pub(crate) fn sessions_in(project: &Path, skipped: &mut Vec<(PathBuf, FileKind)>
 /// largest.
 fn pick(mut paths: Vec<PathBuf>) -> PathBuf {
     if paths.len() > 1 {
-        let rank = |path: &PathBuf| {
-            let jsonl = path.extension().is_some_and(|e| e == "jsonl");
-            let talk = super::read_file_transcript(path).is_ok_and(|t| !t.messages.is_empty());
-            let size = fs::metadata(path).map_or(0, |m| m.len());
-            (talk, jsonl, size)
-        };
-        let mut ranked: Vec<_> = paths.drain(..).map(|p| (rank(&p), p)).collect();
+        // The `.jsonl`s first, then the larger, then by name; the first of
+        // them that holds a conversation, read in that order (most often the
+        // first), else the first.
+        let mut ranked: Vec<_> = paths
+            .drain(..)
+            .map(|path| {
+                let jsonl = path.extension().is_some_and(|e| e == "jsonl");
+                let size = fs::metadata(&path).map_or(0, |m| m.len());
+                ((jsonl, size), path)
+            })
+            .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        return ranked.swap_remove(0).1;
+        let talks = |path: &PathBuf| super::read_file_transcript(path).is_ok_and(|t| !t.messages.is_empty());
+        let at = ranked.iter().position(|(_, path)| talks(path)).unwrap_or(0);
+        return ranked.swap_remove(at).1;
     }
     paths.swap_remove(0)
 }
