@@ -126,16 +126,21 @@ pub(crate) fn write_parts(tx: &Transaction<'_>, key: i64, parts: &Parts) -> Resu
             .prepare_cached("SELECT id, session FROM usage_parts WHERE path = ?1")?
             .query_row([path], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?;
-        if let Some((part, session)) = known {
+        // A plain insert or update by id: an upsert opens a statement
+        // savepoint, at which FTS5 writes out the terms it holds, for every
+        // session with a companion file.
+        let part = if let Some((part, session)) = known {
             tx.prepare_cached("DELETE FROM usage WHERE session = ?1 AND part = ?2")?.execute(params![session, part])?;
-        }
-        let part: i64 = tx
-            .prepare_cached(
-                "INSERT INTO usage_parts (session, path, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (path) DO UPDATE SET session = ?1, file_size = ?3, file_mtime_ns = ?4
-                 RETURNING id",
+            tx.prepare_cached("UPDATE usage_parts SET session = ?2, file_size = ?3, file_mtime_ns = ?4 WHERE id = ?1")?
+                .execute(params![part, key, stat.size, stat.mtime_ns])?;
+            part
+        } else {
+            tx.prepare_cached(
+                "INSERT INTO usage_parts (session, path, file_size, file_mtime_ns) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .query_row(params![key, path, stat.size, stat.mtime_ns], |row| row.get(0))?;
+            .execute(params![key, path, stat.size, stat.mtime_ns])?;
+            tx.last_insert_rowid()
+        };
         insert(tx, key, part, calls, stat.mtime_ns / 1_000_000)?;
     }
     Ok(())
