@@ -19,8 +19,13 @@ pub(crate) struct SharedFiles<T> {
 
 struct Entry<T> {
     path: PathBuf,
-    version: Option<(u64, SystemTime)>,
+    version: Vec<Option<(u64, SystemTime)>>,
     parsed: Arc<T>,
+}
+
+/// The size and modification time of each file of `paths`.
+fn version(paths: &[&Path]) -> Vec<Option<(u64, SystemTime)>> {
+    paths.iter().map(|path| std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?)))).collect()
 }
 
 impl<T> SharedFiles<T> {
@@ -32,7 +37,24 @@ impl<T> SharedFiles<T> {
     /// size or modification time changed since the last call (a missing
     /// file is a version too: `parse` says what it is).
     pub(crate) fn get(&self, path: &Path, parse: impl FnOnce(&Path) -> T) -> Arc<T> {
-        let version = std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?)));
+        self.get_versioned(path, version(&[path]), parse)
+    }
+
+    /// [`get`](Self::get) of an SQLite database, whose version is also its
+    /// write-ahead log's (`-wal`), where rows are written before they reach
+    /// the file.
+    pub(crate) fn get_database(&self, path: &Path, parse: impl FnOnce(&Path) -> T) -> Arc<T> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        self.get_versioned(path, version(&[path, Path::new(&wal)]), parse)
+    }
+
+    fn get_versioned(
+        &self,
+        path: &Path,
+        version: Vec<Option<(u64, SystemTime)>>,
+        parse: impl FnOnce(&Path) -> T,
+    ) -> Arc<T> {
         if let Ok(files) = self.files.lock()
             && let Some(entry) = files.iter().find(|e| e.path == path && e.version == version)
         {
@@ -51,6 +73,8 @@ impl<T> SharedFiles<T> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::disallowed_methods)] // The test writes its input directly.
+
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

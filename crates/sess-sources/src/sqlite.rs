@@ -66,6 +66,11 @@ impl Database {
         &self.conn
     }
 
+    /// Where it is.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// `err` as this database's [`Error::Database`].
     pub(crate) fn fail(&self, err: &rusqlite::Error) -> Error {
         database(&self.path, err)

@@ -2,14 +2,16 @@
 //! `messages` and `usage_ledger` tables hold every session. Opened
 //! read-only, never written, never checkpointed (`sqlite.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 use rusqlite::Row;
 use serde_json::Value;
 
 use super::content::RawMessage;
 use crate::error::Result;
+use crate::shared_file::SharedFiles;
 use crate::sqlite::{self, Database, optional, time_ms};
 use crate::usage::{Call, Counter};
 use sess_core::{IssueKind, LineIssue, format_iso_millis};
@@ -124,9 +126,14 @@ impl Db {
     /// call per session from the totals Goose kept on it.
     pub(crate) fn calls(&self, ids: &[String]) -> Result<Vec<Call>> {
         let ledger = crate::rows::has_table(self.connection(), "usage_ledger").map_err(|e| self.fail(&e))?;
+        let whole = if ledger { self.ledger() } else { Arc::new(None) };
         let mut calls = crate::usage::Calls::default();
         for id in ids {
-            if ledger {
+            if let Some(whole) = &*whole {
+                for call in whole.get(id).into_iter().flatten() {
+                    calls.push(call.clone());
+                }
+            } else if ledger {
                 let sql = "select * from usage_ledger where session_id = ?1 order by rowid";
                 let mut statement = self.connection().prepare(sql).map_err(|e| self.fail(&e))?;
                 let rows = statement.query_map([id], |row| Ok(ledger_call(row))).map_err(|e| self.fail(&e))?;
@@ -139,7 +146,29 @@ impl Db {
         }
         Ok(calls.finish())
     }
+
+    /// Every row of `usage_ledger`, by session, in the order written, read
+    /// once per version of the database (Goose does not index the ledger by
+    /// session: reading each session's rows read the whole table, for every
+    /// session). `None` when it could not be read whole: the caller then
+    /// reads each session's rows, and reports what fails.
+    fn ledger(&self) -> Arc<Option<Ledger>> {
+        static LEDGERS: SharedFiles<Option<Ledger>> = SharedFiles::new();
+        let read = || -> rusqlite::Result<Ledger> {
+            let mut statement = self.connection().prepare("select * from usage_ledger order by rowid")?;
+            let mut ledger = Ledger::new();
+            let mut rows = statement.query([])?;
+            while let Some(row) = rows.next()? {
+                ledger.entry(row.get("session_id")?).or_default().push(ledger_call(row));
+            }
+            Ok(ledger)
+        };
+        LEDGERS.get_database(self.path(), |_| read().ok())
+    }
 }
+
+/// The calls of `usage_ledger`, by session id.
+type Ledger = HashMap<String, Vec<Call>>;
 
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
     let name = optional::<String>(row, "name").filter(|n| !n.trim().is_empty());
