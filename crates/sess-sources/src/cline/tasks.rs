@@ -165,8 +165,8 @@ impl Extension {
     /// [`read`](Self::read) with the task's entry of its storage folder's
     /// history.
     fn read_alone(self, path: &Path, bytes: &[u8]) -> Task {
-        let id = task_id(path);
         static INDEXES: SharedFiles<HashMap<String, Value>> = SharedFiles::new();
+        let id = task_id(path);
         let index = INDEXES.get(&storage_of(path).join(INDEX), parse_index);
         self.read(path, bytes, index.get(&id))
     }
