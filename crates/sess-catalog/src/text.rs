@@ -19,7 +19,7 @@ const MIN_PACKED: usize = 96;
 const MAX_TEXT: usize = 1024 * 1024;
 /// zstd's level: its fastest. Level 3, its default, made the catalog of
 /// every agent's generated sessions (`bench/compare --tasks agents`) 0.2%
-/// smaller and cost 2–7% more of a first build's time.
+/// smaller, and its first build took up to 7% more processor time.
 const LEVEL: i32 = 1;
 
 /// A body as it is stored.
