@@ -3,7 +3,7 @@
 //! (the archive included), read-only.
 //!
 //! It is built on the official Rust SDK (`rmcp`) over the same read model as
-//! the web page, [`sess_web::Library`], plus the model context of a
+//! the web page, [`sess::Library`], plus the model context of a
 //! pi-family session. Four tools ([`tools`]): `search_sessions`,
 //! `list_sessions`, `read_session` (a window of a transcript, with a cursor)
 //! and `session_context`. Every answer is compact text under a size budget

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
+use sess::{SearchHit, SessionCard};
 use sess_sources::{Block, Message, ToolStatus, Transcript, input_gist};
-use sess_web::{SearchHit, SessionCard};
 
 /// The default budget of an answer, in characters: about 8k tokens.
 pub const DEFAULT_MAX_CHARS: usize = 32_000;
@@ -99,7 +99,7 @@ pub(crate) fn card(card: &SessionCard) -> String {
     if let Some(machine) = &card.machine {
         let _ = write!(line, " · machine {machine}");
     }
-    if card.original == Some(sess_web::Original::Deleted) {
+    if card.original == Some(sess::Original::Deleted) {
         line.push_str(" · deleted by its agent, kept in the archive");
     }
     let title = card.title.as_deref().map_or_else(|| "(untitled)".to_owned(), |t| one_line(t, 160));

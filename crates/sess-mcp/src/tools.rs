@@ -15,8 +15,8 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use sess::{Library, SearchParams, SessionCard, SessionsParams};
 use sess_sources::SourceKind;
-use sess_web::{Library, SearchParams, SessionCard, SessionsParams};
 
 use crate::params::{ContextArgs, ListArgs, ReadArgs, SearchArgs, since_ms};
 use crate::render::{self, Answer};
@@ -167,7 +167,7 @@ impl Sess {
         };
         // Dropping the search's future tells the search (`search_within`).
         let mut hits = tokio::select! {
-            hits = sess_web::search_within(&self.library, params, SEARCH_BUDGET) => hits.map_err(|e| e.to_string())?,
+            hits = sess::search_within(&self.library, params, SEARCH_BUDGET) => hits.map_err(|e| e.to_string())?,
             () = cancelled => return Err("the search was cancelled".to_owned()),
         };
         if let Some(since) = since {

@@ -13,11 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::json;
-use sess_sources::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript};
-use sess_web::{
-    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionCard, SessionList,
-    SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+use sess::{
+    Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionCard, SessionList, SessionPage,
+    SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
+use sess_sources::{Block, Image, Message, Role, SourceKind, ToolCall, Transcript};
+use sess_web::ServeConfig;
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)> </script><script>alert(2)</script> & \"quotes\"";
 /// A 1×1 PNG.
@@ -300,7 +301,7 @@ impl Library for Demo {
         Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()), usage: None })
     }
 
-    fn search(&self, params: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, _: &sess::Cancel) -> Result<Vec<SearchHit>> {
         let needle = params.query.to_lowercase();
         let mut hits = Vec::new();
         for (card, transcript, _) in &self.sessions {
@@ -365,10 +366,10 @@ impl Library for Demo {
     }
 }
 
-fn main() -> Result<()> {
+fn main() -> sess_web::Result<()> {
     let port = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(8765);
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(Error::Io)?;
-    let config = ServeConfig::new(listener.local_addr().map_err(Error::Io)?.port());
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(sess_web::Error::Io)?;
+    let config = ServeConfig::new(listener.local_addr().map_err(sess_web::Error::Io)?.port());
     #[expect(clippy::print_stdout, reason = "an example says where it serves")]
     {
         println!("http://127.0.0.1:{}/", config.port);

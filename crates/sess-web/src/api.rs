@@ -11,14 +11,22 @@ use serde::Deserialize;
 use sess_sources::SourceKind;
 use sess_usage::{By, Date, TimeZone};
 
-use crate::call::{blocking, search_within};
 use crate::error::error_response;
 use crate::guard::token_matches;
 use crate::server::AppState;
-use crate::{
-    Error, ExportFormat, ExportParams, Forked, Library, MachineCard, ProjectCard, Result, SearchHit, SearchParams,
-    SessionPage, SessionsParams, UsageParams,
+use crate::{Error, Result};
+use sess::{
+    ExportFormat, ExportParams, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, SessionPage,
+    SessionsParams, UsageParams,
 };
+
+/// A library call on the blocking pool, its error as the server answers it.
+async fn blocking<T: Send + 'static>(
+    library: &std::sync::Arc<dyn Library>,
+    call: impl FnOnce(&dyn Library) -> sess::Result<T> + Send + 'static,
+) -> Result<T> {
+    sess::blocking(library, call).await.map_err(Error::from)
+}
 
 /// The most a `limit` parameter can ask for.
 const MAX_LIMIT: usize = 5000;
@@ -203,7 +211,7 @@ pub(crate) async fn search(
     if params.limit == 0 {
         return Ok(Json(Vec::new()));
     }
-    search_within(&state.library, params, state.search_budget).await.map(Json)
+    sess::search_within(&state.library, params, state.search_budget).await.map_err(Error::from).map(Json)
 }
 
 /// The query of `GET /api/usage`.

@@ -44,7 +44,7 @@ pub enum Error {
     },
     /// The library failed (HTTP 500). The response says only that: the error
     /// can name files, and the page is not told where they are. The library
-    /// hears of it through [`Library::report`](crate::Library::report).
+    /// hears of it through [`Library::report`](sess::Library::report).
     #[error("{0}")]
     Failed(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// A search ran for its whole time budget and was stopped (HTTP 503).
@@ -53,13 +53,29 @@ pub enum Error {
         /// The budget ([`ServeConfig::search_budget`](crate::ServeConfig::search_budget)).
         budget: Duration,
     },
-    /// The call was cancelled ([`Cancel`](crate::Cancel)) before its end
+    /// The call was cancelled ([`Cancel`](sess::Cancel)) before its end
     /// (HTTP 503; its client has usually gone).
     #[error("the request was cancelled")]
     Cancelled,
     /// Serving failed: the listener or the runtime.
     #[error("serving: {0}")]
     Io(#[source] io::Error),
+}
+
+/// A library call's error as the server answers it.
+impl From<sess::Error> for Error {
+    fn from(error: sess::Error) -> Self {
+        match error {
+            sess::Error::NotFound { what } => Self::NotFound { what },
+            sess::Error::Invalid { reason } => Self::Invalid { reason },
+            sess::Error::Unsupported { operation } => Self::Unsupported { operation },
+            sess::Error::OutOfTime { budget } => Self::OutOfTime { budget },
+            sess::Error::Cancelled => Self::Cancelled,
+            sess::Error::Failed(source) => Self::Failed(source),
+            // A variant a later `sess` adds: the server failed.
+            other => Self::Failed(Box::new(other)),
+        }
+    }
 }
 
 /// The result type of this crate.

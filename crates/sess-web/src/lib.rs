@@ -1,16 +1,16 @@
 //! A local web history browser over the sessions of coding agents.
 //!
 //! [`router`] answers a JSON API and a page (vanilla script and style built
-//! into the binary) over a [`Library`]: the projects, the sessions of each
+//! into the binary) over a [`Library`](sess::Library), the read model of the `sess` crate: the projects, the sessions of each
 //! agent, one session's [`Transcript`](sess_sources::Transcript) with its
 //! branch tree, ranked search hits (sessions and hits a page at a time:
 //! `limit` and `offset`, with the sessions' total in `X-Sess-Total`), and forking a session at one of its
-//! entries, and exporting one as a file to download ([`Library::export`]:
+//! entries, and exporting one as a file to download ([`Library::export`](sess::Library::export):
 //! HTML or Markdown, secrets masked by default); the Markdown of user and
 //! assistant messages is rendered as safe HTML by [`sess_export::to_html`];
 //! with an archive, each session's machine and whether its agent
-//! deleted it ([`Original`]), and a machine filter; and the tokens and cost
-//! of the model calls, as `sess usage` reports them ([`Library::usage`]),
+//! deleted it ([`Original`](sess::Original)), and a machine filter; and the tokens and cost
+//! of the model calls, as `sess usage` reports them ([`Library::usage`](sess::Library::usage)),
 //! drawn as bars by day or month, and each session's own. [`serve`] runs it on a
 //! listener the caller bound on a loopback address. The server answers only to `127.0.0.1`, `localhost` and `[::1]` on
 //! its port, refuses writes from other origins and wants the page's token
@@ -21,7 +21,7 @@
 //! [`MAX_BODY_BYTES`] is answered 413; errors never name a file. Requests
 //! are answered side by side; a search that runs longer than
 //! [`ServeConfig::search_budget`] is answered 503, and is cancelled then, or
-//! as soon as its client goes away ([`Cancel`]).
+//! as soon as its client goes away ([`Cancel`](sess::Cancel)).
 //!
 //! The library trait is synchronous, like the rest of the workspace: the
 //! handlers call it on tokio's blocking pool, so it may read files.
@@ -29,10 +29,11 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use sess_web::{
-//!     Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, ServeConfig, SessionList,
-//!     SessionPage, SessionsParams,
+//! use sess::{
+//!     Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage,
+//!     SessionsParams,
 //! };
+//! use sess_web::ServeConfig;
 //!
 //! /// A library with no sessions.
 //! struct Empty;
@@ -61,8 +62,8 @@
 //!
 //! // `sess serve` binds a loopback port and serves until it is stopped:
 //! # fn run() -> sess_web::Result<()> {
-//! let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(Error::Io)?;
-//! let config = ServeConfig::new(listener.local_addr().map_err(Error::Io)?.port());
+//! let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(sess_web::Error::Io)?;
+//! let config = ServeConfig::new(listener.local_addr().map_err(sess_web::Error::Io)?.port());
 //! sess_web::serve(listener, Arc::new(Empty), config)?;
 //! # Ok(())
 //! # }
@@ -72,20 +73,11 @@
 mod api;
 mod assets;
 mod body;
-mod call;
 mod error;
 mod guard;
-mod library;
-mod masked;
 mod rendered;
 mod server;
 
 pub use body::MAX_BODY_BYTES;
-pub use call::{Cancel, search_within};
 pub use error::{Error, Result};
-pub use library::{
-    ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
-    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
-};
-pub use masked::Masked;
 pub use server::{ServeConfig, router, serve};

@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use crate::{Error, Result, SessionPage};
+use sess::SessionPage;
+
+use crate::{Error, Result};
 
 /// `page` as JSON, where each text block of a user or assistant message (a
 /// subagent's too) also has `html`: its Markdown rendered as safe HTML. The
@@ -50,7 +52,7 @@ mod tests {
     use sess_sources::{Block, Message, Role, ToolCall, Transcript};
 
     use super::*;
-    use crate::SessionCard;
+    use sess::SessionCard;
 
     #[test]
     fn user_assistant_and_subagent_texts_get_html_system_texts_do_not() {

@@ -17,7 +17,9 @@ use hyper_util::service::TowerToHyperService;
 
 use crate::body::{self, BodyLimits, MAX_BODY_BYTES};
 use crate::guard::{self, Guard};
-use crate::{Error, Library, Result, api, assets};
+use sess::Library;
+
+use crate::{Error, Result, api, assets};
 
 /// How the server is reached, guarded and timed.
 #[derive(Clone)]
@@ -40,7 +42,7 @@ pub struct ServeConfig {
     /// [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) by default.
     pub idle_timeout: Duration,
     /// The longest a search may run: then it is answered 503
-    /// ([`Error::OutOfTime`]) and cancelled ([`Cancel`](crate::Cancel)).
+    /// ([`Error::OutOfTime`]) and cancelled ([`Cancel`](sess::Cancel)).
     /// [`DEFAULT_SEARCH_BUDGET`](Self::DEFAULT_SEARCH_BUDGET) by default.
     pub search_budget: Duration,
 }
@@ -197,25 +199,25 @@ fn is_connection_error(error: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Forked, ProjectCard, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
+    use sess::{Forked, ProjectCard, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
 
     struct Nothing;
 
     impl Library for Nothing {
-        fn projects(&self) -> Result<Vec<ProjectCard>> {
+        fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
             Ok(Vec::new())
         }
-        fn sessions(&self, _: &SessionsParams) -> Result<SessionList> {
+        fn sessions(&self, _: &SessionsParams) -> sess::Result<SessionList> {
             Ok(SessionList::default())
         }
-        fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
-            Err(Error::NotFound { what: id.into() })
+        fn session(&self, id: &str, _: Option<&str>) -> sess::Result<SessionPage> {
+            Err(sess::Error::NotFound { what: id.into() })
         }
-        fn search(&self, _: &SearchParams, _: &crate::Cancel) -> Result<Vec<SearchHit>> {
+        fn search(&self, _: &SearchParams, _: &sess::Cancel) -> sess::Result<Vec<SearchHit>> {
             Ok(Vec::new())
         }
-        fn fork(&self, id: &str, _: &str) -> Result<Forked> {
-            Err(Error::NotFound { what: id.into() })
+        fn fork(&self, id: &str, _: &str) -> sess::Result<Forked> {
+            Err(sess::Error::NotFound { what: id.into() })
         }
     }
 

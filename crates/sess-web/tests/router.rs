@@ -10,13 +10,13 @@ use axum::http::{Request, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use sess::{
+    Error, ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, Result,
+    SearchHit, SearchParams, SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+};
 use sess_sources::{Block, Message, Role, Transcript};
 use sess_usage::{By, Options, Prices, Report, Row, Tokens};
-use sess_web::{
-    Error, ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, Result,
-    SearchHit, SearchParams, ServeConfig, SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode,
-    UsageParams, router,
-};
+use sess_web::{ServeConfig, router};
 use tower::ServiceExt;
 
 const PORT: u16 = 4321;
@@ -138,7 +138,7 @@ impl Library for Fake {
         })
     }
 
-    fn search(&self, params: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, _: &sess::Cancel) -> Result<Vec<SearchHit>> {
         self.calls.lock().unwrap().push(Call::Search(params.clone()));
         Ok(vec![SearchHit {
             session: card("s1", true),
@@ -456,7 +456,7 @@ impl Library for OneMachine {
     fn session(&self, id: &str, _: Option<&str>) -> Result<SessionPage> {
         Err(Error::NotFound { what: format!("session `{id}`") })
     }
-    fn search(&self, _: &SearchParams, _: &sess_web::Cancel) -> Result<Vec<SearchHit>> {
+    fn search(&self, _: &SearchParams, _: &sess::Cancel) -> Result<Vec<SearchHit>> {
         Ok(Vec::new())
     }
     fn fork(&self, id: &str, _: &str) -> Result<Forked> {

@@ -14,8 +14,8 @@ use crate::resolve::{self, Session};
 
 pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
-    let library: Arc<dyn sess_web::Library> =
-        Arc::new(if args.redact { sess_web::Masked::everything(library) } else { sess_web::Masked::listings(library) });
+    let library: Arc<dyn sess::Library> =
+        Arc::new(if args.redact { sess::Masked::everything(library) } else { sess::Masked::listings(library) });
     // As `sess search`: the current project, unless every one is asked for
     // (or a store's sessions are read).
     let project =

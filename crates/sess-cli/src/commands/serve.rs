@@ -11,16 +11,17 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use sess::{
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, SessionCard,
+    SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
+};
 use sess_catalog::{Catalog, ListParams, SessionRow, Stop, Stopped};
 use sess_core::{EntryIndex, EntryKind};
 use sess_sources::Transcript;
 use sess_store::FileStorage;
 use sess_store::discovery::{self, PiAgent};
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
-use sess_web::{
-    Cancel, ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, ServeConfig,
-    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
-};
+use sess_web::ServeConfig;
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
 use self::pool::{Lease, Pool};
@@ -41,7 +42,7 @@ const FRESH_FOR: Duration = Duration::from_secs(2);
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
     // The page's lists and snippets show no secret; a transcript shows what was written.
-    listen_and_serve(args, &said, Arc::new(sess_web::Masked::listings(library)))
+    listen_and_serve(args, &said, Arc::new(sess::Masked::listings(library)))
 }
 
 /// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
@@ -178,7 +179,7 @@ struct CatalogLibrary {
 
 impl CatalogLibrary {
     /// A connection to the catalog, refreshed unless it was a moment ago.
-    fn catalog(&self) -> sess_web::Result<Lease<'_, Catalog>> {
+    fn catalog(&self) -> sess::Result<Lease<'_, Catalog>> {
         let mut catalog = self.pool.lease()?;
         let mut refreshed = self.refreshed.lock().map_err(|_| failed("the catalog lock is poisoned"))?;
         if refreshed.elapsed() > FRESH_FOR {
@@ -195,7 +196,7 @@ impl CatalogLibrary {
         params: &SearchParams,
         (offset, limit): (usize, usize),
         cancel: &Cancel,
-    ) -> sess_web::Result<Vec<SearchHit>> {
+    ) -> sess::Result<Vec<SearchHit>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
@@ -220,17 +221,17 @@ impl CatalogLibrary {
             .collect())
     }
 
-    fn row(&self, id: &str) -> sess_web::Result<SessionRow> {
-        let key: i64 = id.parse().map_err(|_| sess_web::Error::NotFound { what: format!("session {id}") })?;
+    fn row(&self, id: &str) -> sess::Result<SessionRow> {
+        let key: i64 = id.parse().map_err(|_| sess::Error::NotFound { what: format!("session {id}") })?;
         self.catalog()?
             .session(key)
             .map_err(boxed)?
-            .ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })
+            .ok_or_else(|| sess::Error::NotFound { what: format!("session {id}") })
     }
 }
 
 impl Library for CatalogLibrary {
-    fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+    fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
         let projects = self.catalog()?.projects().map_err(boxed)?;
         let mut cards: Vec<ProjectCard> = projects
             .into_iter()
@@ -247,7 +248,7 @@ impl Library for CatalogLibrary {
         Ok(cards)
     }
 
-    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
+    fn sessions(&self, params: &SessionsParams) -> sess::Result<SessionList> {
         let list = |offset, limit| ListParams {
             source: params.source,
             cwd: params.project.clone(),
@@ -284,11 +285,11 @@ impl Library for CatalogLibrary {
         Ok(merged)
     }
 
-    fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+    fn machines(&self) -> sess::Result<Vec<MachineCard>> {
         self.gone.as_ref().map_or_else(|| Ok(Vec::new()), Archive::machines)
     }
 
-    fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+    fn session(&self, id: &str, leaf: Option<&str>) -> sess::Result<SessionPage> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
         {
@@ -305,7 +306,7 @@ impl Library for CatalogLibrary {
     }
 
     /// Every message, without the diffs of edits or the usage.
-    fn whole_session(&self, id: &str) -> sess_web::Result<SessionPage> {
+    fn whole_session(&self, id: &str) -> sess::Result<SessionPage> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
         {
@@ -316,7 +317,7 @@ impl Library for CatalogLibrary {
         Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage: None })
     }
 
-    fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+    fn export(&self, id: &str, params: &ExportParams) -> sess::Result<Exported> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
         {
@@ -327,7 +328,7 @@ impl Library for CatalogLibrary {
         exported(transcript, params)
     }
 
-    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess::Result<Vec<SearchHit>> {
         // The catalog's sessions are this machine's, of no archived machine.
         let mut hits = match params.machine {
             Some(_) => Vec::new(),
@@ -356,7 +357,7 @@ impl Library for CatalogLibrary {
 
     /// The catalog's calls, then those of the default archive's sessions
     /// whose originals are gone (each of their files read for it).
-    fn usage(&self, params: &UsageParams) -> sess_web::Result<Report> {
+    fn usage(&self, params: &UsageParams) -> sess::Result<Report> {
         let scope = scope(params);
         let catalog = self.catalog()?;
         let mut rows = crate::usage::catalog_rows(&catalog, self.store.as_deref(), &scope).map_err(anyhow_boxed)?;
@@ -368,7 +369,7 @@ impl Library for CatalogLibrary {
         Ok(usage_report(rows, params))
     }
 
-    fn fork(&self, id: &str, entry_id: &str) -> sess_web::Result<Forked> {
+    fn fork(&self, id: &str, entry_id: &str) -> sess::Result<Forked> {
         if let Some(gone) = &self.gone
             && archive::is_archived(id)
         {
@@ -376,7 +377,7 @@ impl Library for CatalogLibrary {
         }
         let row = self.row(id)?;
         if !row.source.is_native() {
-            return Err(sess_web::Error::Unsupported { operation: format!("forking a {} session", row.source) });
+            return Err(sess::Error::Unsupported { operation: format!("forking a {} session", row.source) });
         }
         let (session, store) = match &row.store {
             Some(url) => (row.id.clone(), Some(url.as_str())),
@@ -384,7 +385,7 @@ impl Library for CatalogLibrary {
         };
         let forked = crate::commands::fork::new_session(&session, store, entry_id).map_err(|err| {
             if err.is::<crate::commands::fork::NoSuchEntry>() {
-                sess_web::Error::NotFound { what: format!("entry `{entry_id}` of session {id}") }
+                sess::Error::NotFound { what: format!("entry `{entry_id}` of session {id}") }
             } else {
                 anyhow_boxed(err)
             }
@@ -400,7 +401,7 @@ impl Library for CatalogLibrary {
         Ok(Forked { session_id: forked.id, path, resume_command })
     }
 
-    fn report(&self, error: &sess_web::Error) {
+    fn report(&self, error: &sess::Error) {
         report(error);
     }
 }
@@ -411,13 +412,11 @@ fn read_whole(
     row: &SessionRow,
     id: &str,
     leaf: Option<&str>,
-) -> sess_web::Result<(Transcript, Vec<TreeNode>, Option<String>)> {
-    let not_an_entry = |leaf: &str| sess_web::Error::NotFound { what: format!("entry {leaf} of session {id}") };
+) -> sess::Result<(Transcript, Vec<TreeNode>, Option<String>)> {
+    let not_an_entry = |leaf: &str| sess::Error::NotFound { what: format!("entry {leaf} of session {id}") };
     if !row.source.is_native() {
         if leaf.is_some() {
-            return Err(sess_web::Error::Unsupported {
-                operation: format!("reading a {} session at a leaf", row.source),
-            });
+            return Err(sess::Error::Unsupported { operation: format!("reading a {} session at a leaf", row.source) });
         }
         let found = Located {
             kind: row.source,
@@ -445,11 +444,11 @@ fn read_whole(
 
 /// `transcript` written as the page's Export asks: secrets masked first
 /// when it says so, then Markdown or HTML, as `sess export` writes them.
-fn exported(mut transcript: Transcript, params: &ExportParams) -> sess_web::Result<Exported> {
+fn exported(mut transcript: Transcript, params: &ExportParams) -> sess::Result<Exported> {
     let masked = crate::commands::export::prepare(&mut transcript, params.redact);
     let format = match params.format {
-        sess_web::ExportFormat::Html => crate::cli::ExportFormat::Html,
-        sess_web::ExportFormat::Markdown => crate::cli::ExportFormat::Md,
+        sess::ExportFormat::Html => crate::cli::ExportFormat::Html,
+        sess::ExportFormat::Markdown => crate::cli::ExportFormat::Md,
     };
     let bytes = crate::commands::export::file(&transcript, format).map_err(anyhow_boxed)?;
     Ok(Exported { name: transcript.id.clone(), bytes, masked })
@@ -481,7 +480,7 @@ fn session_sum(rows: Vec<Row>, path: &str) -> Option<Sum> {
 }
 
 /// Says on the terminal why a request failed, with every cause.
-fn report(error: &sess_web::Error) {
+fn report(error: &sess::Error) {
     let mut message = error.to_string();
     let mut cause = std::error::Error::source(error);
     while let Some(next) = cause {
@@ -601,27 +600,27 @@ fn tree_nodes(entries: &[sess_core::Entry], leaf: Option<&str>) -> Vec<TreeNode>
 
 /// A search's error as the page's: a query it refused is a bad request; a
 /// stopped one says why.
-fn search_error(err: sess_catalog::Error) -> sess_web::Error {
+fn search_error(err: sess_catalog::Error) -> sess::Error {
     match err {
         sess_catalog::Error::EmptyQuery { .. }
         | sess_catalog::Error::TooManyWords { .. }
-        | sess_catalog::Error::BadQuery { .. } => sess_web::Error::Invalid { reason: err.to_string() },
-        sess_catalog::Error::Stopped { reason: Stopped::Cancelled } => sess_web::Error::Cancelled,
-        sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { budget } } => sess_web::Error::OutOfTime { budget },
+        | sess_catalog::Error::BadQuery { .. } => sess::Error::Invalid { reason: err.to_string() },
+        sess_catalog::Error::Stopped { reason: Stopped::Cancelled } => sess::Error::Cancelled,
+        sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { budget } } => sess::Error::OutOfTime { budget },
         other => boxed(other),
     }
 }
 
-fn failed(message: &str) -> sess_web::Error {
-    sess_web::Error::Failed(message.to_owned().into())
+fn failed(message: &str) -> sess::Error {
+    sess::Error::Failed(message.to_owned().into())
 }
 
-fn boxed(err: sess_catalog::Error) -> sess_web::Error {
-    sess_web::Error::Failed(Box::new(err))
+fn boxed(err: sess_catalog::Error) -> sess::Error {
+    sess::Error::Failed(Box::new(err))
 }
 
-fn anyhow_boxed(err: anyhow::Error) -> sess_web::Error {
-    sess_web::Error::Failed(err.into())
+fn anyhow_boxed(err: anyhow::Error) -> sess::Error {
+    sess::Error::Failed(err.into())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use sess_web::{
+use sess::{
     Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage,
     SessionsParams,
 };

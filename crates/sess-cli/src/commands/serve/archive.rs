@@ -4,14 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use sess::{
+    Cancel, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
+    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
+};
 use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
 use sess_catalog::Stop;
 use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
-use sess_web::{
-    Cancel, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
-    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
-};
 
 use super::pool::{Lease, Pool};
 use crate::catalog::Bar;
@@ -54,7 +54,7 @@ impl Archive {
         Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
     }
 
-    fn vault(&self) -> sess_web::Result<Lease<'_, Box<dyn Vault>>> {
+    fn vault(&self) -> sess::Result<Lease<'_, Box<dyn Vault>>> {
         self.vaults.lease()
     }
 
@@ -68,19 +68,19 @@ impl Archive {
     }
 
     /// The sessions `filter` selects whose agents this sess reads, newest first.
-    fn read(&self, filter: &Filter) -> sess_web::Result<Vec<ArchivedSession>> {
+    fn read(&self, filter: &Filter) -> sess::Result<Vec<ArchivedSession>> {
         let mut sessions = self.vault()?.sessions(filter).map_err(boxed)?;
         sessions.retain(|s| SourceKind::from_name(&s.source).is_some());
         Ok(sessions)
     }
 
     /// How many sessions the page shows of it.
-    pub(super) fn len(&self) -> sess_web::Result<usize> {
+    pub(super) fn len(&self) -> sess::Result<usize> {
         Ok(self.read(&self.filter(None, None))?.len())
     }
 
     /// The machines of the sessions shown, by name.
-    pub(super) fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+    pub(super) fn machines(&self) -> sess::Result<Vec<MachineCard>> {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for session in self.read(&self.filter(None, None))? {
             *counts.entry(session.machine).or_default() += 1;
@@ -89,7 +89,7 @@ impl Archive {
     }
 
     /// The working directories of the sessions shown, most recently active first.
-    pub(super) fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+    pub(super) fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
         let mut projects: BTreeMap<String, (usize, i64, BTreeSet<SourceKind>)> = BTreeMap::new();
         for session in self.read(&self.filter(None, None))? {
             let (Some(cwd), Some(kind)) = (session.meta.cwd, SourceKind::from_name(&session.source)) else {
@@ -115,7 +115,7 @@ impl Archive {
 
     /// The sessions shown that `params` selects, newest first: the page it
     /// asks for, and how many there are in all.
-    pub(super) fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
+    pub(super) fn sessions(&self, params: &SessionsParams) -> sess::Result<SessionList> {
         let text = params.text.as_deref().map(str::to_lowercase);
         let mut list = SessionList::default();
         for session in self.read(&self.filter(params.source, params.machine.as_deref()))? {
@@ -145,7 +145,7 @@ impl Archive {
     /// The sessions shown whose text matches, best first: `params.limit` of
     /// them from `params.offset` on.
     /// It stops when `cancel` is raised.
-    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
+    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess::Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
         let wanted = params.offset.saturating_add(params.limit);
         let stop = Stop::never().or_when(cancel.flag());
@@ -170,17 +170,17 @@ impl Archive {
     }
 
     /// The archived session `id` (an id of [`Archive::card`]).
-    fn find(&self, id: &str) -> sess_web::Result<ArchivedSession> {
-        let not_found = || sess_web::Error::NotFound { what: format!("session {id}") };
+    fn find(&self, id: &str) -> sess::Result<ArchivedSession> {
+        let not_found = || sess::Error::NotFound { what: format!("session {id}") };
         let key = key(id).ok_or_else(not_found)?;
         self.read(&self.filter(None, None))?.into_iter().find(|s| s.key == key).ok_or_else(not_found)
     }
 
     /// The archived session `id`, read with its agent's reader. An archive
     /// keeps no entry tree to pick a leaf from: asked for one, it says so.
-    pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+    pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> sess::Result<SessionPage> {
         let (session, files, mut transcript) = self.read_whole(id, leaf)?;
-        let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
+        let card = self.card(&session).ok_or_else(|| sess::Error::NotFound { what: format!("session {id}") })?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
         sess_sources::add_diffs(&mut transcript);
         // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
@@ -199,23 +199,19 @@ impl Archive {
 
     /// The archived session `id` with every message, without the diffs of
     /// edits or the usage.
-    pub(super) fn whole(&self, id: &str) -> sess_web::Result<SessionPage> {
+    pub(super) fn whole(&self, id: &str) -> sess::Result<SessionPage> {
         let (session, _, transcript) = self.read_whole(id, None)?;
-        let card = self.card(&session).ok_or_else(|| sess_web::Error::NotFound { what: format!("session {id}") })?;
+        let card = self.card(&session).ok_or_else(|| sess::Error::NotFound { what: format!("session {id}") })?;
         Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage: None })
     }
 
     /// The archived session `id` and its files, read whole with its agent's
     /// reader. An archive keeps no entry tree to pick a leaf from: asked for
     /// one, it says so.
-    fn read_whole(
-        &self,
-        id: &str,
-        leaf: Option<&str>,
-    ) -> sess_web::Result<(ArchivedSession, Vec<StoredFile>, Transcript)> {
+    fn read_whole(&self, id: &str, leaf: Option<&str>) -> sess::Result<(ArchivedSession, Vec<StoredFile>, Transcript)> {
         let session = self.find(id)?;
         if leaf.is_some() {
-            return Err(sess_web::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
+            return Err(sess::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
         }
         let files = self.vault()?.files(session.key).map_err(boxed)?;
         let transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
@@ -223,7 +219,7 @@ impl Archive {
     }
 
     /// The archived session `id` written as the page's Export asks.
-    pub(super) fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+    pub(super) fn export(&self, id: &str, params: &ExportParams) -> sess::Result<Exported> {
         let (_, _, transcript) = self.read_whole(id, params.leaf.as_deref())?;
         super::exported(transcript, params)
     }
@@ -232,7 +228,7 @@ impl Archive {
     /// one's files are read (the archive keeps no calls of its own). Beside
     /// the catalog, the sessions shown are this machine's that the catalog
     /// does not have (`present`: its paths), as `sess usage` counts them.
-    pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>) -> sess_web::Result<Vec<Row>> {
+    pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>) -> sess::Result<Vec<Row>> {
         let rows = if self.shown == Shown::Gone {
             let machine = crate::archive::machine().map_err(super::anyhow_boxed)?.id;
             let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
@@ -245,9 +241,9 @@ impl Archive {
 
     /// Forking reads a session where its agent keeps it: an archived one is
     /// written back first, so the fork is refused with the command that does.
-    pub(super) fn refuse_fork(&self, id: &str) -> sess_web::Error {
+    pub(super) fn refuse_fork(&self, id: &str) -> sess::Error {
         match self.find(id) {
-            Ok(session) => sess_web::Error::Unsupported {
+            Ok(session) => sess::Error::Unsupported {
                 operation: format!(
                     "forking a session read from the archive before `{}` writes it back",
                     self.restore_command(&session)
@@ -319,52 +315,52 @@ fn without_password(url: &str) -> String {
     }
 }
 
-fn boxed(err: sess_archive::Error) -> sess_web::Error {
-    sess_web::Error::Failed(Box::new(err))
+fn boxed(err: sess_archive::Error) -> sess::Error {
+    sess::Error::Failed(Box::new(err))
 }
 
 /// `sess --store ARCHIVE serve`: every machine's sessions, read from the archive.
 pub(super) struct ArchiveLibrary(pub(super) Archive);
 
 impl Library for ArchiveLibrary {
-    fn projects(&self) -> sess_web::Result<Vec<ProjectCard>> {
+    fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
         self.0.projects()
     }
 
-    fn sessions(&self, params: &SessionsParams) -> sess_web::Result<SessionList> {
+    fn sessions(&self, params: &SessionsParams) -> sess::Result<SessionList> {
         self.0.sessions(params)
     }
 
-    fn session(&self, id: &str, leaf: Option<&str>) -> sess_web::Result<SessionPage> {
+    fn session(&self, id: &str, leaf: Option<&str>) -> sess::Result<SessionPage> {
         self.0.page(id, leaf)
     }
 
-    fn whole_session(&self, id: &str) -> sess_web::Result<SessionPage> {
+    fn whole_session(&self, id: &str) -> sess::Result<SessionPage> {
         self.0.whole(id)
     }
 
-    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess_web::Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess::Result<Vec<SearchHit>> {
         self.0.search(params, cancel)
     }
 
-    fn machines(&self) -> sess_web::Result<Vec<MachineCard>> {
+    fn machines(&self) -> sess::Result<Vec<MachineCard>> {
         self.0.machines()
     }
 
     /// Every archived session's calls: each one's files are read.
-    fn usage(&self, params: &UsageParams) -> sess_web::Result<Report> {
+    fn usage(&self, params: &UsageParams) -> sess::Result<Report> {
         Ok(super::usage_report(self.0.usage(&super::scope(params), &HashSet::new())?, params))
     }
 
-    fn export(&self, id: &str, params: &ExportParams) -> sess_web::Result<Exported> {
+    fn export(&self, id: &str, params: &ExportParams) -> sess::Result<Exported> {
         self.0.export(id, params)
     }
 
-    fn fork(&self, id: &str, _entry_id: &str) -> sess_web::Result<Forked> {
+    fn fork(&self, id: &str, _entry_id: &str) -> sess::Result<Forked> {
         Err(self.0.refuse_fork(id))
     }
 
-    fn report(&self, error: &sess_web::Error) {
+    fn report(&self, error: &sess::Error) {
         super::report(error);
     }
 }

@@ -25,7 +25,7 @@ impl<T> Pool<T> {
     }
 
     /// An idle connection, or a new one.
-    pub(super) fn lease(&self) -> sess_web::Result<Lease<'_, T>> {
+    pub(super) fn lease(&self) -> sess::Result<Lease<'_, T>> {
         let idle = self.idle.lock().map_err(|_| super::failed("a connection pool's lock is poisoned"))?.pop();
         let connection = match idle {
             Some(connection) => connection,

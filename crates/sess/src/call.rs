@@ -1,6 +1,6 @@
-//! How the handlers call the [`Library`]: on tokio's blocking pool (its calls
-//! may wait on disk), and for a search, within a time budget and cancelled
-//! when nobody waits for its answer any more.
+//! How an async front-end calls the [`Library`]: on tokio's blocking pool
+//! (its calls may wait on disk), and for a search, within a time budget and
+//! cancelled when nobody waits for its answer any more.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -48,8 +48,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Runs `call` on the blocking pool: library calls may wait on disk.
-pub(crate) async fn blocking<T: Send + 'static>(
+/// Runs `call` on the blocking pool: library calls may wait on disk. A call
+/// that fails with [`Error::Failed`] is also told to the library
+/// ([`Library::report`]).
+pub async fn blocking<T: Send + 'static>(
     library: &Arc<dyn Library>,
     call: impl FnOnce(&dyn Library) -> Result<T> + Send + 'static,
 ) -> Result<T> {

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use sess_export::Redactor;
 use sess_usage::Report;
 
+use crate::Cancel;
 use crate::Result;
-use crate::call::Cancel;
 use crate::library::{
     ExportParams, Exported, Forked, Library, MachineCard, ProjectCard, SearchHit, SearchParams, SessionCard,
     SessionList, SessionPage, SessionsParams, UsageParams,

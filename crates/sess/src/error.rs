@@ -1,0 +1,45 @@
+//! The error type of `sess`.
+
+use std::time::Duration;
+
+/// What can go wrong reading the sessions.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No such session, entry or leaf.
+    #[error("{what} not found")]
+    NotFound {
+        /// What was asked for, e.g. "session `abc`".
+        what: String,
+    },
+    /// The request does not make sense.
+    #[error("{reason}")]
+    Invalid {
+        /// Why.
+        reason: String,
+    },
+    /// The library cannot do this for this session, e.g. fork a Claude Code
+    /// session.
+    #[error("{operation} is not supported")]
+    Unsupported {
+        /// What was asked, e.g. "forking a Codex session".
+        operation: String,
+    },
+    /// The library failed: reading a file or a database. Its text can name
+    /// files, which a front-end may keep from the people it answers.
+    #[error("{0}")]
+    Failed(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A search ran for its whole time budget and was stopped
+    /// ([`search_within`](crate::search_within)).
+    #[error("the search was stopped after {} s, its time budget: search for rarer words, or fewer", budget.as_secs_f64())]
+    OutOfTime {
+        /// The budget.
+        budget: Duration,
+    },
+    /// The call was cancelled ([`Cancel`](crate::Cancel)) before its end.
+    #[error("the request was cancelled")]
+    Cancelled,
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
