@@ -117,16 +117,7 @@ fn error_lines(messages: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// A hint for the user, printed on its own line after the error. Attach it with
 /// `anyhow::Error::new(Hint(..)).context(message)`.
-#[derive(Debug)]
-pub(crate) struct Hint(pub(crate) String);
-
-impl Display for Hint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Hint {}
+pub(crate) use sess::Hint;
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
 pub(crate) struct Progress(Option<indicatif::ProgressBar>);

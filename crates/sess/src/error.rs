@@ -39,6 +39,28 @@ pub enum Error {
     /// The call was cancelled ([`Cancel`](crate::Cancel)) before its end.
     #[error("the request was cancelled")]
     Cancelled,
+    /// A store URL that names no store, a store that is missing or is not
+    /// what its URL says, or one that cannot be opened
+    /// ([`store::open`](crate::store::open)).
+    #[error("{message}")]
+    Store {
+        /// What went wrong, naming the URL.
+        message: String,
+        /// Why, when something below said: an I/O or database error, or a
+        /// [`Hint`](crate::Hint).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+impl Error {
+    pub(crate) fn store(message: String) -> Self {
+        Self::Store { message, source: None }
+    }
+
+    pub(crate) fn store_because(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Store { message, source: Some(Box::new(source)) }
+    }
 }
 
 /// The result type of this crate.

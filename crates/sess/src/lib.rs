@@ -9,7 +9,8 @@
 //! and may wait on disk; an async front-end makes them on tokio's blocking
 //! pool ([`blocking`]), and a search within a time budget, cancelled when
 //! nobody waits for it any more ([`search_within`], [`Cancel`]). [`Masked`]
-//! is a library whose answers have their secrets masked.
+//! is a library whose answers have their secrets masked. [`store`] opens a
+//! store by its URL.
 //!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
@@ -41,11 +42,14 @@
 
 mod call;
 mod error;
+mod hint;
 mod library;
 mod masked;
+pub mod store;
 
 pub use call::{Cancel, blocking, search_within};
 pub use error::{Error, Result};
+pub use hint::Hint;
 pub use library::{
     ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,

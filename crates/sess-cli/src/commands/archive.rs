@@ -126,7 +126,7 @@ fn keep_entries(url: &str, paths: &[std::path::PathBuf]) -> anyhow::Result<usize
     if paths.is_empty() {
         return Ok(0);
     }
-    let backend = crate::store::open_with(url, crate::store::Missing::Created)?;
+    let backend = crate::store::open_with(url, sess::store::Missing::Created)?;
     let mut copied = 0;
     for path in paths {
         let Ok(session) = crate::commands::copy::session_file(Path::new(path)) else { continue };

@@ -46,7 +46,7 @@ pub(crate) enum Copied {
 pub(crate) fn run(args: &CopyArgs) -> anyhow::Result<Outcome> {
     // The sources are read first: a source that cannot be read makes no target.
     let sources = read_sources(&args.from)?;
-    let to = crate::store::open_with(&args.to, crate::store::Missing::Created)?;
+    let to = crate::store::open_with(&args.to, sess::store::Missing::Created)?;
     let total: u64 = sources.iter().map(|s| s.entries.len() as u64).sum();
     let progress = Progress::new(total, "entries");
     let (mut copied, mut completed, mut present) = (Tally::default(), Tally::default(), 0);
