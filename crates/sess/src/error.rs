@@ -51,9 +51,30 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// An archive that cannot be opened, is not there, or has no session by
+    /// the id asked for ([`archive`](crate::archive)).
+    #[error("{message}")]
+    Archive {
+        /// What went wrong.
+        message: String,
+        /// Why, when something below said, or a [`Hint`](crate::Hint).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// Reading or writing an archive failed.
+    #[error(transparent)]
+    Vault(#[from] sess_archive::Error),
 }
 
 impl Error {
+    pub(crate) fn archive(message: String) -> Self {
+        Self::Archive { message, source: None }
+    }
+
+    pub(crate) fn archive_because(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Archive { message, source: Some(Box::new(source)) }
+    }
+
     pub(crate) fn store(message: String) -> Self {
         Self::Store { message, source: None }
     }

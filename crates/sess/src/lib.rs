@@ -10,7 +10,7 @@
 //! pool ([`blocking`]), and a search within a time budget, cancelled when
 //! nobody waits for it any more ([`search_within`], [`Cancel`]). [`Masked`]
 //! is a library whose answers have their secrets masked. [`store`] opens a
-//! store by its URL.
+//! store by its URL, [`archive`] the archive and a session of it.
 //!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
@@ -40,6 +40,7 @@
 //! assert!(matches!(Empty.session("abc", None), Err(Error::NotFound { .. })));
 //! ```
 
+pub mod archive;
 mod call;
 mod error;
 mod hint;

@@ -171,7 +171,7 @@ fn archived(
     let bar = (sessions.len() >= BAR_FROM).then(|| Progress::new(sessions.len() as u64, "sessions"));
     let mut scanned = Vec::with_capacity(sessions.len());
     for session in &sessions {
-        let read = crate::archive::load(vault, session).map(|t| t.messages);
+        let read = crate::archive::load(vault, session).map(|t| t.messages).map_err(anyhow::Error::from);
         let name = format!("{} in {url}", session.meta.session_id);
         if let Some(messages) = loaded(read, &name) {
             scanned.push(Scanned {

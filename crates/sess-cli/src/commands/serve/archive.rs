@@ -50,7 +50,7 @@ impl Archive {
     pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown) -> Self {
         let shown_url = without_password(url);
         let url = url.to_owned();
-        let vaults = Pool::new(vault, move || crate::archive::open(&url));
+        let vaults = Pool::new(vault, move || crate::archive::open(&url).map_err(anyhow::Error::from));
         Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
     }
 
@@ -214,7 +214,7 @@ impl Archive {
             return Err(sess::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
         }
         let files = self.vault()?.files(session.key).map_err(boxed)?;
-        let transcript = crate::archive::read(&session, &files).map_err(super::anyhow_boxed)?;
+        let transcript = crate::archive::read(&session, &files).map_err(|e| super::anyhow_boxed(e.into()))?;
         Ok((session, files, transcript))
     }
 
@@ -230,7 +230,7 @@ impl Archive {
     /// does not have (`present`: its paths), as `sess usage` counts them.
     pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>) -> sess::Result<Vec<Row>> {
         let rows = if self.shown == Shown::Gone {
-            let machine = crate::archive::machine().map_err(super::anyhow_boxed)?.id;
+            let machine = crate::archive::machine().map_err(|e| super::anyhow_boxed(e.into()))?.id;
             let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
             crate::usage::archived(self.vault()?.as_mut(), scope, &gone, Bar::Hidden)
         } else {
