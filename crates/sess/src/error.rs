@@ -61,12 +61,30 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// The search catalog cannot be found, opened, read or written
+    /// ([`catalog`](crate::catalog)).
+    #[error("{message}")]
+    Catalog {
+        /// What went wrong, naming the catalog.
+        message: String,
+        /// Why, when something below said.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// Reading or writing an archive failed.
     #[error(transparent)]
     Vault(#[from] sess_archive::Error),
 }
 
 impl Error {
+    pub(crate) fn catalog(message: String) -> Self {
+        Self::Catalog { message, source: None }
+    }
+
+    pub(crate) fn catalog_because(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Catalog { message, source: Some(Box::new(source)) }
+    }
+
     pub(crate) fn archive(message: String) -> Self {
         Self::Archive { message, source: None }
     }

@@ -10,7 +10,9 @@
 //! pool ([`blocking`]), and a search within a time budget, cancelled when
 //! nobody waits for it any more ([`search_within`], [`Cancel`]). [`Masked`]
 //! is a library whose answers have their secrets masked. [`store`] opens a
-//! store by its URL, [`archive`] the archive and a session of it.
+//! store by its URL, [`archive`] the archive and a session of it, and
+//! [`catalog`] finds every agent's session files and brings the search
+//! catalog up to date with them.
 //!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
@@ -42,6 +44,7 @@
 
 pub mod archive;
 mod call;
+pub mod catalog;
 mod error;
 mod hint;
 mod library;

@@ -33,7 +33,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
         print_json(&Json { catalog: &path, sessions, millis, report, store: refreshed.store.as_ref() }, false)?;
         return Ok(Outcome::Clean);
     }
-    refreshed.warn_problems();
+    catalog::warn_problems(&refreshed);
     let mut out = stdout();
     writeln!(out, "{} sessions in `{}`", sessions, path.display())?;
     writeln!(out, "{} files: {}", report.files, counts(report, true))?;

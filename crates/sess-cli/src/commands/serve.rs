@@ -66,7 +66,7 @@ pub(crate) fn library(
     }
     let path = catalog::path(catalog_path)?;
     let mut opened = catalog::open(&path)?;
-    catalog::refresh(&mut opened, store, bar)?.warn_problems();
+    catalog::warn_problems(&catalog::refresh(&mut opened, store, bar)?);
     let gone = if store.is_none() { default_archive() } else { None };
     let said = match &gone {
         Some(gone) => format!("{} sessions and {} the agents deleted, kept in the archive", opened.len()?, gone.len()?),
