@@ -43,7 +43,7 @@ pub(crate) fn load_session(session: Session) -> anyhow::Result<Loaded> {
 /// Reads the session file at `path` and warns about every line it had to skip.
 pub(crate) fn load_path(path: &Path) -> anyhow::Result<ReadOutcome> {
     if crate::resolve::is_missing(path) {
-        return Err(crate::resolve::missing(path));
+        return Err(crate::resolve::missing(path).into());
     }
     let mut outcome = read_session_file(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     // Images an agent moved to its blob store are put back, as the agent does.

@@ -1,248 +1,50 @@
-//! What SESSION names, for every verb: a file of any agent, an id or an
-//! unambiguous id prefix of a session of any agent on this machine, or, with
-//! `--store`, a session id or prefix in that store.
+//! What SESSION names, for every verb, as the library resolves it
+//! ([`sess::resolve`]) in this process's environment; the names a source
+//! skips are warned about here.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use anyhow::{Context as _, bail};
-use sess_sources::SourceKind;
-use sess_store::{Backend, FileStorage, SessionStorage as _};
+pub(crate) use sess::resolve::{DETECT_BYTES, Located, Session, agent_names, is_missing, missing};
 
 use crate::env::sources_env;
-use crate::output::{Hint, warn_skipped};
-
-/// How much of a file tells which agent wrote it: the one detection rule's.
-pub(crate) const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
-
-/// A session file and the agent that wrote it.
-pub(crate) struct Located {
-    /// The agent; pi-family when no agent's lines were recognised (a pi-family
-    /// file whose header is damaged is still read, entry by entry).
-    pub(crate) kind: SourceKind,
-    /// Whether the first lines said which agent wrote the file.
-    pub(crate) recognised: bool,
-    pub(crate) path: PathBuf,
-    /// For a session that is rows of the database file `path`: its id there.
-    pub(crate) row: Option<String>,
-}
-
-/// The session SESSION names.
-pub(crate) enum Session {
-    /// A session of `--store`.
-    Stored { backend: Arc<dyn Backend>, id: String },
-    /// A session file.
-    File(Located),
-}
+use crate::output::warn_skipped;
 
 /// The session `arg` names: in `store` when one is given, else a file or an
 /// id of any agent. A path must name a file that exists.
 pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
-    match session_or_new(arg, store)? {
-        Session::File(found) => existing(found).map(Session::File),
-        stored @ Session::Stored { .. } => Ok(stored),
-    }
+    Ok(sess::resolve::session(arg, store, sources_env(), &mut |skipped| warn_skipped(skipped))?)
 }
 
 /// [`session`], where a path may also name a file that does not exist yet:
 /// a new session (`sess append`).
 pub(crate) fn session_or_new(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
-    if let Some(url) = store {
-        let backend = crate::store::open(url)?;
-        let id = stored(backend.as_ref(), arg)?;
-        return Ok(Session::Stored { backend, id });
-    }
-    locate_or_new(arg).map(Session::File)
-}
-
-/// The error of every verb for a session path that names no file.
-pub(crate) fn missing(path: &Path) -> anyhow::Error {
-    anyhow::Error::new(Hint("a session is a file that exists, or an id `sess list --all-projects` shows".to_owned()))
-        .context(format!("`{}` does not exist", path.display()))
-}
-
-/// Whether nothing is at `path` (not even a dangling link); a path that
-/// cannot be looked at is left to the read that follows, which says why.
-pub(crate) fn is_missing(path: &Path) -> bool {
-    matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
-}
-
-/// `found`, when its file exists.
-fn existing(found: Located) -> anyhow::Result<Located> {
-    if found.row.is_none() && is_missing(&found.path) {
-        return Err(missing(&found.path));
-    }
-    Ok(found)
-}
-
-/// Whether `arg` names a file rather than an id.
-pub(crate) fn looks_like_path(arg: &str) -> bool {
-    let path = PathBuf::from(arg);
-    arg.contains(std::path::MAIN_SEPARATOR)
-        || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("zst"))
-        || path.exists()
+    Ok(sess::resolve::session_or_new(arg, store, sources_env(), &mut |skipped| warn_skipped(skipped))?)
 }
 
 /// The session file `arg` names: a path of a file that exists, or an id or
 /// id prefix of a session of any agent.
 pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
-    existing(locate_or_new(arg)?)
-}
-
-/// [`locate`], where a path may name a file that does not exist yet (it is
-/// pi-family: a new session).
-fn locate_or_new(arg: &str) -> anyhow::Result<Located> {
-    if looks_like_path(arg) {
-        let path = PathBuf::from(arg);
-        let kind = detect(&path)?;
-        return Ok(Located {
-            kind: kind.unwrap_or_else(SourceKind::native),
-            recognised: kind.is_some(),
-            path,
-            row: None,
-        });
-    }
-    by_id(arg)
-}
-
-/// The session file of any agent whose id (or file name) starts with `arg`;
-/// an exact id wins over longer ones.
-fn by_id(arg: &str) -> anyhow::Result<Located> {
-    let needle = arg.to_lowercase();
-    if needle.is_empty() {
-        bail!("an empty session id names no session");
-    }
-    let mut matches: Vec<Located> = Vec::new();
-    let mut ids: Vec<String> = Vec::new();
-    for kind in sess_sources::registry() {
-        let found = kind.source().find(sources_env());
-        warn_skipped(&found.skipped);
-        for (id, path) in found.files {
-            let seen = matches.iter().any(|m| m.path == path && m.row.is_none());
-            if !seen && (id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle)) {
-                matches.push(Located { kind, recognised: true, path, row: None });
-                ids.push(id);
-            }
-        }
-        for row in found.rows {
-            if row.id.to_lowercase().starts_with(&needle) {
-                matches.push(Located { kind, recognised: true, path: row.database, row: Some(row.id.clone()) });
-                ids.push(row.id);
-            }
-        }
-    }
-    let exact: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].to_lowercase() == needle).collect();
-    if matches.len() > 1 && exact.len() == 1 {
-        return Ok(matches.swap_remove(exact[0]));
-    }
-    match matches.len() {
-        0 => Err(anyhow::Error::new(Hint(
-            "`sess list --all-projects` shows every session of every agent; a file path works too".to_owned(),
-        ))
-        .context(format!("no session of any agent has an id starting with `{arg}`"))),
-        1 => Ok(matches.remove(0)),
-        _ => {
-            let list: Vec<String> = matches
-                .iter()
-                .zip(&ids)
-                .map(|(found, id)| format!("  {}  {id}  {}", found.kind, found.path.display()))
-                .collect();
-            Err(anyhow::Error::new(Hint("give more of the id, or the file path".to_owned())).context(format!(
-                "`{arg}` matches {} sessions:\n{}",
-                matches.len(),
-                list.join("\n")
-            )))
-        }
-    }
-}
-
-/// A prefix of a session file's name names it too (pi-family files are
-/// named `<time>_<id>.jsonl`).
-fn name_matches(path: &Path, needle: &str) -> bool {
-    path.file_name().is_some_and(|name| name.to_string_lossy().to_lowercase().starts_with(needle))
+    Ok(sess::resolve::locate(arg, sources_env(), &mut |skipped| warn_skipped(skipped))?)
 }
 
 /// The agent that wrote the file at `path` (`None` when none of its first
-/// lines says), which must be a regular file: a FIFO or a device is refused
-/// without being opened. A missing file is `None`.
-pub(crate) fn detect(path: &Path) -> anyhow::Result<Option<SourceKind>> {
-    let head = match FileStorage.read_range(path, 0, DETECT_BYTES) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        read => read
-            .map_err(|e| sess_store::Error::from_io("reading", path, e))
-            .with_context(|| format!("cannot read `{}`", path.display()))?,
-    };
-    Ok(sess_sources::detect(path, &head))
+/// lines says).
+pub(crate) fn detect(path: &Path) -> anyhow::Result<Option<sess_sources::SourceKind>> {
+    Ok(sess::resolve::detect(path)?)
 }
 
-/// The agent that wrote the file at `path`, for a verb that reads it; an
-/// error when no agent's lines are recognised or the file cannot be read.
-pub(crate) fn agent_of(path: &Path) -> anyhow::Result<SourceKind> {
-    if !path.exists() {
-        // The read says how the file is missing.
-        FileStorage
-            .read_range(path, 0, 1)
-            .map_err(|e| sess_store::Error::from_io("reading", path, e))
-            .with_context(|| format!("cannot read `{}`", path.display()))?;
-    }
-    detect(path)?.with_context(|| {
-        format!(
-            "`{}` is not a session of any agent `sess` reads ({}): none of its first lines is one",
-            path.display(),
-            agent_names()
-        )
-    })
+/// The agent that wrote the file at `path`, for a verb that reads it.
+pub(crate) fn agent_of(path: &Path) -> anyhow::Result<sess_sources::SourceKind> {
+    Ok(sess::resolve::agent_of(path)?)
 }
 
-/// The agents of the registry, for messages: `pi-family, Claude Code, …`.
-pub(crate) fn agent_names() -> String {
-    sess_sources::registry().map(SourceKind::agent_name).collect::<Vec<_>>().join(", ")
-}
-
-/// Refuses to write to `path` when another agent wrote it (told as `sess
-/// show` tells it): `sess` writes only pi-family sessions, and the file is
-/// not touched. A missing file is fine: it is a new session.
+/// Refuses to write to `path` when another agent wrote it.
 pub(crate) fn refuse_other_agents(path: &Path) -> anyhow::Result<()> {
-    match detect(path)? {
-        Some(kind) if !kind.is_native() => {
-            Err(anyhow::Error::new(Hint(format!("`sess show {}` reads it", path.display()))).context(format!(
-                "`{}` is a {} session; sess writes only pi-family sessions",
-                path.display(),
-                kind.agent_name()
-            )))
-        }
-        _ => Ok(()),
-    }
+    Ok(sess::resolve::refuse_other_agents(path)?)
 }
 
 /// Refuses a verb that works on pi-family sessions only, for a session of
 /// another agent.
 pub(crate) fn pi_only(verb: &str, arg: &str, found: &Located) -> anyhow::Result<()> {
-    if found.kind.is_native() {
-        return Ok(());
-    }
-    bail!(
-        "`sess {verb}` works on pi-family sessions; `{arg}` is a {} session (try `sess show`)",
-        found.kind.agent_name()
-    )
-}
-
-/// The id of the session `arg` names in `backend`: an id, or an unambiguous
-/// prefix of one.
-pub(crate) fn stored(backend: &dyn Backend, arg: &str) -> anyhow::Result<String> {
-    // A whole id is found without listing the store.
-    match backend.session(arg) {
-        Ok(_) => return Ok(arg.to_owned()),
-        Err(sess_store::Error::SessionNotFound { .. }) => {}
-        Err(err) => return Err(err.into()),
-    }
-    let sessions = backend.list_sessions()?;
-    let lower = arg.to_lowercase();
-    let matches: Vec<&str> =
-        sessions.iter().map(|s| s.id.as_str()).filter(|id| id.to_lowercase().starts_with(&lower)).collect();
-    match matches.as_slice() {
-        [one] => Ok((*one).to_owned()),
-        [] => bail!("no session `{arg}` in the {} store", backend.kind()),
-        many => bail!("`{arg}` names {} sessions: {}", many.len(), many.join(", ")),
-    }
+    Ok(sess::resolve::pi_only(verb, arg, found)?)
 }

@@ -71,12 +71,33 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// A session argument that names no session, or several; a file that
+    /// cannot be read or is another agent's ([`resolve`](crate::resolve)).
+    #[error("{message}")]
+    Resolve {
+        /// What went wrong, naming the argument or the file.
+        message: String,
+        /// Why, when something below said, or a [`Hint`](crate::Hint).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// Reading a store failed.
+    #[error(transparent)]
+    Backend(#[from] sess_store::Error),
     /// Reading or writing an archive failed.
     #[error(transparent)]
     Vault(#[from] sess_archive::Error),
 }
 
 impl Error {
+    pub(crate) fn resolve(message: String) -> Self {
+        Self::Resolve { message, source: None }
+    }
+
+    pub(crate) fn resolve_because(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Resolve { message, source: Some(Box::new(source)) }
+    }
+
     pub(crate) fn catalog(message: String) -> Self {
         Self::Catalog { message, source: None }
     }

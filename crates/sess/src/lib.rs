@@ -12,7 +12,8 @@
 //! is a library whose answers have their secrets masked. [`store`] opens a
 //! store by its URL, [`archive`] the archive and a session of it, and
 //! [`catalog`] finds every agent's session files and brings the search
-//! catalog up to date with them.
+//! catalog up to date with them; [`resolve`] finds the session an argument
+//! names (a file, an id or prefix of any agent's, or of a store).
 //!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
@@ -49,6 +50,7 @@ mod error;
 mod hint;
 mod library;
 mod masked;
+pub mod resolve;
 pub mod store;
 
 pub use call::{Cancel, blocking, search_within};
