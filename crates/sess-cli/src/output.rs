@@ -62,16 +62,8 @@ pub(crate) fn warn_skipped(skipped: &[(std::path::PathBuf, sess_core::FileKind)]
 
 /// Warnings for the lines the reader skipped or repaired, at most 20 of them.
 pub(crate) fn warn_issues(path: &Path, issues: &[LineIssue]) {
-    const SHOWN: usize = 20;
-    for issue in issues.iter().take(SHOWN) {
-        warn(format_args!("`{}`: {issue}", path.display()));
-    }
-    if issues.len() > SHOWN {
-        warn(format_args!(
-            "`{}`: {} more lines with problems (run `sess verify`)",
-            path.display(),
-            issues.len() - SHOWN
-        ));
+    for line in sess::load::issue_lines(path, issues) {
+        warn(format_args!("{line}"));
     }
 }
 

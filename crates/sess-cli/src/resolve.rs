@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-pub(crate) use sess::resolve::{DETECT_BYTES, Located, Session, agent_names, is_missing, missing};
+pub(crate) use sess::resolve::{DETECT_BYTES, Located, Session, agent_names};
 
 use crate::env::sources_env;
 use crate::output::warn_skipped;
@@ -21,21 +21,10 @@ pub(crate) fn session_or_new(arg: &str, store: Option<&str>) -> anyhow::Result<S
     Ok(sess::resolve::session_or_new(arg, store, sources_env(), &mut |skipped| warn_skipped(skipped))?)
 }
 
-/// The session file `arg` names: a path of a file that exists, or an id or
-/// id prefix of a session of any agent.
-pub(crate) fn locate(arg: &str) -> anyhow::Result<Located> {
-    Ok(sess::resolve::locate(arg, sources_env(), &mut |skipped| warn_skipped(skipped))?)
-}
-
 /// The agent that wrote the file at `path` (`None` when none of its first
 /// lines says).
 pub(crate) fn detect(path: &Path) -> anyhow::Result<Option<sess_sources::SourceKind>> {
     Ok(sess::resolve::detect(path)?)
-}
-
-/// The agent that wrote the file at `path`, for a verb that reads it.
-pub(crate) fn agent_of(path: &Path) -> anyhow::Result<sess_sources::SourceKind> {
-    Ok(sess::resolve::agent_of(path)?)
 }
 
 /// Refuses to write to `path` when another agent wrote it.

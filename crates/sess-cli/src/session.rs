@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
-use sess_store::discovery::{self, PiAgent};
 use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 
 use crate::output::warn;
@@ -62,18 +61,10 @@ fn check_folder(path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// The blob store of the agent whose sessions directory holds `path`. xcsh and
-/// oh-my-pi keep large images there; pi-mono has no blob store and reads images
-/// inline, so its sessions (and files outside any agent's directory) get none.
+/// The blob store of the agent whose sessions directory holds `path`
+/// ([`sess::load::blobs_dir_for`]).
 pub(crate) fn blobs_dir_for(path: &Path) -> Option<PathBuf> {
-    let absolute = std::path::absolute(path).ok()?;
-    let env = crate::env::environment();
-    PiAgent::ALL
-        .into_iter()
-        .filter(|agent| !matches!(agent, PiAgent::PiMono | PiAgent::Prime))
-        .map(|agent| discovery::agent_dirs(agent, &env, &FileStorage))
-        .find(|dirs| absolute.starts_with(&dirs.sessions))
-        .map(|dirs| dirs.blobs)
+    sess::load::blobs_dir_for(path, &crate::env::environment())
 }
 
 /// Prints the manager's notices as warnings.

@@ -81,6 +81,15 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// A session that cannot be read, or not as asked ([`load`](crate::load)).
+    #[error("{message}")]
+    Read {
+        /// What went wrong, naming the session.
+        message: String,
+        /// Why, when something below said.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// Reading a store failed.
     #[error(transparent)]
     Backend(#[from] sess_store::Error),
@@ -90,6 +99,14 @@ pub enum Error {
 }
 
 impl Error {
+    pub(crate) fn read(message: String) -> Self {
+        Self::Read { message, source: None }
+    }
+
+    pub(crate) fn read_because(message: String, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Read { message, source: Some(Box::new(source)) }
+    }
+
     pub(crate) fn resolve(message: String) -> Self {
         Self::Resolve { message, source: None }
     }

@@ -13,7 +13,8 @@
 //! store by its URL, [`archive`] the archive and a session of it, and
 //! [`catalog`] finds every agent's session files and brings the search
 //! catalog up to date with them; [`resolve`] finds the session an argument
-//! names (a file, an id or prefix of any agent's, or of a store).
+//! names (a file, an id or prefix of any agent's, or of a store), and
+//! [`load`] reads it whole.
 //!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
@@ -49,6 +50,7 @@ pub mod catalog;
 mod error;
 mod hint;
 mod library;
+pub mod load;
 mod masked;
 pub mod resolve;
 pub mod store;
