@@ -16,6 +16,56 @@
 //! names (a file, an id or prefix of any agent's, or of a store), and
 //! [`load`] reads it whole.
 //!
+//! Listing every agent's sessions in a folder taken as the home folder, and
+//! reading the newest whole (`examples/every_session.rs` is the same
+//! program):
+//!
+//! ```
+//! use sess::load::{Place, read};
+//! use sess_sources::{Block, Env, Scope, registry};
+//! use sess_store::discovery::Environment;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let home = tempfile::tempdir()?;
+//! # let project = home.path().join(".claude/projects/-home-alice-src-todo-api");
+//! # std::fs::create_dir_all(&project)?;
+//! # let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/claude-code/claude-basic-toolcall.jsonl");
+//! # std::fs::copy(fixture, project.join("3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01.jsonl"))?;
+//! # let home = home.path().to_owned();
+//! // The library reads no environment variable: the caller says where the
+//! // agents keep their sessions (here, where they do by default under `home`).
+//! let env = Env::new(&home, []);
+//! let environment = Environment { home: home.clone(), ..Environment::default() };
+//!
+//! let mut sessions = Vec::new();
+//! for kind in registry() {
+//!     sessions.extend(kind.source().list(&env, Scope::All).sessions);
+//! }
+//! sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+//! for s in &sessions {
+//!     println!("{:<12} {:>4} messages  {}", s.source, s.message_count, s.title.as_deref().unwrap_or(&s.id));
+//! }
+//! # assert_eq!(sessions.len(), 1);
+//!
+//! let newest = &sessions[0];
+//! let place = Place { env: &env, environment: &environment };
+//! let path = newest.path.to_string_lossy();
+//! let session = read(&path, None, None, &place, &mut |_| {}, &mut |warning| eprintln!("warning: {warning}"))?;
+//! for message in &session.transcript.messages {
+//!     for block in &message.blocks {
+//!         if let Block::Text { text } = block {
+//!             println!("{:?}: {text}", message.role);
+//!         }
+//!     }
+//! }
+//! # assert!(!session.transcript.messages.is_empty());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A [`Library`] is implemented by the front-end's reader of the machine, or
+//! by a test over a few values:
+//!
 //! ```
 //! use sess::{Cancel, Error, Forked, Library, ProjectCard, Result, SearchHit, SearchParams, SessionList, SessionPage, SessionsParams};
 //!
