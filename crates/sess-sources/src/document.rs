@@ -1,13 +1,33 @@
 //! Sessions kept as one JSON document that the agent rewrites whole at every
 //! save, the conversation an array under one key (the Continue CLI's
-//! `history`, Auggie's `chatHistory`): the document read, its text fields,
-//! and its id.
+//! `history`, Auggie's `chatHistory`): how one is recognised, the document
+//! read, its text fields, and its id.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use crate::detect::Head;
 use crate::error::{Error, Result};
+use crate::jsonl::read_file;
+
+/// Whether `head` starts a JSON document written over several lines (`{`
+/// alone on the first) whose head holds every key of `keys` (each with its
+/// quotes, as `"sessionId"`).
+pub(crate) fn starts(head: &Head<'_>, keys: &[&[u8]]) -> bool {
+    head.lines.first().is_some_and(|l| l.text.trim() == "{")
+        && keys.iter().all(|key| memchr::memmem::find(head.bytes, key).is_some())
+}
+
+/// `read` of the session file at `path` from `bytes`, its complete lines,
+/// else from the whole file: the agent ends the document without a
+/// newline, so its complete lines lack the closing brace.
+pub(crate) fn read_whole<T>(path: &Path, bytes: &[u8], read: impl Fn(&Path, &[u8]) -> Result<T>) -> Result<T, String> {
+    match read(path, bytes) {
+        Ok(read) => Ok(read),
+        Err(_) => read(path, &read_file(path).map_err(|err| err.to_string())?).map_err(|err| err.to_string()),
+    }
+}
 
 /// The document `bytes` of the file at `path`, when it parses and holds an
 /// array under `key`; otherwise why it is not `what` (`a Continue session`).

@@ -7,7 +7,6 @@ use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
-use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::source::{Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
@@ -47,11 +46,7 @@ impl Source for Auggie {
     /// (`{` alone on the first) whose head has the session file's keys
     /// `sessionId` and `chatHistory`.
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
-        let has = |key: &[u8]| memchr::memmem::find(head.bytes, key).is_some();
-        let document = head.lines.first().is_some_and(|l| l.text.trim() == "{")
-            && has(br#""sessionId""#)
-            && has(br#""chatHistory""#);
-        document.then_some(0)
+        crate::document::starts(head, &[br#""sessionId""#, br#""chatHistory""#]).then_some(0)
     }
 
     fn load(&self, path: &Path) -> Result<Transcript> {
@@ -68,12 +63,7 @@ impl Source for Auggie {
         if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not an Auggie session: no `sessionId` and `chatHistory`".to_owned());
         }
-        let read = match super::read(path, bytes) {
-            Ok(read) => read,
-            Err(_) => {
-                super::read(path, &read_file(path).map_err(|err| err.to_string())?).map_err(|err| err.to_string())?
-            }
-        };
+        let read = crate::document::read_whole(path, bytes, super::read)?;
         let usage = read.calls();
         let transcript = read.transcript;
         Ok(Indexed {

@@ -9,7 +9,6 @@ use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
-use crate::jsonl::read_file;
 use crate::listing::{FoundFiles, Listing, Scope, modified_ms};
 use crate::source::{Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
@@ -49,11 +48,7 @@ impl Source for Continue {
     /// (`{` alone on the first) whose head has the session file's first
     /// keys, `sessionId` and `workspaceDirectory`.
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
-        let has = |key: &[u8]| memchr::memmem::find(head.bytes, key).is_some();
-        let document = head.lines.first().is_some_and(|l| l.text.trim() == "{")
-            && has(br#""sessionId""#)
-            && has(br#""workspaceDirectory""#);
-        document.then_some(0)
+        crate::document::starts(head, &[br#""sessionId""#, br#""workspaceDirectory""#]).then_some(0)
     }
 
     fn load(&self, path: &Path) -> Result<Transcript> {
@@ -70,14 +65,7 @@ impl Source for Continue {
         if crate::detect::detect_whole(path, bytes) != Some(SOURCE) {
             return Err("not a Continue CLI session: no `sessionId` and `workspaceDirectory`".to_owned());
         }
-        // The CLI ends the document without a newline, so the complete lines
-        // the caller gives lack its closing brace: the file is read whole.
-        let read = match super::read(path, bytes) {
-            Ok(read) => read,
-            Err(_) => {
-                super::read(path, &read_file(path).map_err(|err| err.to_string())?).map_err(|err| err.to_string())?
-            }
-        };
+        let read = crate::document::read_whole(path, bytes, super::read)?;
         let written = std::fs::metadata(path).ok().map(|m| format_iso_millis(modified_ms(&m)));
         let usage = read.calls(written.as_deref());
         let transcript = read.transcript;

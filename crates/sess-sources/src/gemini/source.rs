@@ -50,10 +50,7 @@ impl Source for Gemini {
     /// `sessionId` and `projectHash` keys in the head). Claude Code's lines
     /// have a `sessionId` too, so this source comes before it.
     fn detect(&self, head: &Head<'_>) -> Option<usize> {
-        let document = head.lines.first().is_some_and(|l| l.text.trim() == "{")
-            && memchr::memmem::find(head.bytes, br#""projectHash""#).is_some()
-            && memchr::memmem::find(head.bytes, br#""sessionId""#).is_some();
-        if document {
+        if crate::document::starts(head, &[br#""projectHash""#, br#""sessionId""#]) {
             return Some(0);
         }
         head.first(|line| {
