@@ -55,6 +55,8 @@ mod rows;
 mod shared_file;
 mod source;
 mod sqlite;
+#[cfg(test)]
+mod test_support;
 mod transcript;
 mod usage;
 mod verify;

@@ -1,6 +1,5 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -10,7 +9,7 @@ use super::*;
 use crate::diff::{DiffLine, LineKind};
 use crate::edit::testing::{calls, fixture};
 use crate::edit::{Change, FileEdit, PatchHunk, Replacement};
-use crate::env::Env;
+use crate::test_support::{env_with, shape};
 use crate::transcript::{Block, Image, ToolCall};
 
 const FIRST: &str = "5b0e7c1a-2f4d-4e8b-9a63-1c2d3e4f5a6b";
@@ -28,29 +27,6 @@ fn sessions() -> PathBuf {
 
 fn session_file(id: &str) -> PathBuf {
     sessions().join(format!("{id}.json"))
-}
-
-/// Each message as `role: block kinds`, a tool call as `name status`.
-fn shape(transcript: &Transcript) -> Vec<String> {
-    transcript
-        .messages
-        .iter()
-        .map(|m| {
-            let blocks: Vec<String> = m
-                .blocks
-                .iter()
-                .map(|b| match b {
-                    Block::ToolCall(call) => format!("{} {}", call.name, call.status.as_str()),
-                    other => other.kind().to_owned(),
-                })
-                .collect();
-            format!("{}: {}", m.role.as_str(), blocks.join(", "))
-        })
-        .collect()
-}
-
-fn env_with(home: &Path, vars: &[(&str, &Path)]) -> Env {
-    Env::new(home, vars.iter().map(|(k, v)| ((*k).to_owned(), OsString::from(v.as_os_str()))))
 }
 
 #[test]

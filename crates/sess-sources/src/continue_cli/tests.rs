@@ -1,6 +1,5 @@
 #![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -9,7 +8,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::edit::testing::{calls, fixture};
 use crate::edit::{FileEdit, Replacement};
-use crate::env::Env;
+use crate::test_support::{env_with, shape};
 use crate::transcript::{Block, Image, ToolCall};
 
 const FIRST: &str = "7ec94f9e-2ee6-4aa0-9d3d-d893482c6cbe";
@@ -24,29 +23,6 @@ fn real(relative: &str) -> PathBuf {
 
 fn session_file(folder: &str, id: &str) -> PathBuf {
     real(folder).join(format!("{id}.json"))
-}
-
-/// Each message as `role: block kinds`, a tool call as `name status`.
-fn shape(transcript: &Transcript) -> Vec<String> {
-    transcript
-        .messages
-        .iter()
-        .map(|m| {
-            let blocks: Vec<String> = m
-                .blocks
-                .iter()
-                .map(|b| match b {
-                    Block::ToolCall(call) => format!("{} {}", call.name, call.status.as_str()),
-                    other => other.kind().to_owned(),
-                })
-                .collect();
-            format!("{}: {}", m.role.as_str(), blocks.join(", "))
-        })
-        .collect()
-}
-
-fn env_with(home: &Path, vars: &[(&str, &Path)]) -> Env {
-    Env::new(home, vars.iter().map(|(k, v)| ((*k).to_owned(), OsString::from(v.as_os_str()))))
 }
 
 #[test]
