@@ -30,4 +30,4 @@ pub(crate) fn machine() -> sess::Result<Machine> {
     sess::archive::machine(&data_dir(), std::env::var("HOSTNAME").ok().as_deref())
 }
 
-pub(crate) use sess::archive::{existing, find, load, open, original, read, required};
+pub(crate) use sess::archive::{existing, find, load, open, original, required};

@@ -42,7 +42,7 @@ pub(crate) fn open_fresh(arg: Option<&Path>, store: Option<&str>, refresh: bool)
 /// A warning for each session that could not be read.
 pub(crate) fn warn_problems(refreshed: &Refreshed) {
     for problem in refreshed.problems() {
-        warn(format_args!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason));
+        warn(sess::catalog::problem_line(problem));
     }
 }
 
@@ -56,19 +56,19 @@ pub(crate) enum Bar {
 }
 
 /// The progress of a refresh, drawn as `bar` says; finished when dropped.
-struct Drawn {
+pub(crate) struct Drawn {
     bar: Bar,
     shown: Option<Progress>,
 }
 
 impl Drawn {
-    fn new(bar: Bar) -> Self {
+    pub(crate) fn new(bar: Bar) -> Self {
         Self { bar, shown: None }
     }
 
     /// A refresh read `progress.done` files of `progress.total`: a bar of
     /// its own for each pass over the files.
-    fn tell(&mut self, progress: sess_catalog::Progress) {
+    pub(crate) fn tell(&mut self, progress: sess_catalog::Progress) {
         if self.bar == Bar::Shown && progress.total >= PROGRESS_FROM {
             let shown = self.shown.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
             shown.set(progress.done as u64);

@@ -23,6 +23,18 @@ pub(crate) fn environment() -> Environment {
     }
 }
 
+/// The machine as the library reads it: this process's environment, the
+/// data folder, the host name and the working directory.
+pub(crate) fn host() -> sess::Host {
+    sess::Host {
+        env: sources_env().clone(),
+        environment: environment(),
+        data_dir: crate::archive::data_dir(),
+        host_name: std::env::var("HOSTNAME").ok(),
+        cwd: std::env::current_dir().unwrap_or_default(),
+    }
+}
+
 /// The folders `--project-dir` names, absolute.
 static PROJECT_DIRS: OnceLock<Vec<PathBuf>> = OnceLock::new();
 

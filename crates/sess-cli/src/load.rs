@@ -14,12 +14,6 @@ pub(crate) struct Loaded {
     pub(crate) file: SessionFile,
 }
 
-/// Reads the session `arg` names (in `store`, or a file) and warns about every
-/// line it had to skip.
-pub(crate) fn load(arg: &str, store: Option<&str>) -> anyhow::Result<Loaded> {
-    load_session(crate::resolve::session(arg, store)?)
-}
-
 /// Reads a pi-family session (of a store, or a file) and warns about every
 /// line it had to skip.
 pub(crate) fn load_session(session: Session) -> anyhow::Result<Loaded> {

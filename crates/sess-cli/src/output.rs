@@ -55,8 +55,21 @@ pub(crate) fn warn_skipped(skipped: &[(std::path::PathBuf, sess_core::FileKind)]
     let warned = warned.get_or_insert_with(Default::default);
     for (path, kind) in skipped {
         if warned.insert(path.clone()) {
-            warn(format_args!("`{}` is {}, not a session file; skipped", path.display(), kind.describe_skipped()));
+            warn(sess::skipped_line(path, *kind));
         }
+    }
+}
+
+/// What a long-lived library tells, printed as warnings on stderr.
+pub(crate) struct Printed;
+
+impl sess::Tell for Printed {
+    fn warning(&self, line: &str) {
+        warn(line);
+    }
+
+    fn skipped(&self, skipped: &[(std::path::PathBuf, sess_core::FileKind)]) {
+        warn_skipped(skipped);
     }
 }
 
@@ -157,15 +170,7 @@ impl Progress {
     }
 }
 
-/// `text` as one POSIX shell word: as is when nothing in it is special to the
-/// shell, else in single quotes.
-pub(crate) fn shell_word(text: &str) -> String {
-    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
-}
+pub(crate) use sess::shell_word;
 
 #[cfg(test)]
 mod tests {

@@ -3,13 +3,6 @@
 //! sessions (`sess list`, `sess search`, unless `--reveal-secrets`).
 
 use sess_export::Redactor;
-use sess_sources::Transcript;
-
-/// Masks every secret the bundled rules find in `transcript` (its title,
-/// texts, tool inputs and results, subagent turns); how many.
-pub(crate) fn transcript(transcript: &mut Transcript) -> usize {
-    Redactor::bundled().redact_transcript(transcript)
-}
 
 /// `text` with its secrets masked, when it has some.
 pub(crate) fn text(redactor: &Redactor, text: &mut Option<String>) {

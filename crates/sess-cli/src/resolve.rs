@@ -15,12 +15,6 @@ pub(crate) fn session(arg: &str, store: Option<&str>) -> anyhow::Result<Session>
     Ok(sess::resolve::session(arg, store, sources_env(), &mut |skipped| warn_skipped(skipped))?)
 }
 
-/// [`session`], where a path may also name a file that does not exist yet:
-/// a new session (`sess append`).
-pub(crate) fn session_or_new(arg: &str, store: Option<&str>) -> anyhow::Result<Session> {
-    Ok(sess::resolve::session_or_new(arg, store, sources_env(), &mut |skipped| warn_skipped(skipped))?)
-}
-
 /// The agent that wrote the file at `path` (`None` when none of its first
 /// lines says).
 pub(crate) fn detect(path: &Path) -> anyhow::Result<Option<sess_sources::SourceKind>> {

@@ -2,7 +2,6 @@
 //! transcript, as the library reads them ([`sess::load`]) in this process's
 //! environment, its warnings printed.
 
-use sess_core::SessionFile;
 use sess_sources::{Listing, Scope, SourceKind, Transcript};
 
 pub(crate) use sess::load::Read;
@@ -30,9 +29,4 @@ pub(crate) fn list(kind: SourceKind, scope: Scope<'_>) -> Listing {
 /// The transcript of a located session, at `leaf` for a pi-family one.
 pub(crate) fn transcript(found: &Located, leaf: Option<&str>) -> anyhow::Result<Transcript> {
     Ok(sess::load::transcript(found, leaf, &environment(), &mut |line| warn(format_args!("{line}")))?)
-}
-
-/// A pi-family transcript at `leaf`, which must be an entry of the session.
-pub(crate) fn pi_transcript(file: &SessionFile, leaf: Option<&str>, name: &str) -> anyhow::Result<Transcript> {
-    Ok(sess::load::pi_transcript(file, leaf, name)?)
 }

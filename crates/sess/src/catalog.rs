@@ -68,6 +68,11 @@ impl Refreshed {
     }
 }
 
+/// The warning for a session that could not be read into the catalog.
+pub fn problem_line(problem: &Problem) -> String {
+    format!("`{}`: {}; not in the catalog", problem.path.display(), problem.reason)
+}
+
 /// Brings `catalog` up to date with every session file in `env`, and with
 /// the sessions of `store`; `progress` is told as files are read.
 ///

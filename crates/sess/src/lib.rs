@@ -97,19 +97,28 @@
 pub mod archive;
 mod call;
 pub mod catalog;
+pub mod describe;
 mod error;
+pub mod export;
 mod hint;
+mod host;
 mod library;
 pub mod load;
 mod masked;
 pub mod resolve;
+pub mod session;
+mod shell;
 pub mod store;
+pub mod usage;
+pub mod view;
 
 pub use call::{Cancel, blocking, search_within};
 pub use error::{Error, Result};
 pub use hint::Hint;
+pub use host::{Host, Quiet, Tell, chain, skipped_line};
 pub use library::{
     ExportFormat, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
     SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, TreeNode, UsageParams,
 };
 pub use masked::Masked;
+pub use shell::shell_word;

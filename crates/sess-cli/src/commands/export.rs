@@ -23,7 +23,7 @@ pub(crate) fn run(args: &ExportArgs, store: Option<&str>) -> anyhow::Result<Outc
         check_not_a_session(target, read.file.as_deref())?;
     }
     let mut transcript = read.transcript;
-    if let Some(masked) = prepare(&mut transcript, args.redact) {
+    if let Some(masked) = sess::export::prepare(&mut transcript, args.redact) {
         note(format_args!("masked {masked} secret{}", if masked == 1 { "" } else { "s" }));
     }
     let bytes = file(&transcript, format)?;
@@ -49,22 +49,12 @@ fn format_of(path: &Path) -> Option<ExportFormat> {
     }
 }
 
-/// What a transcript gets before it is written, wherever it goes (`sess
-/// export`, the page's Export): with `redact`, its secrets masked; then the
-/// diffs of its edits, made from the tool inputs as they are by then (masked
-/// too). How many secrets were masked, when they were looked for.
-pub(crate) fn prepare(transcript: &mut Transcript, redact: bool) -> Option<usize> {
-    let masked = redact.then(|| crate::redact::transcript(transcript));
-    sess_sources::add_diffs(transcript);
-    masked
-}
-
 /// The bytes of `transcript` written as `format`. JSON is what `sess show
 /// --json --all` prints.
 pub(crate) fn file(transcript: &Transcript, format: ExportFormat) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
-        ExportFormat::Md => sess_export::to_markdown(transcript, &sess_export::MarkdownOptions::default()).into_bytes(),
-        ExportFormat::Html => sess_export::to_html_document(transcript).into_bytes(),
+        ExportFormat::Md => sess::export::write(transcript, sess::ExportFormat::Markdown),
+        ExportFormat::Html => sess::export::write(transcript, sess::ExportFormat::Html),
         ExportFormat::Json => {
             let mut bytes = serde_json::to_vec_pretty(transcript)?;
             bytes.push(b'\n');

@@ -33,7 +33,7 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
     };
     let rows = if let Some(mut vault) = store.map(crate::archive::existing).transpose()?.flatten() {
         // An archive: every session it keeps, of every machine.
-        archived(vault.as_mut(), &scope, &|_| true, catalog::Bar::Shown)?
+        archived(vault.as_mut(), &scope, &|_| true)?
     } else {
         let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
         rows(&catalog, store, &scope)?

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 const IDLE: usize = 8;
 
 /// Opens a connection.
-type Open<T> = Box<dyn Fn() -> anyhow::Result<T> + Send + Sync>;
+type Open<T> = Box<dyn Fn() -> crate::Result<T> + Send + Sync>;
 
 /// Open connections no request uses now, and how to open another.
 pub(super) struct Pool<T> {
@@ -20,16 +20,16 @@ pub(super) struct Pool<T> {
 
 impl<T> Pool<T> {
     /// A pool holding `first`, which opens more with `open`.
-    pub(super) fn new(first: T, open: impl Fn() -> anyhow::Result<T> + Send + Sync + 'static) -> Self {
+    pub(super) fn new(first: T, open: impl Fn() -> crate::Result<T> + Send + Sync + 'static) -> Self {
         Self { idle: Mutex::new(vec![first]), open: Box::new(open) }
     }
 
     /// An idle connection, or a new one.
-    pub(super) fn lease(&self) -> sess::Result<Lease<'_, T>> {
+    pub(super) fn lease(&self) -> crate::Result<Lease<'_, T>> {
         let idle = self.idle.lock().map_err(|_| super::failed("a connection pool's lock is poisoned"))?.pop();
         let connection = match idle {
             Some(connection) => connection,
-            None => (self.open)().map_err(super::anyhow_boxed)?,
+            None => (self.open)().map_err(super::boxed)?,
         };
         Ok(Lease { pool: self, connection: Some(connection) })
     }

@@ -4,19 +4,20 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use sess::{
-    Cancel, ExportParams, Exported, Forked, Library, MachineCard, Original, ProjectCard, SearchHit, SearchParams,
-    SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, UsageParams,
-};
+use std::sync::Arc;
+
 use sess_archive::{ArchivedSession, Filter, StoredFile, Vault};
 use sess_catalog::Stop;
 use sess_sources::{SourceKind, Transcript};
 use sess_usage::{Report, Row};
 
+use super::boxed;
 use super::pool::{Lease, Pool};
-use crate::catalog::Bar;
-use crate::output::{shell_word, warn};
 use crate::usage::Scope;
+use crate::{
+    Cancel, ExportParams, Exported, Forked, Host, Library, MachineCard, Original, ProjectCard, Result, SearchHit,
+    SearchParams, SessionCard, SessionList, SessionPage, SessionsParams, SnippetPart, Tell, UsageParams, shell_word,
+};
 
 /// The prefix of an archived session's id on the page, which keeps it apart
 /// from the catalog's ids (plain numbers).
@@ -42,19 +43,21 @@ pub(super) struct Archive {
     /// Where the cards say the session is (`SessionCard::store`).
     shown_store: String,
     shown: Shown,
+    /// Where a session that cannot be read for its usage is told.
+    tell: Arc<dyn Tell>,
 }
 
 impl Archive {
     /// The archive `vault` at `url`; `default` when it is the default one,
     /// which `sess restore` reads without `--store`.
-    pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown) -> Self {
+    pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown, tell: Arc<dyn Tell>) -> Self {
         let shown_url = without_password(url);
         let url = url.to_owned();
-        let vaults = Pool::new(vault, move || crate::archive::open(&url).map_err(anyhow::Error::from));
-        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown }
+        let vaults = Pool::new(vault, move || crate::archive::open(&url));
+        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown, tell }
     }
 
-    fn vault(&self) -> sess::Result<Lease<'_, Box<dyn Vault>>> {
+    fn vault(&self) -> Result<Lease<'_, Box<dyn Vault>>> {
         self.vaults.lease()
     }
 
@@ -68,19 +71,19 @@ impl Archive {
     }
 
     /// The sessions `filter` selects whose agents this sess reads, newest first.
-    fn read(&self, filter: &Filter) -> sess::Result<Vec<ArchivedSession>> {
+    fn read(&self, filter: &Filter) -> Result<Vec<ArchivedSession>> {
         let mut sessions = self.vault()?.sessions(filter).map_err(boxed)?;
         sessions.retain(|s| SourceKind::from_name(&s.source).is_some());
         Ok(sessions)
     }
 
     /// How many sessions the page shows of it.
-    pub(super) fn len(&self) -> sess::Result<usize> {
+    pub(super) fn len(&self) -> Result<usize> {
         Ok(self.read(&self.filter(None, None))?.len())
     }
 
     /// The machines of the sessions shown, by name.
-    pub(super) fn machines(&self) -> sess::Result<Vec<MachineCard>> {
+    pub(super) fn machines(&self) -> Result<Vec<MachineCard>> {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for session in self.read(&self.filter(None, None))? {
             *counts.entry(session.machine).or_default() += 1;
@@ -89,7 +92,7 @@ impl Archive {
     }
 
     /// The working directories of the sessions shown, most recently active first.
-    pub(super) fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
+    pub(super) fn projects(&self) -> Result<Vec<ProjectCard>> {
         let mut projects: BTreeMap<String, (usize, i64, BTreeSet<SourceKind>)> = BTreeMap::new();
         for session in self.read(&self.filter(None, None))? {
             let (Some(cwd), Some(kind)) = (session.meta.cwd, SourceKind::from_name(&session.source)) else {
@@ -115,7 +118,7 @@ impl Archive {
 
     /// The sessions shown that `params` selects, newest first: the page it
     /// asks for, and how many there are in all.
-    pub(super) fn sessions(&self, params: &SessionsParams) -> sess::Result<SessionList> {
+    pub(super) fn sessions(&self, params: &SessionsParams) -> Result<SessionList> {
         let text = params.text.as_deref().map(str::to_lowercase);
         let mut list = SessionList::default();
         for session in self.read(&self.filter(params.source, params.machine.as_deref()))? {
@@ -145,7 +148,7 @@ impl Archive {
     /// The sessions shown whose text matches, best first: `params.limit` of
     /// them from `params.offset` on.
     /// It stops when `cancel` is raised.
-    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess::Result<Vec<SearchHit>> {
+    pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
         let wanted = params.offset.saturating_add(params.limit);
         let stop = Stop::never().or_when(cancel.flag());
@@ -170,26 +173,27 @@ impl Archive {
     }
 
     /// The archived session `id` (an id of [`Archive::card`]).
-    fn find(&self, id: &str) -> sess::Result<ArchivedSession> {
-        let not_found = || sess::Error::NotFound { what: format!("session {id}") };
+    fn find(&self, id: &str) -> Result<ArchivedSession> {
+        let not_found = || crate::Error::NotFound { what: format!("session {id}") };
         let key = key(id).ok_or_else(not_found)?;
         self.read(&self.filter(None, None))?.into_iter().find(|s| s.key == key).ok_or_else(not_found)
     }
 
     /// The archived session `id`, read with its agent's reader. An archive
     /// keeps no entry tree to pick a leaf from: asked for one, it says so.
-    pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> sess::Result<SessionPage> {
+    pub(super) fn page(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
         let (session, files, mut transcript) = self.read_whole(id, leaf)?;
-        let card = self.card(&session).ok_or_else(|| sess::Error::NotFound { what: format!("session {id}") })?;
+        let card = self.card(&session).ok_or_else(|| crate::Error::NotFound { what: format!("session {id}") })?;
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
         sess_sources::add_diffs(&mut transcript);
         // Its own calls: the files are at hand, but not those of the sessions it may share a response with.
         let usage = match crate::usage::session_rows(&session, &files) {
-            Ok(rows) => super::session_sum(rows, &session.path),
+            Ok(rows) => crate::usage::session_sum(rows, &session.path),
             Err(err) => {
-                warn(format_args!(
-                    "the archived session `{}` could not be read for its usage: {err:#}",
-                    session.meta.session_id
+                self.tell.warning(&format!(
+                    "the archived session `{}` could not be read for its usage: {}",
+                    session.meta.session_id,
+                    crate::chain(&err)
                 ));
                 None
             }
@@ -199,51 +203,52 @@ impl Archive {
 
     /// The archived session `id` with every message, without the diffs of
     /// edits or the usage.
-    pub(super) fn whole(&self, id: &str) -> sess::Result<SessionPage> {
+    pub(super) fn whole(&self, id: &str) -> Result<SessionPage> {
         let (session, _, transcript) = self.read_whole(id, None)?;
-        let card = self.card(&session).ok_or_else(|| sess::Error::NotFound { what: format!("session {id}") })?;
+        let card = self.card(&session).ok_or_else(|| crate::Error::NotFound { what: format!("session {id}") })?;
         Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage: None })
     }
 
     /// The archived session `id` and its files, read whole with its agent's
     /// reader. An archive keeps no entry tree to pick a leaf from: asked for
     /// one, it says so.
-    fn read_whole(&self, id: &str, leaf: Option<&str>) -> sess::Result<(ArchivedSession, Vec<StoredFile>, Transcript)> {
+    fn read_whole(&self, id: &str, leaf: Option<&str>) -> Result<(ArchivedSession, Vec<StoredFile>, Transcript)> {
         let session = self.find(id)?;
         if leaf.is_some() {
-            return Err(sess::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
+            return Err(crate::Error::Unsupported { operation: "reading an archived session at a leaf".to_owned() });
         }
         let files = self.vault()?.files(session.key).map_err(boxed)?;
-        let transcript = crate::archive::read(&session, &files).map_err(|e| super::anyhow_boxed(e.into()))?;
+        let transcript = crate::archive::read(&session, &files).map_err(boxed)?;
         Ok((session, files, transcript))
     }
 
     /// The archived session `id` written as the page's Export asks.
-    pub(super) fn export(&self, id: &str, params: &ExportParams) -> sess::Result<Exported> {
+    pub(super) fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
         let (_, _, transcript) = self.read_whole(id, params.leaf.as_deref())?;
-        super::exported(transcript, params)
+        Ok(crate::export::export(transcript, params))
     }
 
     /// The model calls of the sessions shown that `scope` selects: each
     /// one's files are read (the archive keeps no calls of its own). Beside
     /// the catalog, the sessions shown are this machine's that the catalog
     /// does not have (`present`: its paths), as `sess usage` counts them.
-    pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>) -> sess::Result<Vec<Row>> {
+    pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>, host: &Host) -> Result<Vec<Row>> {
+        let mut warn = |line: String| self.tell.warning(&line);
         let rows = if self.shown == Shown::Gone {
-            let machine = crate::archive::machine().map_err(|e| super::anyhow_boxed(e.into()))?.id;
+            let machine = host.machine().map_err(boxed)?.id;
             let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
-            crate::usage::archived(self.vault()?.as_mut(), scope, &gone, Bar::Hidden)
+            crate::usage::archived(self.vault()?.as_mut(), scope, &gone, &mut |_, _| {}, &mut warn)
         } else {
-            crate::usage::archived(self.vault()?.as_mut(), scope, &|_| true, Bar::Hidden)
+            crate::usage::archived(self.vault()?.as_mut(), scope, &|_| true, &mut |_, _| {}, &mut warn)
         };
-        rows.map_err(super::anyhow_boxed)
+        rows.map_err(boxed)
     }
 
     /// Forking reads a session where its agent keeps it: an archived one is
     /// written back first, so the fork is refused with the command that does.
-    pub(super) fn refuse_fork(&self, id: &str) -> sess::Error {
+    pub(super) fn refuse_fork(&self, id: &str) -> crate::Error {
         match self.find(id) {
-            Ok(session) => sess::Error::Unsupported {
+            Ok(session) => crate::Error::Unsupported {
                 operation: format!(
                     "forking a session read from the archive before `{}` writes it back",
                     self.restore_command(&session)
@@ -315,53 +320,49 @@ fn without_password(url: &str) -> String {
     }
 }
 
-fn boxed(err: sess_archive::Error) -> sess::Error {
-    sess::Error::Failed(Box::new(err))
-}
-
 /// `sess --store ARCHIVE serve`: every machine's sessions, read from the archive.
-pub(super) struct ArchiveLibrary(pub(super) Archive);
+pub(super) struct ArchiveLibrary(pub(super) Archive, pub(super) Host);
 
 impl Library for ArchiveLibrary {
-    fn projects(&self) -> sess::Result<Vec<ProjectCard>> {
+    fn projects(&self) -> Result<Vec<ProjectCard>> {
         self.0.projects()
     }
 
-    fn sessions(&self, params: &SessionsParams) -> sess::Result<SessionList> {
+    fn sessions(&self, params: &SessionsParams) -> Result<SessionList> {
         self.0.sessions(params)
     }
 
-    fn session(&self, id: &str, leaf: Option<&str>) -> sess::Result<SessionPage> {
+    fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
         self.0.page(id, leaf)
     }
 
-    fn whole_session(&self, id: &str) -> sess::Result<SessionPage> {
+    fn whole_session(&self, id: &str) -> Result<SessionPage> {
         self.0.whole(id)
     }
 
-    fn search(&self, params: &SearchParams, cancel: &Cancel) -> sess::Result<Vec<SearchHit>> {
+    fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
         self.0.search(params, cancel)
     }
 
-    fn machines(&self) -> sess::Result<Vec<MachineCard>> {
+    fn machines(&self) -> Result<Vec<MachineCard>> {
         self.0.machines()
     }
 
     /// Every archived session's calls: each one's files are read.
-    fn usage(&self, params: &UsageParams) -> sess::Result<Report> {
-        Ok(super::usage_report(self.0.usage(&super::scope(params), &HashSet::new())?, params))
+    fn usage(&self, params: &UsageParams) -> Result<Report> {
+        Ok(crate::usage::report(self.0.usage(&Scope::of(params), &HashSet::new(), &self.1)?, params))
     }
 
-    fn export(&self, id: &str, params: &ExportParams) -> sess::Result<Exported> {
+    fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
         self.0.export(id, params)
     }
 
-    fn fork(&self, id: &str, _entry_id: &str) -> sess::Result<Forked> {
+    fn fork(&self, id: &str, _entry_id: &str) -> Result<Forked> {
         Err(self.0.refuse_fork(id))
     }
 
-    fn report(&self, error: &sess::Error) {
-        super::report(error);
+    fn report(&self, error: &crate::Error) {
+        super::report(self.0.tell.as_ref(), error);
     }
 }
 
