@@ -7,6 +7,7 @@ use sess::catalog::{Found, Refreshed};
 use sess_catalog::{Catalog, RefreshReport};
 use sess_sources::Env;
 
+use crate::env::host;
 use crate::env::sources_env;
 use crate::output::{Progress, warn, warn_skipped};
 
@@ -16,7 +17,7 @@ const PROGRESS_FROM: usize = 50;
 /// The catalog file: `--catalog`, else `$XDG_DATA_HOME/sess/catalog.sqlite`,
 /// else `~/.local/share/sess/catalog.sqlite`.
 pub(crate) fn path(arg: Option<&Path>) -> anyhow::Result<PathBuf> {
-    Ok(sess::catalog::path(arg, &crate::archive::data_dir())?)
+    Ok(sess::catalog::path(arg, &host().data_dir)?)
 }
 
 /// Opens the catalog at `path`.

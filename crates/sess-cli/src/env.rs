@@ -24,15 +24,23 @@ pub(crate) fn environment() -> Environment {
 }
 
 /// The machine as the library reads it: this process's environment, the
-/// data folder, the host name and the working directory.
-pub(crate) fn host() -> sess::Host {
-    sess::Host {
+/// data folder, the host name and the working directory; read once.
+pub(crate) fn host() -> &'static sess::Host {
+    static HOST: OnceLock<sess::Host> = OnceLock::new();
+    HOST.get_or_init(|| sess::Host {
         env: sources_env().clone(),
         environment: environment(),
-        data_dir: crate::archive::data_dir(),
+        data_dir: data_dir(),
         host_name: std::env::var("HOSTNAME").ok(),
         cwd: std::env::current_dir().unwrap_or_default(),
-    }
+    })
+}
+
+/// `$XDG_DATA_HOME/sess` (`~/.local/share/sess`): the archive, the machine
+/// file and the catalog.
+fn data_dir() -> PathBuf {
+    let env = environment();
+    sess::archive::data_dir(env.xdg_data_home, &env.home)
 }
 
 /// The folders `--project-dir` names, absolute.
@@ -69,7 +77,7 @@ pub(crate) fn sources_env() -> &'static sess_sources::Env {
             }
         }
         let env = sess_sources::Env::new(home(), vars);
-        match crate::catalog::path(None).ok().filter(|path| path.is_file()) {
+        match sess::catalog::path(None, &data_dir()).ok().filter(|path| path.is_file()) {
             Some(path) => match sess_catalog::Catalog::session_cwds_at(&path) {
                 Ok(cwds) => env.with_session_cwds(cwds),
                 Err(_) => env,

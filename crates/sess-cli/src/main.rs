@@ -1,18 +1,12 @@
 //! The `sess` command.
 
-mod archive;
 mod catalog;
 mod cli;
 mod commands;
 mod env;
-mod load;
 mod output;
 mod redact;
 mod render;
-mod resolve;
-mod session;
-mod sources;
-mod store;
 mod summary;
 mod usage;
 

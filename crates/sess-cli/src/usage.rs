@@ -8,7 +8,8 @@ use sess_usage::Row;
 
 pub(crate) use sess::usage::Scope;
 
-use crate::output::{Progress, warn};
+use crate::env::host;
+use crate::output::{Printed, Progress};
 
 /// Archived sessions read for their calls with fewer than this show no bar.
 const PROGRESS_FROM: usize = 20;
@@ -18,16 +19,7 @@ const PROGRESS_FROM: usize = 20;
 /// ([`sess::usage::rows`]).
 pub(crate) fn rows(catalog: &Catalog, store: Option<&str>, scope: &Scope) -> anyhow::Result<Vec<Row>> {
     let mut bar = Bar::default();
-    Ok(sess::usage::rows(
-        catalog,
-        store,
-        scope,
-        &crate::env::host(),
-        &mut |done, total| bar.tell(done, total),
-        &mut |line| {
-            warn(line);
-        },
-    )?)
+    Ok(sess::usage::rows(catalog, store, scope, host(), &Printed, &mut |done, total| bar.tell(done, total))?)
 }
 
 /// The calls of the sessions of the archive `vault` that `keep` keeps
@@ -38,7 +30,7 @@ pub(crate) fn archived(
     keep: &dyn Fn(&ArchivedSession) -> bool,
 ) -> anyhow::Result<Vec<Row>> {
     let mut bar = Bar::default();
-    Ok(sess::usage::archived(vault, scope, keep, &mut |done, total| bar.tell(done, total), &mut |line| warn(line))?)
+    Ok(sess::usage::archived(vault, scope, keep, &Printed, &mut |done, total| bar.tell(done, total))?)
 }
 
 /// The bar over the archived sessions read, when there are many.

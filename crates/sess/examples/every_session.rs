@@ -9,20 +9,19 @@
 
 use std::path::PathBuf;
 
-use sess::load::{Place, read};
-use sess_sources::{Block, Env, Scope, registry};
-use sess_store::discovery::Environment;
+use sess::Host;
+use sess::load::read;
+use sess_sources::{Block, Scope, registry};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let home = PathBuf::from(std::env::args().nth(1).ok_or("usage: every_session HOME")?);
     // The library reads no environment variable: the caller says where the
     // agents keep their sessions (here, where they do by default under `home`).
-    let env = Env::new(&home, []);
-    let environment = Environment { home: home.clone(), ..Environment::default() };
+    let host = Host::at_home(&home);
 
     let mut sessions = Vec::new();
     for kind in registry() {
-        sessions.extend(kind.source().list(&env, Scope::All).sessions);
+        sessions.extend(kind.source().list(&host.env, Scope::All).sessions);
     }
     sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
     for s in &sessions {
@@ -30,9 +29,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let Some(newest) = sessions.first() else { return Ok(()) };
-    let place = Place { env: &env, environment: &environment };
     let path = newest.path.to_string_lossy();
-    let session = read(&path, None, None, &place, &mut |_| {}, &mut |warning| eprintln!("warning: {warning}"))?;
+    let warn = |line: &str| eprintln!("warning: {line}");
+    let session = read(&path, None, None, &host, &warn)?;
     for message in &session.transcript.messages {
         for block in &message.blocks {
             if let Block::Text { text } = block {

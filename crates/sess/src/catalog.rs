@@ -116,7 +116,7 @@ pub fn refresh_files(
 /// As [`store::open`](crate::store::open); [`Error::Catalog`] when the
 /// store's sessions cannot be listed or the catalog written.
 pub fn refresh_store(catalog: &mut Catalog, url: &str) -> Result<RefreshReport> {
-    let backend = crate::store::open(url, crate::store::Missing::Refused)?.backend;
+    let backend = crate::store::open(url, crate::store::Missing::Refused, &crate::Quiet)?;
     let sessions: Vec<StoredSession> = backend
         .list_sessions()
         .map_err(|e| Error::catalog_because(format!("cannot list the sessions of `{url}`"), e))?

@@ -8,8 +8,6 @@ use sess_core::FileKind;
 use sess_sources::Env;
 use sess_store::discovery::Environment;
 
-use crate::load::Place;
-
 /// The machine whose sessions the library reads: where every agent keeps
 /// them, where sess keeps its own data, and who asks.
 #[derive(Clone, Debug)]
@@ -41,11 +39,6 @@ impl Host {
         }
     }
 
-    /// Where sessions are read from.
-    pub fn place(&self) -> Place<'_> {
-        Place { env: &self.env, environment: &self.environment }
-    }
-
     /// This machine, as the archive knows it (made once in the data folder).
     ///
     /// # Errors
@@ -70,6 +63,13 @@ pub trait Tell: Send + Sync {
         for (path, kind) in skipped {
             self.warning(&skipped_line(path, *kind));
         }
+    }
+}
+
+/// A function of a line tells warnings.
+impl<F: Fn(&str) + Send + Sync> Tell for F {
+    fn warning(&self, line: &str) {
+        self(line);
     }
 }
 

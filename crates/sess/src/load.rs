@@ -7,15 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sess_core::{Leaf, LineIssue, ReadOutcome, SessionFile};
-use sess_sources::{Env, Transcript};
+use sess_sources::Transcript;
 use sess_store::discovery::{self, Environment, PiAgent};
 use sess_store::{BlobStore, Blobs, FileStorage, read_session_file, resolve_entries};
 
-use crate::resolve::{Located, Session, Skipped};
-use crate::{Error, Result};
-
-/// Where warnings go: one line each, for people.
-pub type Warn<'a> = &'a mut dyn FnMut(String);
+use crate::resolve::{Located, Session};
+use crate::{Error, Host, Result, Tell};
 
 /// How many of a file's line issues are told one by one.
 const ISSUES_SHOWN: usize = 20;
@@ -40,18 +37,18 @@ pub fn issue_lines(path: &Path, issues: &[LineIssue]) -> Vec<String> {
 /// # Errors
 ///
 /// [`Error::Backend`] when a store cannot be read; as [`load_path`].
-pub fn load_session(session: Session, environment: &Environment, warn: Warn<'_>) -> Result<SessionFile> {
+pub fn load_session(session: Session, host: &Host, tell: &dyn Tell) -> Result<SessionFile> {
     match session {
         Session::Stored { backend, id } => {
             let stored = backend.session(&id)?;
             let mut entries = backend.read_session(&id)?;
             let resolution = resolve_entries(&mut entries, backend.as_ref() as &dyn Blobs)?;
             for warning in resolution.warnings {
-                warn(format!("session {id}: {warning}"));
+                tell.warning(&format!("session {id}: {warning}"));
             }
             Ok(SessionFile::from_entries(Some(stored.header), stored.title_line.as_deref(), entries))
         }
-        Session::File(found) => Ok(load_path(&found.path, environment, warn)?.file),
+        Session::File(found) => Ok(load_path(&found.path, host, tell)?.file),
     }
 }
 
@@ -61,23 +58,23 @@ pub fn load_session(session: Session, environment: &Environment, warn: Warn<'_>)
 ///
 /// [`Error::Resolve`] when there is no file; [`Error::Read`] when it cannot
 /// be read or is not a session file.
-pub fn load_path(path: &Path, environment: &Environment, warn: Warn<'_>) -> Result<ReadOutcome> {
+pub fn load_path(path: &Path, host: &Host, tell: &dyn Tell) -> Result<ReadOutcome> {
     if crate::resolve::is_missing(path) {
         return Err(crate::resolve::missing(path));
     }
     let mut outcome =
         read_session_file(path).map_err(|e| Error::read_because(format!("cannot read `{}`", path.display()), e))?;
     // Images an agent moved to its blob store are put back, as the agent does.
-    if let Some(dir) = blobs_dir_for(path, environment).filter(|d| d.is_dir()) {
+    if let Some(dir) = blobs_dir_for(path, &host.environment).filter(|d| d.is_dir()) {
         let blobs = BlobStore::new(Arc::new(FileStorage), dir);
         let resolution = resolve_entries(outcome.file.entries_mut(), &blobs)
             .map_err(|e| Error::read_because(format!("cannot read the images of `{}`", path.display()), e))?;
         for warning in resolution.warnings {
-            warn(format!("`{}`: {warning}", path.display()));
+            tell.warning(&format!("`{}`: {warning}", path.display()));
         }
     }
     for line in issue_lines(path, &outcome.issues) {
-        warn(line);
+        tell.warning(&line);
     }
     if outcome.file.header().is_none() && outcome.file.entries().is_empty() {
         return Err(Error::read(format!(
@@ -86,10 +83,10 @@ pub fn load_path(path: &Path, environment: &Environment, warn: Warn<'_>) -> Resu
         )));
     }
     if outcome.file.header().is_none() {
-        warn(format!("`{}` has no valid session header; reading its entries anyway", path.display()));
+        tell.warning(&format!("`{}` has no valid session header; reading its entries anyway", path.display()));
     }
     if let Some(from) = outcome.migrated_from {
-        warn(format!(
+        tell.warning(&format!(
             "`{}` is format version {}; it was migrated in memory (run `sess migrate` to write it as version 3)",
             path.display(),
             from.0
@@ -120,15 +117,6 @@ pub struct Read {
     pub file: Option<PathBuf>,
 }
 
-/// Where a session is read from: the agents' folders and the pi-family
-/// agents'.
-pub struct Place<'a> {
-    /// The agents' folders.
-    pub env: &'a Env,
-    /// The pi-family agents' folders (their blob stores).
-    pub environment: &'a Environment,
-}
-
 /// The session `arg` names, read whole: in the archive `store` holds, in the
 /// store `store` names, or a file or id of any agent; at `leaf` for a
 /// pi-family one (not an archived one).
@@ -137,14 +125,7 @@ pub struct Place<'a> {
 ///
 /// As [`resolve::session`](crate::resolve::session), [`load_path`] and
 /// [`transcript`]; [`Error::Read`] for a leaf that does not apply.
-pub fn read(
-    arg: &str,
-    leaf: Option<&str>,
-    store: Option<&str>,
-    place: &Place<'_>,
-    skipped: Skipped<'_>,
-    warn: Warn<'_>,
-) -> Result<Read> {
+pub fn read(arg: &str, leaf: Option<&str>, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<Read> {
     let archived = store.map(crate::archive::existing).transpose()?.flatten();
     if let (Some(url), Some(mut vault)) = (store, archived) {
         if leaf.is_some() {
@@ -157,20 +138,20 @@ pub fn read(
         return Ok(Read { transcript, file: None });
     }
     if let Some(url) = store {
-        let session = crate::resolve::session(arg, Some(url), place.env, skipped)?;
-        let file = load_session(session, place.environment, warn)?;
+        let session = crate::resolve::session(arg, Some(url), host, tell)?;
+        let file = load_session(session, host, tell)?;
         return Ok(Read { transcript: pi_transcript(&file, leaf, arg)?, file: None });
     }
-    let mut found: Located = crate::resolve::locate(arg, place.env, skipped)?;
+    let mut found: Located = crate::resolve::locate(arg, host, tell)?;
     if !found.recognised {
         found.kind = crate::resolve::agent_of(&found.path)?;
     }
     if leaf.is_some() && !found.kind.is_native() {
         return Err(Error::read(format!("--leaf works on pi-family sessions; `{arg}` is a {} session", found.kind)));
     }
-    let transcript = transcript(&found, leaf, place.environment, warn)?;
+    let transcript = transcript(&found, leaf, host, tell)?;
     for line in issue_lines(&found.path, &transcript.issues) {
-        warn(line);
+        tell.warning(&line);
     }
     Ok(Read { transcript, file: Some(found.path) })
 }
@@ -180,15 +161,10 @@ pub fn read(
 /// # Errors
 ///
 /// [`Error::Read`] when it cannot be read; as [`load_path`].
-pub fn transcript(
-    found: &Located,
-    leaf: Option<&str>,
-    environment: &Environment,
-    warn: Warn<'_>,
-) -> Result<Transcript> {
+pub fn transcript(found: &Located, leaf: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<Transcript> {
     let path = &found.path;
     if found.kind.is_native() {
-        let outcome = load_path(path, environment, warn)?;
+        let outcome = load_path(path, host, tell)?;
         return pi_transcript(&outcome.file, leaf, &path.display().to_string());
     }
     let loaded = match &found.row {

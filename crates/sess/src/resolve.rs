@@ -5,15 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sess_core::FileKind;
 use sess_sources::{Env, SourceKind};
 use sess_store::{Backend, FileStorage, SessionStorage as _};
 
-use crate::{Error, Hint, Result};
-
-/// Names a source skipped because they are not regular files (a FIFO, a
-/// device), told to the caller as they are found.
-pub type Skipped<'a> = &'a mut dyn FnMut(&[(PathBuf, FileKind)]);
+use crate::{Error, Hint, Host, Result, Tell};
 
 /// How much of a file tells which agent wrote it: the one detection rule's.
 pub const DETECT_BYTES: usize = sess_sources::DETECT_BYTES;
@@ -51,8 +46,8 @@ pub enum Session {
 ///
 /// [`Error::Resolve`] when it names no session, or several; as
 /// [`store::open`](crate::store::open).
-pub fn session(arg: &str, store: Option<&str>, env: &Env, skipped: Skipped<'_>) -> Result<Session> {
-    match session_or_new(arg, store, env, skipped)? {
+pub fn session(arg: &str, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<Session> {
+    match session_or_new(arg, store, host, tell)? {
         Session::File(found) => existing(found).map(Session::File),
         stored @ Session::Stored { .. } => Ok(stored),
     }
@@ -64,14 +59,13 @@ pub fn session(arg: &str, store: Option<&str>, env: &Env, skipped: Skipped<'_>) 
 /// # Errors
 ///
 /// As [`session`].
-pub fn session_or_new(arg: &str, store: Option<&str>, env: &Env, skipped: Skipped<'_>) -> Result<Session> {
+pub fn session_or_new(arg: &str, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<Session> {
     if let Some(url) = store {
-        let opened = crate::store::open(url, crate::store::Missing::Refused)?;
-        skipped(&opened.skipped);
-        let id = stored(opened.backend.as_ref(), arg)?;
-        return Ok(Session::Stored { backend: opened.backend, id });
+        let backend = crate::store::open(url, crate::store::Missing::Refused, tell)?;
+        let id = stored(backend.as_ref(), arg)?;
+        return Ok(Session::Stored { backend, id });
     }
-    locate_or_new(arg, env, skipped).map(Session::File)
+    locate_or_new(arg, &host.env, tell).map(Session::File)
 }
 
 /// The error of every verb for a session path that names no file.
@@ -110,13 +104,13 @@ pub fn looks_like_path(arg: &str) -> bool {
 /// # Errors
 ///
 /// As [`session`].
-pub fn locate(arg: &str, env: &Env, skipped: Skipped<'_>) -> Result<Located> {
-    existing(locate_or_new(arg, env, skipped)?)
+pub fn locate(arg: &str, host: &Host, tell: &dyn Tell) -> Result<Located> {
+    existing(locate_or_new(arg, &host.env, tell)?)
 }
 
 /// [`locate`], where a path may name a file that does not exist yet (it is
 /// pi-family: a new session).
-fn locate_or_new(arg: &str, env: &Env, skipped: Skipped<'_>) -> Result<Located> {
+fn locate_or_new(arg: &str, env: &Env, tell: &dyn Tell) -> Result<Located> {
     if looks_like_path(arg) {
         let path = PathBuf::from(arg);
         let kind = detect(&path)?;
@@ -127,12 +121,12 @@ fn locate_or_new(arg: &str, env: &Env, skipped: Skipped<'_>) -> Result<Located> 
             row: None,
         });
     }
-    by_id(arg, env, skipped)
+    by_id(arg, env, tell)
 }
 
 /// The session file of any agent whose id (or file name) starts with `arg`;
 /// an exact id wins over longer ones.
-fn by_id(arg: &str, env: &Env, skipped: Skipped<'_>) -> Result<Located> {
+fn by_id(arg: &str, env: &Env, tell: &dyn Tell) -> Result<Located> {
     let needle = arg.to_lowercase();
     if needle.is_empty() {
         return Err(Error::resolve("an empty session id names no session".to_owned()));
@@ -141,7 +135,7 @@ fn by_id(arg: &str, env: &Env, skipped: Skipped<'_>) -> Result<Located> {
     let mut ids: Vec<String> = Vec::new();
     for kind in sess_sources::registry() {
         let found = kind.source().find(env);
-        skipped(&found.skipped);
+        tell.skipped(&found.skipped);
         for (id, path) in found.files {
             let seen = matches.iter().any(|m| m.path == path && m.row.is_none());
             if !seen && (id.to_lowercase().starts_with(&needle) || name_matches(&path, &needle)) {

@@ -5,25 +5,18 @@ use std::path::{Path, PathBuf};
 
 use sess_store::{FileStorage, Notice, SessionManager, SessionStorage as _};
 
-use crate::load::Warn;
-use crate::resolve::{self, Session, Skipped};
-use crate::{Error, Host, Result};
+use crate::resolve::{self, Session};
+use crate::{Error, Host, Result, Tell};
 
 /// Opens the session `arg` names (in `store`, or a file that exists) for
-/// writing; what its manager noticed opening it is told to `warn`.
+/// writing; what its manager noticed opening it is told.
 ///
 /// # Errors
 ///
 /// As [`resolve::session`]; [`Error::Store`] when it cannot be opened;
 /// [`Error::Resolve`] when another agent wrote the file.
-pub fn open(
-    arg: &str,
-    store: Option<&str>,
-    host: &Host,
-    skipped: Skipped<'_>,
-    warn: Warn<'_>,
-) -> Result<SessionManager> {
-    open_resolved(resolve::session(arg, store, &host.env, skipped)?, store, host, warn)
+pub fn open(arg: &str, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<SessionManager> {
+    open_resolved(resolve::session(arg, store, host, tell)?, store, host, tell)
 }
 
 /// [`open`], or starts a new session when `arg` is the path of a file that
@@ -32,17 +25,11 @@ pub fn open(
 /// # Errors
 ///
 /// As [`open`]; [`Error::Invalid`] when the new file's folder does not exist.
-pub fn open_or_start(
-    arg: &str,
-    store: Option<&str>,
-    host: &Host,
-    skipped: Skipped<'_>,
-    warn: Warn<'_>,
-) -> Result<SessionManager> {
-    open_resolved(resolve::session_or_new(arg, store, &host.env, skipped)?, store, host, warn)
+pub fn open_or_start(arg: &str, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<SessionManager> {
+    open_resolved(resolve::session_or_new(arg, store, host, tell)?, store, host, tell)
 }
 
-fn open_resolved(session: Session, store: Option<&str>, host: &Host, warn: Warn<'_>) -> Result<SessionManager> {
+fn open_resolved(session: Session, store: Option<&str>, host: &Host, tell: &dyn Tell) -> Result<SessionManager> {
     let found = match session {
         Session::File(found) => found,
         Session::Stored { backend, id } => {
@@ -51,7 +38,7 @@ fn open_resolved(session: Session, store: Option<&str>, host: &Host, warn: Warn<
                 .backend(backend)
                 .open_in(&id, None)
                 .map_err(|e| Error::store_because(format!("cannot open session {id} in `{url}`"), e))?;
-            notices(&mut manager).into_iter().for_each(&mut *warn);
+            tell_notices(&mut manager, tell);
             return Ok(manager);
         }
     };
@@ -64,7 +51,7 @@ fn open_resolved(session: Session, store: Option<&str>, host: &Host, warn: Warn<
     }
     let mut manager =
         builder.open(&path).map_err(|e| Error::store_because(format!("cannot open `{}`", path.display()), e))?;
-    notices(&mut manager).into_iter().for_each(&mut *warn);
+    tell_notices(&mut manager, tell);
     Ok(manager)
 }
 
@@ -93,6 +80,13 @@ fn check_folder(path: &Path) -> Result<()> {
 /// ([`load::blobs_dir_for`](crate::load::blobs_dir_for)).
 pub fn blobs_dir_for(path: &Path, host: &Host) -> Option<PathBuf> {
     crate::load::blobs_dir_for(path, &host.environment)
+}
+
+/// Tells what `manager` noticed since it was last asked ([`notices`]).
+pub fn tell_notices(manager: &mut SessionManager, tell: &dyn Tell) {
+    for line in notices(manager) {
+        tell.warning(&line);
+    }
 }
 
 /// What `manager` noticed since it was last asked, a warning each: another
@@ -188,10 +182,9 @@ pub fn fork_new_session(
     store: Option<&str>,
     entry: &str,
     host: &Host,
-    skipped: Skipped<'_>,
-    warn: Warn<'_>,
+    tell: &dyn Tell,
 ) -> Result<NewSession> {
-    let mut manager = open(arg, store, host, skipped, warn)?;
+    let mut manager = open(arg, store, host, tell)?;
     if manager.entry(entry).is_none() {
         return Err(Error::NotFound { what: format!("entry `{entry}` of `{arg}`") });
     }

@@ -3,7 +3,7 @@
 //! `postgres://user@host:port/db?options=-csearch_path%3DNAME`.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use sess_core::FileKind;
@@ -11,7 +11,7 @@ use sess_store::discovery;
 use sess_store::storage::regular_file;
 use sess_store::{Backend, FileStorage, JsonlBackend, SessionStorage as _};
 
-use crate::{Error, Hint, Result};
+use crate::{Error, Hint, Result, Tell};
 
 /// Whether opening a store may create it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,24 +23,15 @@ pub enum Missing {
     Created,
 }
 
-/// A store, open.
-pub struct Opened {
-    /// The store.
-    pub backend: Arc<dyn Backend>,
-    /// Names in a `dir:` store's folder that are not regular files: the
-    /// store skips them, and the caller says so.
-    pub skipped: Vec<(PathBuf, FileKind)>,
-}
-
 /// Opens the store `url` names; with [`Missing::Created`] a store that does
-/// not exist yet is made.
+/// not exist yet is made. The names in a `dir:` store's folder that are not
+/// regular files, which the store skips, are told to `tell`.
 ///
 /// # Errors
 ///
 /// [`Error::Store`] when the URL names no store, the store is missing or is
 /// not what its URL says, or it cannot be opened.
-pub fn open(url: &str, missing: Missing) -> Result<Opened> {
-    let opened = |backend: Arc<dyn Backend>| Opened { backend, skipped: Vec::new() };
+pub fn open(url: &str, missing: Missing, tell: &dyn Tell) -> Result<Arc<dyn Backend>> {
     if let Some(path) = url.strip_prefix("dir:") {
         if path.is_empty() {
             return Err(Error::store(format!("`{url}`: the directory is missing (dir:PATH)")));
@@ -48,22 +39,20 @@ pub fn open(url: &str, missing: Missing) -> Result<Opened> {
         check_dir(url, Path::new(path), missing)?;
         // The backend skips names that are not regular files; they are named here.
         let found = discovery::find_session_files(&FileStorage, Path::new(path), discovery::Depth::All);
-        return Ok(Opened {
-            backend: Arc::new(JsonlBackend::new(Arc::new(FileStorage), path)),
-            skipped: found.skipped,
-        });
+        tell.skipped(&found.skipped);
+        return Ok(Arc::new(JsonlBackend::new(Arc::new(FileStorage), path)));
     }
     if let Some(path) = url.strip_prefix("sqlite:") {
         let path = path.strip_prefix("//").unwrap_or(path);
         check_file(url, Path::new(path), missing)?;
         let backend = sess_sqlite::SqliteBackend::open(path)
             .map_err(|e| Error::store_because(format!("cannot open the store `{url}`"), e))?;
-        return Ok(opened(Arc::new(backend)));
+        return Ok(Arc::new(backend));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let backend = sess_postgres::PostgresBackend::connect(url)
             .map_err(|e| Error::store_because("cannot open the PostgreSQL store".to_owned(), e))?;
-        return Ok(opened(Arc::new(backend)));
+        return Ok(Arc::new(backend));
     }
     Err(Error::store_because(
         format!("`{url}` is not a store URL"),

@@ -10,8 +10,7 @@ use sess_catalog::Catalog;
 use sess_sources::SourceKind;
 use sess_usage::{By, Options, Prices, Report, Row, Sum, TimeZone};
 
-use crate::load::Warn;
-use crate::{Error, Host, Result, UsageParams};
+use crate::{Error, Host, Result, Tell, UsageParams};
 
 /// Whose calls.
 #[derive(Clone, Debug, Default)]
@@ -41,7 +40,7 @@ impl Scope {
 /// in `host`'s default archive that the catalog no longer has (their agent
 /// deleted them, whether or not an archive run has noticed yet): each
 /// session once. `progress` is told how many of the archived sessions were
-/// read, of how many; a session that cannot be read is a warning.
+/// read, of how many; a session that cannot be read is told as a warning.
 ///
 /// # Errors
 ///
@@ -52,8 +51,8 @@ pub fn rows(
     store: Option<&str>,
     scope: &Scope,
     host: &Host,
+    tell: &dyn Tell,
     progress: &mut dyn FnMut(usize, usize),
-    warn: Warn<'_>,
 ) -> Result<Vec<Row>> {
     let mut rows = catalog_rows(catalog, store, scope)?;
     if store.is_none()
@@ -64,7 +63,7 @@ pub fn rows(
             catalog.session_paths().map_err(|e| Error::catalog_because("cannot read the catalog".to_owned(), e))?;
         let machine = host.machine()?.id;
         let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
-        rows.extend(archived(vault.as_mut(), scope, &gone, progress, warn)?);
+        rows.extend(archived(vault.as_mut(), scope, &gone, tell, progress)?);
     }
     Ok(rows)
 }
@@ -100,8 +99,8 @@ pub fn archived(
     vault: &mut dyn Vault,
     scope: &Scope,
     keep: &dyn Fn(&ArchivedSession) -> bool,
+    tell: &dyn Tell,
     progress: &mut dyn FnMut(usize, usize),
-    warn: Warn<'_>,
 ) -> Result<Vec<Row>> {
     let source = match scope.sources.as_slice() {
         [one] => Some(one.as_str().to_owned()),
@@ -121,7 +120,7 @@ pub fn archived(
         let calls = vault.files(session.key).map_err(Error::from).and_then(|files| session_rows(session, &files));
         match calls {
             Ok(calls) => rows.extend(calls),
-            Err(err) => warn(format!(
+            Err(err) => tell.warning(&format!(
                 "the archived session `{}` ({}) could not be read for its usage: {}",
                 session.meta.session_id,
                 session.path,

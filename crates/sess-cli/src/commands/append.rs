@@ -15,8 +15,9 @@ use sess_store::SessionManager;
 
 use crate::Outcome;
 use crate::cli::AppendArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::stdout;
-use crate::session;
 
 /// At most this many lines, or about this many bytes, go in one write.
 const MAX_BATCH_LINES: usize = 4096;
@@ -28,7 +29,7 @@ const MAX_BATCH_BYTES: usize = 4 << 20;
 pub(crate) const DEFAULT_MAX_LINE_BYTES: u64 = 256 << 20;
 
 pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut manager = session::open_or_start(&args.session, store)?;
+    let mut manager = sess::session::open_or_start(&args.session, store, host(), &Printed)?;
     if let Some(leaf) = &args.leaf {
         manager.branch(leaf).with_context(|| format!("`{}` has no entry `{leaf}`", args.session))?;
     }
@@ -67,7 +68,7 @@ pub(crate) fn run(args: &AppendArgs, store: Option<&str>) -> anyhow::Result<Outc
             .with_context(|| format!("cannot write to `{}`", args.session))?;
         // The reader may have stopped after a bad line; the batch is then freed here.
         let _ = give_back.send(batch);
-        session::report(&mut manager);
+        sess::session::tell_notices(&mut manager, &Printed);
         for id in ids {
             writeln!(out, "{id}")?;
         }

@@ -10,7 +10,9 @@ use sess_sources::SourceKind;
 
 use crate::Outcome;
 use crate::cli::ArchiveArgs;
+use crate::env::host;
 use crate::env::sources_env;
+use crate::output::Printed;
 use crate::output::{Progress, print_json, shell_word, stdout, warn};
 
 #[derive(Serialize)]
@@ -26,9 +28,9 @@ struct Json<'a> {
 }
 
 pub(crate) fn run(args: &ArchiveArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let url = store.map_or_else(crate::archive::default_url, str::to_owned);
-    let mut vault = crate::archive::open(&url)?;
-    let machine = crate::archive::machine()?;
+    let url = store.map_or_else(|| sess::archive::default_url(&host().data_dir), str::to_owned);
+    let mut vault = sess::archive::open(&url)?;
+    let machine = host().machine()?;
     let kinds = args.source.kinds();
     let outcome = once(vault.as_mut(), &url, &machine, &kinds, args.json, true)?;
     if !args.watch {
@@ -126,7 +128,7 @@ fn keep_entries(url: &str, paths: &[std::path::PathBuf]) -> anyhow::Result<usize
     if paths.is_empty() {
         return Ok(0);
     }
-    let backend = crate::store::open_with(url, sess::store::Missing::Created)?;
+    let backend = sess::store::open(url, sess::store::Missing::Created, &Printed)?;
     let mut copied = 0;
     for path in paths {
         let Ok(session) = crate::commands::copy::session_file(Path::new(path)) else { continue };

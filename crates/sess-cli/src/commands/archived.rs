@@ -97,7 +97,7 @@ fn item(s: &ArchivedSession) -> Item<'_> {
         created: s.meta.created.as_deref(),
         modified: format_iso_millis(s.meta.modified_ms),
         message_count: s.meta.message_count,
-        original: crate::archive::original(s),
+        original: sess::archive::original(s),
         archived: format_iso_millis(s.archived_ms),
         deleted: s.deleted_ms.map(format_iso_millis),
     }

@@ -5,17 +5,18 @@ use sess_core::{EntryIndex, Leaf, context};
 
 use crate::Outcome;
 use crate::cli::ContextArgs;
-use crate::load::load_session;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{print_json, warn};
-use crate::resolve::{self, Session};
+use sess::resolve::Session;
 
 pub(crate) fn run(args: &ContextArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let session = resolve::session(&args.file, store)?;
+    let session = sess::resolve::session(&args.file, store, host(), &Printed)?;
     if let Session::File(found) = &session {
-        resolve::pi_only("context", &args.file, found)?;
+        sess::resolve::pi_only("context", &args.file, found)?;
     }
-    let outcome = load_session(session)?;
-    let entries = outcome.file.entries();
+    let outcome = sess::load::load_session(session, host(), &Printed)?;
+    let entries = outcome.entries();
     let index = EntryIndex::new(entries);
     let leaf = match &args.leaf {
         Some(id) if !index.contains(id) => bail!("`{}` has no entry `{id}`", args.file),

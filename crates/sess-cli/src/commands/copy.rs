@@ -9,6 +9,8 @@ use sess_store::{Backend, replay_rest};
 
 use crate::Outcome;
 use crate::cli::CopyArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{Progress, stdout, warn};
 
 /// One session to copy.
@@ -46,7 +48,7 @@ pub(crate) enum Copied {
 pub(crate) fn run(args: &CopyArgs) -> anyhow::Result<Outcome> {
     // The sources are read first: a source that cannot be read makes no target.
     let sources = read_sources(&args.from)?;
-    let to = crate::store::open_with(&args.to, sess::store::Missing::Created)?;
+    let to = sess::store::open(&args.to, sess::store::Missing::Created, &Printed)?;
     let total: u64 = sources.iter().map(|s| s.entries.len() as u64).sum();
     let progress = Progress::new(total, "entries");
     let (mut copied, mut completed, mut present) = (Tally::default(), Tally::default(), 0);
@@ -141,7 +143,7 @@ pub(crate) fn copy_session(
 /// The sessions of a store URL, or of one session file.
 fn read_sources(from: &str) -> anyhow::Result<Vec<Source>> {
     if from.contains(':') && !Path::new(from).exists() {
-        let backend = crate::store::open(from)?;
+        let backend = sess::store::open(from, sess::store::Missing::Refused, &Printed)?;
         return read_store(backend.as_ref());
     }
     Ok(vec![session_file(Path::new(from))?])
@@ -149,7 +151,7 @@ fn read_sources(from: &str) -> anyhow::Result<Vec<Source>> {
 
 /// The pi-family session file at `path`, to copy.
 pub(crate) fn session_file(path: &Path) -> anyhow::Result<Source> {
-    let loaded = crate::load::load_path(path)?;
+    let loaded = sess::load::load_path(path, host(), &Printed)?;
     let from = path.display();
     let header = loaded.file.header().cloned().with_context(|| format!("`{from}` has no valid session header"))?;
     let skipped = loaded.issues.iter().filter(|i| i.kind.is_skipped()).count();

@@ -9,7 +9,9 @@ use sess_store::{FileStorage, SessionStorage as _};
 
 use crate::Outcome;
 use crate::cli::{ExportArgs, ExportFormat};
+use crate::env::host;
 use crate::env::sources_env;
+use crate::output::Printed;
 use crate::output::{Hint, note, stdout};
 
 pub(crate) fn run(args: &ExportArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -18,7 +20,7 @@ pub(crate) fn run(args: &ExportArgs, store: Option<&str>) -> anyhow::Result<Outc
     if let Some(target) = &args.output {
         check_writable(target)?;
     }
-    let read = crate::sources::read(&args.session, args.leaf.as_deref(), store)?;
+    let read = sess::load::read(&args.session, args.leaf.as_deref(), store, host(), &Printed)?;
     if let Some(target) = &args.output {
         check_not_a_session(target, read.file.as_deref())?;
     }
@@ -101,7 +103,7 @@ fn check_not_a_session(target: &Path, session: Option<&Path>) -> anyhow::Result<
         bail!("`{shown}` is the session being exported: sess export does not replace it");
     }
     if FileStorage.exists(target)
-        && let Some(kind) = crate::resolve::detect(target)?
+        && let Some(kind) = sess::resolve::detect(target)?
     {
         return Err(anyhow::Error::new(Hint("write the export to a file of its own".to_owned())).context(format!(
             "`{shown}` is a {} session: sess export does not replace session files",
@@ -120,7 +122,7 @@ fn check_not_a_session(target: &Path, session: Option<&Path>) -> anyhow::Result<
             }
         }
     }
-    let data = crate::archive::data_dir();
+    let data = host().data_dir.clone();
     if at.starts_with(real_path(&data)) {
         return Err(anyhow::Error::new(Hint("write the export outside sess's data folder".to_owned())).context(
             format!(

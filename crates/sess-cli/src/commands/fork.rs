@@ -6,11 +6,12 @@ use anyhow::{Context as _, bail};
 
 use crate::Outcome;
 use crate::cli::ForkArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::stdout;
-use crate::session;
 
 pub(crate) fn run(args: &ForkArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session, store)?;
+    let mut manager = sess::session::open(&args.session, store, host(), &Printed)?;
     let at = branch_point(&mut manager, &args.session, &args.at)?;
     let mut out = stdout();
     if args.new_session {

@@ -6,11 +6,12 @@ use anyhow::Context as _;
 
 use crate::Outcome;
 use crate::cli::LabelArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::stdout;
-use crate::session;
 
 pub(crate) fn run(args: &LabelArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut manager = session::open(&args.session, store)?;
+    let mut manager = sess::session::open(&args.session, store, host(), &Printed)?;
     let text = if args.clear { None } else { args.text.as_deref() };
     let id = manager
         .append_label_change(&args.entry, text)

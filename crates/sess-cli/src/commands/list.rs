@@ -15,6 +15,8 @@ use sess_store::{Backend, FileStorage, SessionStorage as _, SessionSummary};
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::ListArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{print_json, stdout, warn};
 use crate::summary::one_line;
 
@@ -57,7 +59,7 @@ enum PiSession {
 
 pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if let Some(url) = store
-        && let Some(mut vault) = crate::archive::existing(url)?
+        && let Some(mut vault) = sess::archive::existing(url)?
     {
         return crate::commands::archived::list(args, vault.as_mut());
     }
@@ -68,7 +70,7 @@ pub(crate) fn run(args: &ListArgs, store: Option<&str>) -> anyhow::Result<Outcom
         Some(dir) => std::path::absolute(dir)?,
         None => std::env::current_dir()?,
     };
-    let backend = store.map(crate::store::open).transpose()?;
+    let backend = store.map(|url| sess::store::open(url, sess::store::Missing::Refused, &Printed)).transpose()?;
     let mut rows = match &backend {
         Some(backend) => store_rows(backend.as_ref(), args, &cwd)?,
         None if args.no_catalog => source_rows(args, &cwd),
@@ -177,7 +179,7 @@ fn source_rows(args: &ListArgs, cwd: &Path) -> Vec<Row> {
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut rows = Vec::new();
     for kind in args.scope.source.kinds() {
-        add_rows(&mut rows, kind, crate::sources::list(kind, scope), &HashMap::new());
+        add_rows(&mut rows, kind, kind.source().list(&host().env, scope), &HashMap::new());
     }
     rows
 }

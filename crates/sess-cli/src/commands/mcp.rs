@@ -9,8 +9,9 @@ use sess_core::{EntryIndex, Leaf, context};
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::McpArgs;
-use crate::load::load_session;
-use crate::resolve::{self, Session};
+use crate::env::host;
+use crate::output::Printed;
+use sess::resolve::Session;
 
 pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
@@ -36,12 +37,12 @@ pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome
 /// The model context of the pi-family session `id` at `entry` (or its last),
 /// as `sess context` prints it.
 fn model_context(id: &str, entry: Option<&str>, store: Option<&str>) -> Result<serde_json::Value, String> {
-    let session = resolve::session(id, store).map_err(|e| format!("{e:#}"))?;
+    let session = sess::resolve::session(id, store, host(), &Printed).map_err(|e| sess::chain(&e))?;
     if let Session::File(found) = &session {
-        resolve::pi_only("context", id, found).map_err(|e| format!("{e:#}"))?;
+        sess::resolve::pi_only("context", id, found).map_err(|e| sess::chain(&e))?;
     }
-    let outcome = load_session(session).map_err(|e| format!("{e:#}"))?;
-    let entries = outcome.file.entries();
+    let outcome = sess::load::load_session(session, host(), &Printed).map_err(|e| sess::chain(&e))?;
+    let entries = outcome.entries();
     let index = EntryIndex::new(entries);
     let leaf = match entry {
         Some(entry) if !index.contains(entry) => return Err(format!("session {id} has no entry `{entry}`")),

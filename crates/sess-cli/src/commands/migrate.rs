@@ -54,7 +54,7 @@ fn migrate_file(path: &Path, args: &MigrateArgs) -> anyhow::Result<Done> {
     // A FIFO or a device is refused here, before anything opens it.
     let before = sess_store::storage::regular_file(&sess_store::FileStorage, path)
         .map_err(|e| sess_store::Error::from_io("reading", path, e))?;
-    crate::resolve::refuse_other_agents(path)?;
+    sess::resolve::refuse_other_agents(path)?;
     let outcome = read_session_file(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let Some(from) = outcome.migrated_from.map(|v| v.0) else {
         if outcome.file.header().is_none() {

@@ -7,6 +7,7 @@ use sess_archive::{Restored, StoredFile};
 
 use crate::Outcome;
 use crate::cli::RestoreArgs;
+use crate::env::host;
 use crate::output::{print_json, stdout};
 
 /// The session's files with its main file at `version` (the others at their
@@ -42,9 +43,9 @@ struct Json<'a> {
 }
 
 pub(crate) fn run(args: &RestoreArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let url = store.map_or_else(crate::archive::default_url, str::to_owned);
-    let mut vault = crate::archive::required(&url)?;
-    let session = crate::archive::find(vault.as_mut(), &url, &args.session, args.machine.as_deref())?;
+    let url = store.map_or_else(|| sess::archive::default_url(&host().data_dir), str::to_owned);
+    let mut vault = sess::archive::required(&url)?;
+    let session = sess::archive::find(vault.as_mut(), &url, &args.session, args.machine.as_deref())?;
     let files = match args.version {
         None => vault.files(session.key)?,
         Some(version) => at_version(vault.versions(session.key)?, version, &session.meta.session_id)?,

@@ -13,6 +13,7 @@ use crate::Outcome;
 use crate::catalog;
 use crate::cli::SearchArgs;
 use crate::commands::archived;
+use crate::env::host;
 use crate::output::{Hint, print_json, shell_word, stdout};
 use crate::summary::{one_line, short};
 
@@ -66,7 +67,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let filter =
         Filter { machine: args.machine.clone(), source: source.map(|k| k.as_str().to_owned()), ..Filter::default() };
     if let Some(url) = store
-        && let Some(mut vault) = crate::archive::existing(url)?
+        && let Some(mut vault) = sess::archive::existing(url)?
     {
         // An archive is searched where it is (in PostgreSQL, by the server).
         let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
@@ -104,9 +105,9 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     // The default archive keeps what the agents deleted: those sessions too.
     if store.is_none()
         && hits.len() < args.limit
-        && let Some(url) = crate::archive::default_present()
+        && let Some(url) = sess::archive::default_present(&host().data_dir)
     {
-        let mut vault = crate::archive::open(&url)?;
+        let mut vault = sess::archive::open(&url)?;
         let gone = Filter { gone: true, ..filter };
         let mut more = archived::search(vault.as_mut(), &url, &args.query, &gone, (args.limit, &stop))?;
         if let Some(dir) = &params.cwd {

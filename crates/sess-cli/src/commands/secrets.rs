@@ -17,9 +17,11 @@ use sess_store::Backend;
 
 use crate::Outcome;
 use crate::cli::SecretsArgs;
+use crate::env::host;
 use crate::env::sources_env;
+use crate::output::Printed;
 use crate::output::{Progress, print_json, stdout, warn};
-use crate::resolve::{Located, Session};
+use sess::resolve::{Located, Session};
 
 /// From how many sessions on a progress bar shows (on a terminal).
 const BAR_FROM: usize = 20;
@@ -82,7 +84,7 @@ pub(crate) fn run(args: &SecretsArgs, store: Option<&str>) -> anyhow::Result<Out
         None => std::env::current_dir()?,
     };
     let scanned = if let Some(url) = store
-        && let Some(mut vault) = crate::archive::existing(url)?
+        && let Some(mut vault) = sess::archive::existing(url)?
     {
         archived(args, vault.as_mut(), url, &redactor)?
     } else {
@@ -116,7 +118,7 @@ fn local(args: &SecretsArgs, cwd: &Path) -> Vec<Target> {
     let scope = if args.scope.all_projects { Scope::All } else { Scope::Project(cwd) };
     let mut targets = Vec::new();
     for kind in args.scope.source.kinds() {
-        let listing = crate::sources::list(kind, scope);
+        let listing = kind.source().list(&host().env, scope);
         for problem in &listing.problems {
             warn(format_args!("{kind}: {problem}"));
         }
@@ -140,7 +142,7 @@ fn local(args: &SecretsArgs, cwd: &Path) -> Vec<Target> {
 /// The sessions of a store: every project unless `--cwd` names one, as `sess
 /// list` lists them.
 fn stored(args: &SecretsArgs, url: &str, cwd: &Path) -> anyhow::Result<Vec<Target>> {
-    let backend = crate::store::open(url)?;
+    let backend = sess::store::open(url, sess::store::Missing::Refused, &Printed)?;
     let cwd = cwd.display().to_string();
     let wanted = |cwd_of: &str| args.scope.all_projects || args.scope.cwd.is_none() || cwd_of == cwd;
     Ok(backend
@@ -171,7 +173,7 @@ fn archived(
     let bar = (sessions.len() >= BAR_FROM).then(|| Progress::new(sessions.len() as u64, "sessions"));
     let mut scanned = Vec::with_capacity(sessions.len());
     for session in &sessions {
-        let read = crate::archive::load(vault, session).map(|t| t.messages).map_err(anyhow::Error::from);
+        let read = sess::archive::load(vault, session).map(|t| t.messages).map_err(anyhow::Error::from);
         let name = format!("{} in {url}", session.meta.session_id);
         if let Some(messages) = loaded(read, &name) {
             scanned.push(Scanned {
@@ -252,11 +254,11 @@ fn messages(target: &Target) -> anyhow::Result<Vec<Message>> {
     match target {
         Target::Stored { backend, info } => {
             let session = Session::Stored { backend: Arc::clone(backend), id: info.id.clone() };
-            let loaded = crate::load::load_session(session)?;
-            Ok(sess_sources::pi::entry_messages(loaded.file.entries()))
+            let loaded = sess::load::load_session(session, host(), &Printed)?;
+            Ok(sess_sources::pi::entry_messages(loaded.entries()))
         }
         Target::Local { info, .. } if info.source.is_native() => {
-            let outcome = crate::load::load_path(&info.path)?;
+            let outcome = sess::load::load_path(&info.path, host(), &Printed)?;
             Ok(sess_sources::pi::entry_messages(outcome.file.entries()))
         }
         Target::Local { info, row } => {
@@ -266,7 +268,7 @@ fn messages(target: &Target) -> anyhow::Result<Vec<Message>> {
                 path: info.path.clone(),
                 row: row.then(|| info.id.clone()),
             };
-            let transcript = crate::sources::transcript(&found, None)?;
+            let transcript = sess::load::transcript(&found, None, host(), &Printed)?;
             crate::output::warn_issues(&info.path, &transcript.issues);
             Ok(transcript.messages)
         }

@@ -7,9 +7,10 @@ use sess_core::segment::{self, Origin};
 
 use crate::Outcome;
 use crate::cli::SegmentsArgs;
-use crate::load::load_session;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{print_json, stdout};
-use crate::resolve::{self, Session};
+use sess::resolve::Session;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,12 +25,12 @@ struct SegmentJson<'a> {
 }
 
 pub(crate) fn run(args: &SegmentsArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let session = resolve::session(&args.file, store)?;
+    let session = sess::resolve::session(&args.file, store, host(), &Printed)?;
     if let Session::File(found) = &session {
-        resolve::pi_only("segments", &args.file, found)?;
+        sess::resolve::pi_only("segments", &args.file, found)?;
     }
-    let outcome = load_session(session)?;
-    let entries = outcome.file.entries();
+    let outcome = sess::load::load_session(session, host(), &Printed)?;
+    let entries = outcome.entries();
     let derived = segment::derive(entries);
     let rows: Vec<SegmentJson<'_>> = derived
         .segments

@@ -32,7 +32,8 @@ pub(crate) fn library(
     bar: catalog::Bar,
 ) -> anyhow::Result<(Arc<dyn Library>, String)> {
     let mut drawn = catalog::Drawn::new(bar);
-    let view = sess::view::open(crate::env::host(), store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?;
+    let view =
+        sess::view::open(crate::env::host().clone(), store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?;
     Ok((view.library, view.said))
 }
 

@@ -6,6 +6,8 @@ use sess_sources::DEFAULT_MAX_MESSAGES;
 
 use crate::Outcome;
 use crate::cli::ShowArgs;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{print_json, stdout};
 use crate::render::{Layout, render};
 
@@ -13,7 +15,7 @@ use crate::render::{Layout, render};
 const DEFAULT_WIDTH: usize = 100;
 
 pub(crate) fn run(args: &ShowArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let mut transcript = crate::sources::read(&args.session, args.leaf.as_deref(), store)?.transcript;
+    let mut transcript = sess::load::read(&args.session, args.leaf.as_deref(), store, host(), &Printed)?.transcript;
     if !args.all {
         transcript.keep_newest(DEFAULT_MAX_MESSAGES);
     }

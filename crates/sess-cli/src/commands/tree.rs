@@ -15,13 +15,14 @@ use crate::cli::TreeArgs;
 use anyhow::Context as _;
 use sess_sources::Outline;
 
-use crate::load::load_session;
+use crate::env::host;
+use crate::output::Printed;
 use crate::output::{stdout, warn};
-use crate::resolve::{self, Session};
 use crate::summary::describe;
+use sess::resolve::Session;
 
 pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let session = resolve::session(&args.file, store)?;
+    let session = sess::resolve::session(&args.file, store, host(), &Printed)?;
     if let Session::File(found) = &session
         && !found.kind.is_native()
     {
@@ -39,8 +40,8 @@ pub(crate) fn run(args: &TreeArgs, store: Option<&str>) -> anyhow::Result<Outcom
             Outline::Turns(turns) => turns::run(args, found.kind, &found.path, &turns),
         };
     }
-    let outcome = load_session(session)?;
-    let entries = outcome.file.entries();
+    let outcome = sess::load::load_session(session, host(), &Printed)?;
+    let entries = outcome.entries();
     let index = EntryIndex::new(entries);
     let tree = Tree::build(entries, &index);
     for &position in &tree.cycle_breaks {

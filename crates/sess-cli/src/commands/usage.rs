@@ -31,7 +31,7 @@ pub(crate) fn run(args: &UsageArgs, store: Option<&str>) -> anyhow::Result<Outco
         cwd: args.cwd.as_ref().map(std::path::absolute).transpose()?.map(|d| d.display().to_string()),
         machine: None,
     };
-    let rows = if let Some(mut vault) = store.map(crate::archive::existing).transpose()?.flatten() {
+    let rows = if let Some(mut vault) = store.map(sess::archive::existing).transpose()?.flatten() {
         // An archive: every session it keeps, of every machine.
         archived(vault.as_mut(), &scope, &|_| true)?
     } else {

@@ -14,7 +14,7 @@ use sess_store::{Error, FileStorage, SessionStorage as _, discovery, read_sessio
 use crate::Outcome;
 use crate::cli::VerifyArgs;
 use crate::output::{Hint, print_json, stdout, warn, warn_skipped};
-use crate::resolve::DETECT_BYTES;
+use sess::resolve::DETECT_BYTES;
 
 #[derive(Serialize)]
 struct FileReport {
@@ -140,7 +140,7 @@ fn verify_file(path: &Path, named: bool) -> Option<FileReport> {
             code: "not-a-session",
             line: None,
             entry_id: None,
-            message: format!("not a session of any agent sess reads ({})", crate::resolve::agent_names()),
+            message: format!("not a session of any agent sess reads ({})", sess::resolve::agent_names()),
         };
         return Some(report(None, 0, vec![finding]));
     }

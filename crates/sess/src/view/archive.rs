@@ -233,13 +233,13 @@ impl Archive {
     /// the catalog, the sessions shown are this machine's that the catalog
     /// does not have (`present`: its paths), as `sess usage` counts them.
     pub(super) fn usage(&self, scope: &Scope, present: &HashSet<String>, host: &Host) -> Result<Vec<Row>> {
-        let mut warn = |line: String| self.tell.warning(&line);
+        let tell = self.tell.as_ref();
         let rows = if self.shown == Shown::Gone {
             let machine = host.machine().map_err(boxed)?.id;
             let gone = |s: &ArchivedSession| s.machine_id == machine && !present.contains(&s.path);
-            crate::usage::archived(self.vault()?.as_mut(), scope, &gone, &mut |_, _| {}, &mut warn)
+            crate::usage::archived(self.vault()?.as_mut(), scope, &gone, tell, &mut |_, _| {})
         } else {
-            crate::usage::archived(self.vault()?.as_mut(), scope, &|_| true, &mut |_, _| {}, &mut warn)
+            crate::usage::archived(self.vault()?.as_mut(), scope, &|_| true, tell, &mut |_, _| {})
         };
         rows.map_err(boxed)
     }

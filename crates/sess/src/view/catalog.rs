@@ -255,18 +255,11 @@ impl Library for CatalogLibrary {
             None => (row.path.display().to_string(), None),
         };
         let tell = self.tell.as_ref();
-        let forked = crate::session::fork_new_session(
-            &session,
-            store,
-            entry_id,
-            &self.host,
-            &mut |skipped| tell.skipped(skipped),
-            &mut |line| tell.warning(&line),
-        )
-        .map_err(|err| match err {
-            Error::NotFound { .. } => Error::NotFound { what: format!("entry `{entry_id}` of session {id}") },
-            other => boxed(other),
-        })?;
+        let forked =
+            crate::session::fork_new_session(&session, store, entry_id, &self.host, tell).map_err(|err| match err {
+                Error::NotFound { .. } => Error::NotFound { what: format!("entry `{entry_id}` of session {id}") },
+                other => boxed(other),
+            })?;
         let (path, resume_command) = match (&forked.path, store) {
             (Some(path), _) => (path.display().to_string(), self.resume_command(path, row.cwd.as_deref())),
             // A stored session goes on with whatever appends to it.
@@ -293,6 +286,7 @@ impl CatalogLibrary {
         leaf: Option<&str>,
     ) -> Result<(Transcript, Vec<TreeNode>, Option<String>)> {
         let not_an_entry = |leaf: &str| Error::NotFound { what: format!("entry {leaf} of session {id}") };
+        let tell = self.tell.as_ref();
         if !row.source.is_native() {
             if leaf.is_some() {
                 return Err(Error::Unsupported { operation: format!("reading a {} session at a leaf", row.source) });
@@ -303,22 +297,15 @@ impl CatalogLibrary {
                 path: row.path.clone(),
                 row: row.database_row.then(|| row.id.clone()),
             };
-            let transcript = crate::load::transcript(&found, None, &self.host.environment, &mut |line| {
-                self.tell.warning(&line);
-            })
-            .map_err(boxed)?;
+            let transcript = crate::load::transcript(&found, None, &self.host, tell).map_err(boxed)?;
             return Ok((transcript, Vec::new(), None));
         }
-        let mut warn = |line: String| self.tell.warning(&line);
         let file = match &row.store {
             Some(url) => {
-                let tell = self.tell.as_ref();
-                let session =
-                    crate::resolve::session(&row.id, Some(url), &self.host.env, &mut |skipped| tell.skipped(skipped))
-                        .map_err(boxed)?;
-                crate::load::load_session(session, &self.host.environment, &mut warn).map_err(boxed)?
+                let session = crate::resolve::session(&row.id, Some(url), &self.host, tell).map_err(boxed)?;
+                crate::load::load_session(session, &self.host, tell).map_err(boxed)?
             }
-            None => crate::load::load_path(&row.path, &self.host.environment, &mut warn).map_err(boxed)?.file,
+            None => crate::load::load_path(&row.path, &self.host, tell).map_err(boxed)?.file,
         };
         let entries = file.entries();
         if let Some(leaf) = leaf
