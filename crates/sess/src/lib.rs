@@ -2,19 +2,33 @@
 //! `sess` command, its page (`sess-web`) and its MCP server (`sess-mcp`)
 //! show, behind one interface.
 //!
-//! [`Library`] is that interface: the projects, the sessions of every agent
-//! a page at a time, one session's [`Transcript`](sess_sources::Transcript)
-//! at a leaf with its branch tree, ranked search hits, machines, usage
-//! reports, export and fork; one typed [`Error`]. Its calls are synchronous
-//! and may wait on disk; an async front-end makes them on tokio's blocking
-//! pool ([`blocking`]), and a search within a time budget, cancelled when
-//! nobody waits for it any more ([`search_within`], [`Cancel`]). [`Masked`]
-//! is a library whose answers have their secrets masked. [`store`] opens a
-//! store by its URL, [`archive`] the archive and a session of it, and
-//! [`catalog`] finds every agent's session files and brings the search
-//! catalog up to date with them; [`resolve`] finds the session an argument
-//! names (a file, an id or prefix of any agent's, or of a store), and
-//! [`load`] reads it whole.
+//! The library reads no environment variable and prints nothing: its
+//! caller describes the machine in a [`Host`] (the agents' folders, sess's
+//! data folder, the host name, the working directory), and what it notices on
+//! the way (a line it skipped, a name that is not a session file, a request
+//! that failed) it tells to a [`Tell`]. One typed [`Error`].
+//!
+//! [`Library`] is the interface of a front-end: the projects, the sessions
+//! of every agent a page at a time, one session's
+//! [`Transcript`](sess_sources::Transcript) at a leaf with its branch tree,
+//! ranked search hits, machines, usage reports, export and fork.
+//! [`view::open`] opens the machine's view as one: the search catalog of
+//! every agent's sessions, with a store's or with the default archive's
+//! sessions whose originals are gone; or an archive, every machine's
+//! sessions. Its calls are synchronous and may wait on disk; an async
+//! front-end makes them on tokio's blocking pool ([`blocking`]), and a search
+//! within a time budget, cancelled when nobody waits for it any more
+//! ([`search_within`], [`Cancel`]). [`Masked`] is a library whose answers have
+//! their secrets masked.
+//!
+//! Below it, each a module of calls: [`resolve`] finds the session an
+//! argument names (a file, an id or prefix of any agent's, or of a store),
+//! [`load`] reads it whole, [`session`] opens a pi-family one for writing and
+//! forks it; [`store`] opens a store by its URL, [`archive`] the archive and
+//! a session of it, [`catalog`] finds every agent's session files and brings
+//! the search catalog up to date with them; [`usage`] gathers the model calls
+//! a report sums, [`export`] writes a transcript to leave the machine, and
+//! [`describe`] says an entry in a line.
 //!
 //! Listing every agent's sessions in a folder taken as the home folder, and
 //! reading the newest whole (`examples/every_session.rs` is the same
