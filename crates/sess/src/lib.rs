@@ -23,7 +23,8 @@
 //!
 //! Below it, each a module of calls: [`resolve`] finds the session an
 //! argument names (a file, an id or prefix of any agent's, or of a store),
-//! [`load`] reads it whole, [`session`] opens a pi-family one for writing and
+//! [`load`] reads it whole, [`pi`] a pi-family one with its model context,
+//! [`session`] opens a pi-family one for writing and
 //! forks it; [`store`] opens a store by its URL, [`archive`] the archive and
 //! a session of it, [`catalog`] finds every agent's session files and brings
 //! the search catalog up to date with them; [`usage`] gathers the model calls
@@ -118,6 +119,7 @@ mod host;
 mod library;
 pub mod load;
 mod masked;
+pub mod pi;
 pub mod resolve;
 pub mod session;
 mod shell;

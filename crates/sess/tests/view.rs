@@ -1,6 +1,9 @@
 //! The machine's view (`sess::view`) as a program opens it: every agent's
 //! sessions in a home, through the catalog, without the command line.
 
+#![allow(clippy::unwrap_used, reason = "tests")]
+#![allow(clippy::disallowed_methods, reason = "tests write the agents' files directly")]
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 

@@ -4,14 +4,11 @@
 
 use std::sync::Arc;
 
-use sess_core::{EntryIndex, Leaf, context};
-
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::McpArgs;
 use crate::env::host;
 use crate::output::Printed;
-use sess::resolve::Session;
 
 pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
@@ -37,17 +34,9 @@ pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome
 /// The model context of the pi-family session `id` at `entry` (or its last),
 /// as `sess context` prints it.
 fn model_context(id: &str, entry: Option<&str>, store: Option<&str>) -> Result<serde_json::Value, String> {
-    let session = sess::resolve::session(id, store, host(), &Printed).map_err(|e| sess::chain(&e))?;
-    if let Session::File(found) = &session {
-        sess::resolve::pi_only("context", id, found).map_err(|e| sess::chain(&e))?;
-    }
-    let outcome = sess::load::load_session(session, host(), &Printed).map_err(|e| sess::chain(&e))?;
-    let entries = outcome.entries();
-    let index = EntryIndex::new(entries);
-    let leaf = match entry {
-        Some(entry) if !index.contains(entry) => return Err(format!("session {id} has no entry `{entry}`")),
-        Some(entry) => Leaf::Id(entry),
-        None => Leaf::Last,
+    let file = sess::pi::read("context", id, store, host(), &Printed).map_err(|e| sess::chain(&e))?;
+    let Some(context) = sess::pi::context_at(&file, entry) else {
+        return Err(format!("session {id} has no entry `{}`", entry.unwrap_or_default()));
     };
-    serde_json::to_value(context::build(entries, &index, leaf)).map_err(|e| e.to_string())
+    serde_json::to_value(context).map_err(|e| e.to_string())
 }

@@ -10,7 +10,6 @@ use crate::cli::SegmentsArgs;
 use crate::env::host;
 use crate::output::Printed;
 use crate::output::{print_json, stdout};
-use sess::resolve::Session;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -25,12 +24,8 @@ struct SegmentJson<'a> {
 }
 
 pub(crate) fn run(args: &SegmentsArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let session = sess::resolve::session(&args.file, store, host(), &Printed)?;
-    if let Session::File(found) = &session {
-        sess::resolve::pi_only("segments", &args.file, found)?;
-    }
-    let outcome = sess::load::load_session(session, host(), &Printed)?;
-    let entries = outcome.entries();
+    let file = sess::pi::read("segments", &args.file, store, host(), &Printed)?;
+    let entries = file.entries();
     let derived = segment::derive(entries);
     let rows: Vec<SegmentJson<'_>> = derived
         .segments
