@@ -144,6 +144,22 @@ impl Catalog {
         Ok(self.conn.query_row(&sql, [key], session_row).optional()?)
     }
 
+    /// The sessions of the agents' files at these paths (for a database, its
+    /// sessions of rows), in no order.
+    pub fn sessions_at(&self, paths: &[PathBuf]) -> Result<Vec<SessionRow>> {
+        // A session of rows is keyed `DATABASE#id`.
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.store IS NULL
+             AND (s.path IN (SELECT value FROM json_each(?1))
+                  OR EXISTS (SELECT 1 FROM json_each(?1) j WHERE s.path = j.value || '#' || s.session_id))"
+        );
+        let keys: Vec<String> = paths.iter().map(|p| crate::refresh::path_key(p)).collect();
+        let keys = serde_json::to_string(&keys).unwrap_or_default();
+        let mut statement = self.conn.prepare_cached(&sql)?;
+        let rows = statement.query_map([keys], session_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Sessions, newest first (then by path): `params.limit` of them from
     /// `params.offset` on.
     pub fn sessions(&self, params: &ListParams) -> Result<Vec<SessionRow>> {

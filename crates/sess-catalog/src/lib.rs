@@ -65,7 +65,7 @@ pub use error::{Error, Result};
 pub use extract::{Doc, Full, Tail, full_of, tail};
 pub use listing::ListedSessions;
 pub use query::{MAX_WORDS, check_words, to_fts, to_tsquery};
-pub use refresh::{Problem, Progress, RefreshReport, SourceFile};
+pub use refresh::{Problem, Progress, RefreshReport, SourceFile, Within};
 pub use search::{Hit, SearchParams, SnippetPart, snippet_window};
 pub use stop::{Stop, Stopped};
 pub use stores::StoredSession;

@@ -121,6 +121,8 @@ struct Known {
     head_hash: i64,
     title_explicit: bool,
     session_id: String,
+    /// The agent's name ([`SourceKind::as_str`]).
+    source: String,
 }
 
 /// How much of a file the catalog has read: up to the end of a line.
@@ -172,12 +174,45 @@ struct Done<'a> {
     outcome: Outcome,
 }
 
+/// Which sessions a refresh may remove: those of the files it was not given
+/// (a file given that is gone is removed whatever the scope).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Within {
+    /// Every agent's: the files given are every session file there is.
+    Everything,
+    /// One agent's: the files given are every session file of it.
+    Agent(SourceKind),
+    /// None: the files given are some that changed.
+    These,
+}
+
+impl Within {
+    fn may_remove(self, source: &str) -> bool {
+        match self {
+            Within::Everything => true,
+            Within::Agent(kind) => kind.as_str() == source,
+            Within::These => false,
+        }
+    }
+}
+
 impl Catalog {
     /// Brings the catalog up to date with `files`, every session file there
     /// is: sessions of files not in `files` are removed (sessions of stores
     /// are left to [`Catalog::refresh_store`]). `progress` is called
     /// as files are read.
     pub fn refresh(&mut self, files: &[SourceFile], progress: &mut dyn FnMut(Progress)) -> Result<RefreshReport> {
+        self.refresh_within(files, Within::Everything, progress)
+    }
+
+    /// Brings the catalog up to date with `files`; of the sessions of files
+    /// not in `files`, those `within` covers are removed.
+    pub fn refresh_within(
+        &mut self,
+        files: &[SourceFile],
+        within: Within,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<RefreshReport> {
         let mut report = RefreshReport { files: files.len(), ..RefreshReport::default() };
         let known = self.known()?;
         let failures = self.failures()?;
@@ -202,10 +237,18 @@ impl Catalog {
                 None => jobs.push(Job::Full(file, stat, None)),
             }
         }
-        let listed: std::collections::HashSet<&str> = looked.iter().map(|(key, _)| key.as_str()).collect();
-        let gone: Vec<i64> =
-            known.iter().filter(|(path, _)| !listed.contains(path.as_str())).map(|(_, k)| k.key).collect();
-        let gone_failures: Vec<&String> = failures.keys().filter(|path| !listed.contains(path.as_str())).collect();
+        let listed: std::collections::HashSet<&str> =
+            looked.iter().filter(|(_, stat)| stat.is_some()).map(|(key, _)| key.as_str()).collect();
+        let given: std::collections::HashSet<&str> = looked.iter().map(|(key, _)| key.as_str()).collect();
+        let gone: Vec<i64> = known
+            .iter()
+            .filter(|(path, k)| {
+                !listed.contains(path.as_str()) && (given.contains(path.as_str()) || within.may_remove(&k.source))
+            })
+            .map(|(_, k)| k.key)
+            .collect();
+        let gone_failures: Vec<&String> =
+            failures.keys().filter(|path| !listed.contains(path.as_str()) && within == Within::Everything).collect();
         if jobs.is_empty() && gone.is_empty() && gone_failures.is_empty() {
             // Nothing to write: no write transaction, no wait for another
             // process's.
@@ -245,7 +288,7 @@ impl Catalog {
     fn known(&self) -> Result<HashMap<String, Known>> {
         let mut statement = self.conn.prepare(
             "SELECT path, id, file_size, file_mtime_ns, indexed_bytes, head_hash, title_explicit, session_id,
-             indexed_lines FROM sessions WHERE store IS NULL",
+             indexed_lines, source FROM sessions WHERE store IS NULL",
         )?;
         let rows = statement.query_map([], |row| {
             Ok((
@@ -259,6 +302,7 @@ impl Catalog {
                     title_explicit: row.get(6)?,
                     session_id: row.get(7)?,
                     indexed_lines: row.get(8)?,
+                    source: row.get(9)?,
                 },
             ))
         })?;

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use common::{FIXTURES, Setup, pi_session};
 use pretty_assertions::assert_eq;
-use sess_catalog::{ListParams, SearchParams, StoredSession};
+use sess_catalog::{ListParams, SearchParams, StoredSession, Within};
 
 fn claude_line(uuid: &str, role: &str, text: &str) -> String {
     format!(
@@ -84,6 +84,46 @@ fn unchanged_files_are_not_read_again_and_deleted_files_drop_out() {
     let report = s.refresh();
     assert_eq!((report.removed, report.unchanged), (1, 1));
     assert!(s.search("alpha").is_empty());
+    assert_eq!(s.ids("words"), ["b"]);
+}
+
+#[test]
+fn a_refresh_within_an_agent_or_of_some_files_removes_only_what_it_covers() {
+    let mut s = Setup::new();
+    let a = s.add(sess_sources::pi::SOURCE, "a.jsonl", &pi_session("a", "/p", &[("user", "alpha words")]));
+    let b = s.add(sess_sources::pi::SOURCE, "b.jsonl", &pi_session("b", "/p", &[("user", "beta words")]));
+    let c = s.add(
+        sess_sources::claude::SOURCE,
+        "5f0c1a2b-aaaa-4000-8000-000000000005.jsonl",
+        &claude_line("u1", "user", "gamma words"),
+    );
+    assert_eq!(s.refresh().added, 3);
+    let file = |path: &Path| s.files.iter().find(|f| f.path == path).unwrap().clone();
+    let (file_b, file_c) = (file(&b), file(&c));
+
+    // Some files that changed: the others stay.
+    append(&c, &claude_line("u2", "assistant", "delta words"));
+    let report = s.catalog.refresh_within(std::slice::from_ref(&file_c), Within::These, &mut |_| {}).unwrap();
+    assert_eq!((report.removed, report.grown), (0, 1));
+    assert_eq!(s.ids("words").len(), 3);
+    assert_eq!(s.ids("delta"), ["5f0c1a2b-aaaa-4000-8000-000000000005"]);
+    let at = s.catalog.sessions_at(&[a.clone(), c.clone()]).unwrap();
+    let mut ids: Vec<(&str, usize)> = at.iter().map(|r| (r.id.as_str(), r.message_count)).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [("5f0c1a2b-aaaa-4000-8000-000000000005", 2), ("a", 1)]);
+
+    // One agent's files: its others go, another agent's stay.
+    let report = s
+        .catalog
+        .refresh_within(std::slice::from_ref(&file_b), Within::Agent(sess_sources::pi::SOURCE), &mut |_| {})
+        .unwrap();
+    assert_eq!(report.removed, 1);
+    assert_eq!(s.ids("words"), ["5f0c1a2b-aaaa-4000-8000-000000000005", "b"]);
+
+    // A file given that is gone goes, whatever the scope.
+    fs::remove_file(&c).unwrap();
+    let report = s.catalog.refresh_within(&[file_c, file_b], Within::These, &mut |_| {}).unwrap();
+    assert_eq!((report.removed, report.unchanged), (1, 1));
     assert_eq!(s.ids("words"), ["b"]);
 }
 

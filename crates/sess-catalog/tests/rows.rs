@@ -97,4 +97,8 @@ fn rows_are_sessions_of_their_own_read_again_when_their_version_changes() {
     assert_eq!(READS.load(Ordering::SeqCst), 3);
     assert_eq!(search(&catalog, "spaces"), ["s1"]);
     assert!(search(&catalog, "staging").is_empty());
+
+    // Its sessions, by the database's path.
+    let at = catalog.sessions_at(&[database.clone(), dir.path().join("other.db")]).unwrap();
+    assert_eq!(at.iter().map(|r| (r.id.as_str(), r.database_row)).collect::<Vec<_>>(), [("s1", true)]);
 }
