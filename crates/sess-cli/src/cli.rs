@@ -41,6 +41,11 @@ pub(crate) enum Command {
     /// Browse, search and fork every agent's sessions in a web page served on
     /// this machine (127.0.0.1 only).
     Serve(ServeArgs),
+    /// Follow a session as its agent writes it: each new message as `sess
+    /// show` prints it, tool calls included, until Ctrl-C. By default the
+    /// session of this directory written last; `--all` follows every session
+    /// on the machine, one line per change.
+    Tail(TailArgs),
     /// Tokens and cost of every agent's model calls, by day, month, session,
     /// project or model: each agent's own records, priced with the cost the
     /// agent stored or a dated price table (never guessed).
@@ -346,6 +351,27 @@ pub(crate) struct ShowArgs {
     /// For a pi-family session: show the path to this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TailArgs {
+    /// The session: a file path of any agent, or an id or id prefix searched
+    /// across agents (default: the one of this directory written last).
+    #[arg(conflicts_with = "all")]
+    pub(crate) session: Option<String>,
+    /// Follow every session on the machine: one line per session that
+    /// appears, is written or goes.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Print one JSON object per message, as in `sess show --json`'s
+    /// `messages` (with `--all`, per change: `{"id","atMs","kind","session",…}`).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print this many of the session's last messages first.
+    #[arg(long, short = 'n', value_name = "N", default_value_t = 3)]
+    pub(crate) last: usize,
+    #[command(flatten)]
+    pub(crate) catalog: CatalogArg,
 }
 
 #[derive(Debug, Args)]

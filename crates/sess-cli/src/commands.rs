@@ -19,6 +19,7 @@ pub(crate) mod secrets;
 pub(crate) mod segments;
 pub(crate) mod serve;
 pub(crate) mod show;
+pub(crate) mod tail;
 pub(crate) mod tree;
 pub(crate) mod usage;
 pub(crate) mod verify;

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
         Command::Fork(args) => commands::fork::run(&args, store),
         Command::List(args) => commands::list::run(&args, store),
         Command::Show(args) => commands::show::run(&args, store),
+        Command::Tail(args) => commands::tail::run(&args, store),
         Command::Export(args) => commands::export::run(&args, store),
         Command::Copy(args) => commands::copy::run(&args),
         Command::Index(args) => commands::index::run(&args, store),

@@ -3,6 +3,7 @@
 //! summaries folded, colour only when it is wanted.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 
 use console::{Style, measure_text_width};
 use sess_sources::{Block, FileDiff, Image, LineKind, Message, Role, ToolCall, ToolStatus, Transcript};
@@ -21,6 +22,23 @@ pub(crate) struct Layout {
     pub(crate) width: usize,
     /// Whether to use colour.
     pub(crate) colour: bool,
+}
+
+/// Columns when stdout is not a terminal and `$COLUMNS` does not say.
+const DEFAULT_WIDTH: usize = 100;
+
+impl Layout {
+    /// Stdout's: a terminal's width and colour (unless `$NO_COLOR`);
+    /// otherwise `$COLUMNS` wide, or 100, without colour.
+    pub(crate) fn of_stdout() -> Layout {
+        let terminal = std::io::stdout().is_terminal();
+        let width = match console::Term::stdout().size_checked() {
+            Some((_, cols)) if terminal => usize::from(cols),
+            _ => std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(DEFAULT_WIDTH),
+        };
+        let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        Layout { width, colour }
+    }
 }
 
 /// Styles for each part, plain when colour is off.
@@ -83,6 +101,18 @@ pub(crate) fn render(transcript: &Transcript, layout: &Layout) -> String {
         let _ = writeln!(out, "\n{}", styles.dim.apply_to("(no messages)"));
     }
     for message in &transcript.messages {
+        out.push('\n');
+        message_to(&mut out, message, layout, &styles);
+    }
+    out
+}
+
+/// `messages` as [`render`] shows them in a transcript, each after an empty
+/// line.
+pub(crate) fn render_messages(messages: &[Message], layout: &Layout) -> String {
+    let styles = Styles::new(layout.colour);
+    let mut out = String::new();
+    for message in messages {
         out.push('\n');
         message_to(&mut out, message, layout, &styles);
     }

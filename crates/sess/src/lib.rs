@@ -117,6 +117,7 @@ pub mod export;
 mod hint;
 mod host;
 mod library;
+pub mod live;
 pub mod load;
 mod masked;
 pub mod pi;
@@ -126,6 +127,7 @@ mod shell;
 pub mod store;
 pub mod usage;
 pub mod view;
+pub mod watch;
 
 pub use call::{Cancel, blocking, search_within};
 pub use error::{Error, Result};

@@ -17,6 +17,7 @@ use sess_catalog::{Progress, Stopped};
 
 use self::archive::{Archive, ArchiveLibrary, Shown};
 use self::catalog::CatalogLibrary;
+pub(crate) use self::catalog::card;
 use self::pool::Pool;
 use crate::{Error, Host, Library, Result, Tell};
 

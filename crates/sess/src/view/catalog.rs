@@ -354,7 +354,8 @@ fn merge_projects(cards: &mut Vec<ProjectCard>, more: Vec<ProjectCard>) {
     super::archive::sort_projects(cards);
 }
 
-fn card(row: &SessionRow) -> SessionCard {
+/// A catalog's session as a listing shows it.
+pub(crate) fn card(row: &SessionRow) -> SessionCard {
     SessionCard {
         id: row.key.to_string(),
         source: row.source,

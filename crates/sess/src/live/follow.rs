@@ -1,0 +1,234 @@
+//! The feed's thread: from the paths that changed to the sessions that
+//! changed.
+//!
+//! A path the catalog knows as a session file is read again alone (the
+//! catalog reads a grown file from where it stopped). A database, a path it
+//! does not know (a new session, or a file that is none) and a folder bring
+//! the agent's whole listing up to date, which finds what appeared and what
+//! went; a path that listing did not take is remembered as no session until
+//! the next look at everything. The sessions' catalog rows before and after
+//! say what changed; a session that was written is read to give its new
+//! messages.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sess_catalog::{Catalog, ListParams, SessionRow, SourceFile, Within};
+use sess_sources::{Env, SourceKind};
+
+use super::Change;
+use crate::resolve::Located;
+use crate::watch::{Batch, Folders, Timing};
+use crate::{Error, Host, Result, Tell};
+
+pub(super) struct Follower {
+    host: Host,
+    /// The agents' folders, with the directories the catalog's sessions name
+    /// (where agents that keep sessions in the projects are looked for).
+    env: Env,
+    catalog: Catalog,
+    /// Each agent's folders.
+    roots: Vec<(SourceKind, Vec<PathBuf>)>,
+    folders: Folders,
+    /// Paths an agent's listing did not take.
+    not_sessions: HashSet<PathBuf>,
+    tell: Arc<dyn Tell>,
+}
+
+impl Follower {
+    pub(super) fn start(host: Host, catalog: &Path, tell: Arc<dyn Tell>) -> Result<Follower> {
+        let mut catalog = crate::catalog::open(catalog)?;
+        let (_, _, env) = crate::catalog::refresh_found(&mut catalog, &host.env, &mut |_| {})?;
+        let roots = roots_of(&env);
+        let all: Vec<PathBuf> = roots.iter().flat_map(|(_, roots)| roots.iter().cloned()).collect();
+        let folders = Folders::watch(&all, Timing::LIVE, tell.as_ref());
+        Ok(Follower { host, env, catalog, roots, folders, not_sessions: HashSet::new(), tell })
+    }
+
+    pub(super) fn polling(&self) -> bool {
+        self.folders.polling()
+    }
+
+    /// What changed in the next batch of the folders' changes, waiting at
+    /// most `within` for one. A failure is told, and the next batch tries
+    /// again.
+    pub(super) fn next(&mut self, within: Duration) -> Vec<Change> {
+        let Some(batch) = self.folders.next(within) else { return Vec::new() };
+        let changes = match batch {
+            Batch::Look => self.look(),
+            Batch::Changed(paths) => self.changed(&paths),
+        };
+        changes.unwrap_or_else(|err| {
+            self.tell.warning(&format!("{}; following the sessions goes on", crate::chain(&err)));
+            Vec::new()
+        })
+    }
+
+    /// Every agent's sessions looked at again.
+    fn look(&mut self) -> Result<Vec<Change>> {
+        self.not_sessions.clear();
+        let before = self.rows(None)?;
+        let (_, _, env) = crate::catalog::refresh_found(&mut self.catalog, &self.host.env, &mut |_| {})?;
+        self.roots = roots_of(&env);
+        self.env = env;
+        let after = self.rows(None)?;
+        Ok(self.compare(before, after))
+    }
+
+    fn changed(&mut self, paths: &[PathBuf]) -> Result<Vec<Change>> {
+        let mut files = Vec::new();
+        let mut agents = BTreeSet::new();
+        let mut candidates = Vec::new();
+        for path in paths {
+            let path = database_of(path);
+            let kinds = self.kinds_of(&path);
+            if kinds.is_empty() {
+                continue;
+            }
+            let known = self.at(std::slice::from_ref(&path))?;
+            if known.iter().any(|row| row.database_row) {
+                agents.extend(known.iter().map(|row| row.source));
+            } else if let Some(row) = known.first() {
+                files.push(SourceFile::new(row.source, path));
+            } else if self.not_sessions.contains(&path) || !(path.is_dir() || path.is_file()) {
+                // No session, or something unknown that is gone.
+            } else {
+                agents.extend(kinds);
+                if path.is_file() {
+                    candidates.push(path);
+                }
+            }
+        }
+        let mut changes = Vec::new();
+        // A file of an agent whose listing is read anyway is read with it.
+        files.retain(|file| !agents.contains(&file.source));
+        if !files.is_empty() {
+            let paths: Vec<PathBuf> = files.iter().map(|file| file.path.clone()).collect();
+            let before = self.at(&paths)?;
+            self.refresh(&files, Within::These)?;
+            let after = self.at(&paths)?;
+            changes.extend(self.compare(before, after));
+        }
+        for kind in agents {
+            let before = self.rows(Some(kind))?;
+            let found = kind.source().files(&self.env);
+            let mut files: Vec<SourceFile> =
+                found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)).collect();
+            files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));
+            self.refresh(&files, Within::Agent(kind))?;
+            let listed: HashSet<&Path> = files.iter().map(|file| file.path.as_path()).collect();
+            let not_sessions: Vec<PathBuf> = candidates
+                .iter()
+                .filter(|path| self.kinds_of(path).contains(&kind) && !listed.contains(path.as_path()))
+                .cloned()
+                .collect();
+            self.not_sessions.extend(not_sessions);
+            let after = self.rows(Some(kind))?;
+            changes.extend(self.compare(before, after));
+        }
+        Ok(changes)
+    }
+
+    fn refresh(&mut self, files: &[SourceFile], within: Within) -> Result<()> {
+        let report = self.catalog.refresh_within(files, within, &mut |_| {}).map_err(|e| {
+            Error::catalog_because(format!("cannot refresh the catalog `{}`", self.catalog.path().display()), e)
+        })?;
+        for problem in &report.problems {
+            self.tell.warning(&crate::catalog::problem_line(problem));
+        }
+        Ok(())
+    }
+
+    /// The agents whose folders hold `path`.
+    fn kinds_of(&self, path: &Path) -> Vec<SourceKind> {
+        self.roots
+            .iter()
+            .filter(|(_, roots)| roots.iter().any(|root| path.starts_with(root) || root.starts_with(path)))
+            .map(|(kind, _)| *kind)
+            .collect()
+    }
+
+    /// The catalog's sessions of the agents' files (of one agent's).
+    fn rows(&self, kind: Option<SourceKind>) -> Result<Vec<SessionRow>> {
+        let params = ListParams { source: kind, limit: usize::MAX, ..ListParams::default() };
+        let rows = self.catalog.sessions(&params).map_err(|e| self.read_error(e))?;
+        Ok(rows.into_iter().filter(|row| row.store.is_none()).collect())
+    }
+
+    /// The catalog's sessions at `paths`.
+    fn at(&self, paths: &[PathBuf]) -> Result<Vec<SessionRow>> {
+        self.catalog.sessions_at(paths).map_err(|e| self.read_error(e))
+    }
+
+    fn read_error(&self, e: sess_catalog::Error) -> Error {
+        Error::catalog_because(format!("cannot read the catalog `{}`", self.catalog.path().display()), e)
+    }
+
+    /// The changes from `before` to `after`, the catalog's rows of the same
+    /// files: new sessions first, then those written, then those gone.
+    fn compare(&self, before: Vec<SessionRow>, after: Vec<SessionRow>) -> Vec<Change> {
+        let key = |row: &SessionRow| (row.path.clone(), row.id.clone());
+        let mut before: HashMap<(PathBuf, String), SessionRow> =
+            before.into_iter().map(|row| (key(&row), row)).collect();
+        let mut changes = Vec::new();
+        let mut written = Vec::new();
+        for row in after {
+            match before.remove(&key(&row)) {
+                None => changes.push(Change::Appeared { session: crate::view::card(&row) }),
+                Some(old) if old.message_count != row.message_count || old.modified_ms != row.modified_ms => {
+                    written.push((old, row));
+                }
+                Some(_) => {}
+            }
+        }
+        for (old, row) in written {
+            changes.push(self.written(&old, &row));
+        }
+        let mut gone: Vec<SessionRow> = before.into_values().collect();
+        gone.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.id.cmp(&b.id)));
+        changes.extend(gone.iter().map(|row| Change::Gone { session: crate::view::card(row) }));
+        changes
+    }
+
+    /// A session that was written, with its messages from the last it had.
+    fn written(&self, old: &SessionRow, row: &SessionRow) -> Change {
+        let found = Located {
+            kind: row.source,
+            recognised: true,
+            path: row.path.clone(),
+            row: row.database_row.then(|| row.id.clone()),
+        };
+        let session = crate::view::card(row);
+        let new = row.message_count.saturating_sub(old.message_count);
+        match crate::load::transcript(&found, None, &self.host, self.tell.as_ref()) {
+            Ok(transcript) => {
+                let from = old.message_count.saturating_sub(1).min(transcript.messages.len());
+                let messages = transcript.messages.into_iter().skip(from).collect();
+                Change::Changed { session, from, messages, new }
+            }
+            Err(err) => {
+                self.tell.warning(&crate::chain(&err));
+                Change::Changed { session, from: row.message_count, messages: Vec::new(), new }
+            }
+        }
+    }
+}
+
+/// Each agent's folders in `env`.
+fn roots_of(env: &Env) -> Vec<(SourceKind, Vec<PathBuf>)> {
+    sess_sources::registry().map(|kind| (kind, kind.source().roots(env))).collect()
+}
+
+/// The database a database's log or lock file belongs to; any other path
+/// itself.
+fn database_of(path: &Path) -> PathBuf {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else { return path.to_owned() };
+    for suffix in ["-wal", "-shm", "-journal"] {
+        if let Some(database) = name.strip_suffix(suffix) {
+            return path.with_file_name(database);
+        }
+    }
+    path.to_owned()
+}
