@@ -1413,3 +1413,107 @@ describe('5,000 sessions in a browser', () => {
     assert.deepEqual(pageErrors, []);
   });
 });
+
+// Issue 30: the page follows the agents as they write: a session open shows each message as it is written (no
+// reload), the reader's place is kept unless they were at the bottom, and the list takes new and written sessions.
+describe('sess serve follows the agents as they write', () => {
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+  const project = '/home/alice/src/todo-api';
+  let file;
+  let parent = 'a1b2c3d4-0001-4a00-8000-000000000017';
+  let written = 0;
+
+  /// Appends a message to the Claude Code session, as Claude Code writes it.
+  function write(role, text) {
+    written += 1;
+    const uuid = `live-${written}`;
+    const content = role === 'user' ? text : [{ type: 'text', text }];
+    const line = {
+      parentUuid: parent, isSidechain: false, userType: 'external', cwd: project, sessionId: CLAUDE_BASIC,
+      version: '2.1.230', type: role, uuid, timestamp: new Date().toISOString(), message: { role, content },
+    };
+    fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
+    parent = uuid;
+  }
+
+  before(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-live-'));
+    file = path.join(home, `.claude/projects/-home-alice-src-todo-api/${CLAUDE_BASIC}.jsonl`);
+    place(path.join(fixtures, 'claude-code/claude-health-endpoint.jsonl'), file, 30);
+    place(path.join(fixtures, 'codex/codex-basic-rollout.jsonl'),
+      path.join(home, `.codex/sessions/2026/08/20/rollout-2026-08-20T10-02-11-${CODEX_BASIC}.jsonl`), 10);
+    server = await startServer(home);
+    ({ browser, page } = await openBrowser({ viewport: { width: 1100, height: 500 }, pageErrors }));
+  });
+
+  after(() => closeAll(browser, killServer, home));
+
+  test('a message written appears in the open session without a reload', async () => {
+    await page.goto(new URL('#/', server.url).href);
+    const row = page.locator(`${tid('session-row')}[data-source="claude"]`);
+    await row.waitFor();
+    await row.click();
+    await page.locator(tid('message')).first().waitFor();
+    await page.evaluate(() => { window.notReloaded = true; });
+    const before = await page.locator(tid('message')).count();
+
+    write('user', 'Add a readiness probe as well.');
+    write('assistant', 'The readiness probe is at /ready.');
+    await until('the two messages', async () => (await page.locator(tid('message')).count()) === before + 2);
+    const texts = await page.locator(tid('text-block')).allTextContents();
+    assert.ok(texts.some((t) => t.includes('The readiness probe is at /ready.')), texts.join(' | '));
+    assert.equal(await page.evaluate(() => window.notReloaded), true, 'the page was not reloaded');
+  });
+
+  test('a reader at the bottom follows; one who scrolled up keeps their place', async () => {
+    const view = page.locator(tid('session-view'));
+    await view.evaluate((node) => { node.scrollTop = node.scrollHeight; });
+    write('user', 'And a liveness probe?');
+    const newest = page.locator(tid('message')).last();
+    await until('the message at the bottom', async () => (await newest.textContent()).includes('And a liveness probe?'));
+    await until('scrolled to it', () => inViewport(newest));
+
+    assert.ok(await view.evaluate((node) => node.scrollHeight > node.clientHeight * 1.5), 'the view scrolls');
+    await view.evaluate((node) => { node.scrollTop = 0; });
+    write('assistant', 'The liveness probe is at /live.');
+    await until('the answer', async () => (await newest.textContent()).includes('The liveness probe is at /live.'));
+    assert.equal(await view.evaluate((node) => node.scrollTop), 0, 'the place was kept');
+  });
+
+  test('the list takes a session made and a session written, and drops one gone', async () => {
+    await page.goto(new URL('#/', server.url).href);
+    const rows = page.locator(tid('session-row'));
+    await until('two rows', async () => (await rows.count()) === 2);
+    const first = () => rows.first().getAttribute('data-id');
+    const written = await first();
+    assert.equal(await rows.first().getAttribute('data-source'), 'claude');
+
+    // A new session comes in at the top.
+    const made = path.join(home, '.claude/projects/-home-alice-src-todo-api/5a6b7c8d-0000-4000-8000-000000000099.jsonl');
+    fs.copyFileSync(path.join(fixtures, 'claude-code/claude-health-endpoint.jsonl'), made);
+    await until('three rows', async () => (await rows.count()) === 3);
+    assert.notEqual(await first(), written);
+    assert.equal(await page.locator(tid('session-count')).textContent(), '3 sessions');
+
+    // Writing the other brings it back to the top.
+    write('user', 'One more thing.');
+    await until('the session written on top', async () => (await first()) === written);
+    assert.equal(await rows.count(), 3);
+
+    fs.rmSync(made);
+    await until('two rows again', async () => (await rows.count()) === 2);
+    assert.equal(await page.locator(tid('session-count')).textContent(), '2 sessions');
+  });
+
+  test('no script error', () => {
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -321,6 +321,34 @@ import { sessionUsage, showUsage } from './usage.js';
     return `#/s/${encodeURIComponent(id)}${query(params || {})}`;
   }
 
+  // ---- Live --------------------------------------------------------------
+
+  /// The change feed (`/api/events`, server-sent events): the view shown hears of each session that appeared,
+  /// was written or went (`{kind, session, from, messages, new}`), and of `{kind: 'reset'}` when changes were
+  /// missed. The browser reconnects by itself and the server goes on after the last event it saw. A page over an
+  /// archive has nothing to follow: the server refuses, and the page stops asking.
+  const live = (() => {
+    let listener = null;
+    let source = null;
+    function connect() {
+      if (source || typeof EventSource === 'undefined') return;
+      source = new EventSource('/api/events');
+      const hear = (message) => {
+        let event;
+        try { event = JSON.parse(message.data); } catch { return; }
+        listener?.(event);
+      };
+      for (const kind of ['appeared', 'changed', 'gone']) source.addEventListener(kind, hear);
+      source.addEventListener('reset', () => listener?.({ kind: 'reset' }));
+      source.addEventListener('open', () => { document.body.dataset.live = 'on'; });
+    }
+    return {
+      /// `fn` hears the changes until the next view listens (or `stop`).
+      listen(fn) { connect(); listener = fn; },
+      stop() { listener = null; },
+    };
+  })();
+
   let generation = 0; // a newer route makes older responses stale
 
   /// Marks the header's link to the view shown.
@@ -335,6 +363,7 @@ import { sessionUsage, showUsage } from './usage.js';
   async function route() {
     const current = ++generation;
     for (const running of pagers) running.stop();
+    live.stop();
     const { path, params } = parseHash();
     const stale = () => current !== generation;
     markTab(path);
@@ -410,7 +439,7 @@ import { sessionUsage, showUsage } from './usage.js';
       source: params.get('source') || '', project: params.get('project') || '', q: params.get('q') || '',
       machine: params.get('machine') || '',
     };
-    const [projects, machines] = await Promise.all([api('/api/projects'), machineList()]);
+    let [projects, machines] = await Promise.all([api('/api/projects'), machineList()]);
     if (stale()) return;
     document.title = 'sess';
 
@@ -509,6 +538,39 @@ import { sessionUsage, showUsage } from './usage.js';
       timer = setTimeout(() => { state.q = textFilter.value.trim(); changed(); }, 200);
     });
 
+    // Sessions written, made or gone while the list is shown: a written one moves to the top, a new one that the
+    // filters take comes in at the top, a gone one goes; the projects are read again.
+    function takes(card) {
+      const text = state.q.toLowerCase();
+      return (!state.source || card.source === state.source) && (!state.project || card.cwd === state.project)
+        && !state.machine
+        && (!text || [card.title, card.cwd, card.sessionId].some((v) => String(v ?? '').toLowerCase().includes(text)));
+    }
+    let projectsTimer = 0;
+    live.listen((event) => {
+      if (stale()) return;
+      if (event.kind === 'reset') { changed(); return; }
+      const card = event.session;
+      const row = sessionList.querySelector(`[data-testid="session-row"][data-id="${CSS.escape(card.id)}"]`)?.parentElement;
+      const shown = Number(String(count.textContent).replace(/[^0-9]/g, '')) || 0;
+      const counted = (n) => { count.textContent = `${formatCount(n)} session${n === 1 ? '' : 's'}`; };
+      if (event.kind === 'gone') {
+        if (row) { row.remove(); counted(Math.max(0, shown - 1)); }
+      } else if (takes(card)) {
+        row?.remove();
+        sessionList.querySelector('li.empty')?.remove();
+        sessionList.prepend(sessionRow(card));
+        if (!row) counted(shown + 1);
+      }
+      if (event.kind !== 'changed') {
+        clearTimeout(projectsTimer);
+        projectsTimer = setTimeout(async () => {
+          const fresh = await api('/api/projects').catch(() => null);
+          if (fresh && !stale()) { projects = fresh; renderProjects(); }
+        }, 300);
+      }
+    });
+
     renderProjects();
     const main = el('section', { class: 'pane main', testid: 'session-pane' },
       el('div', { class: 'toolbar' }, el('h2', null, 'Sessions'), sourceFilter, machineFilter, textFilter, count),
@@ -569,9 +631,15 @@ import { sessionUsage, showUsage } from './usage.js';
     }
     const forkable = Boolean(session.forkable);
     const messages = document.createDocumentFragment();
-    for (const message of transcript.messages) messages.append(renderMessage(message, session, forkable));
-    if (!transcript.messages.length) messages.append(el('p', { class: 'empty' }, '(no messages)'));
+    // The messages shown, and their nodes: what a change is laid against.
+    let shown = transcript.messages.slice();
+    let nodes = shown.map((message) => renderMessage(message, session, forkable));
+    messages.append(...nodes);
+    const none = transcript.messages.length ? null : el('p', { class: 'empty' }, '(no messages)');
+    if (none) messages.append(none);
     view.append(messages);
+    follow(id, leaf, view, session, forkable, stale, () => ({ shown, nodes, truncated: transcript.truncated }),
+      (next) => { ({ shown, nodes } = next); none?.remove(); });
 
     clear(app);
     if (tree && tree.length) {
@@ -585,6 +653,59 @@ import { sessionUsage, showUsage } from './usage.js';
     // How long building and laying out the transcript took, for performance tests.
     void view.offsetHeight;
     view.dataset.renderMs = (performance.now() - started).toFixed(1);
+  }
+
+  /// Shows the messages the session's agent writes while it is open: its page is read again (a burst of changes
+  /// once), the last message shown is drawn again when it changed (a reply that grew), and the new ones are added
+  /// after it. The reader's place is kept, unless they were at the bottom: then the view follows the new messages.
+  function follow(id, leaf, view, session, forkable, stale, now, done) {
+    let timer = 0;
+    let reading = false;
+    let again = false;
+    async function read() {
+      if (reading) { again = true; return; }
+      reading = true;
+      try {
+        const page = await api(`/api/sessions/${encodeURIComponent(id)}${query({ leaf })}`);
+        if (stale()) return;
+        const { shown, nodes, truncated } = now();
+        const fresh = page.transcript.messages;
+        const last = shown[shown.length - 1];
+        // Where the last message shown is now: by its id, else by its place.
+        let at = last?.id ? fresh.findLastIndex((m) => m.id === last.id) : -1;
+        if (at < 0 && last) at = shown.length - 1 - ((page.transcript.truncated || 0) - (truncated || 0));
+        if (at >= fresh.length) return;
+        const bottom = view.scrollHeight - view.scrollTop - view.clientHeight < 48;
+        const nextShown = shown.slice();
+        const nextNodes = nodes.slice();
+        if (last && at >= 0 && JSON.stringify(fresh[at]) !== JSON.stringify(last)) {
+          const node = renderMessage(fresh[at], session, forkable);
+          nodes[nodes.length - 1].replaceWith(node);
+          nextNodes[nextNodes.length - 1] = node;
+          nextShown[nextShown.length - 1] = fresh[at];
+        }
+        for (const message of fresh.slice(Math.max(at + 1, 0))) {
+          const node = renderMessage(message, session, forkable);
+          view.append(node);
+          nextNodes.push(node);
+          nextShown.push(message);
+        }
+        done({ shown: nextShown, nodes: nextNodes });
+        if (bottom) view.scrollTop = view.scrollHeight;
+      } catch {
+        // The next change tries again.
+      } finally {
+        reading = false;
+        if (again && !stale()) { again = false; read(); }
+      }
+    }
+    live.listen((event) => {
+      if (stale()) return;
+      if (event.kind === 'reset' || (event.kind === 'changed' && event.session.id === session.id)) {
+        clearTimeout(timer);
+        timer = setTimeout(read, 50);
+      }
+    });
   }
 
   // ---- Export ------------------------------------------------------------

@@ -74,6 +74,7 @@ mod api;
 mod assets;
 mod body;
 mod error;
+mod events;
 mod guard;
 mod rendered;
 mod server;

@@ -19,7 +19,7 @@ use crate::body::{self, BodyLimits, MAX_BODY_BYTES};
 use crate::guard::{self, Guard};
 use sess::Library;
 
-use crate::{Error, Result, api, assets};
+use crate::{Error, Result, api, assets, events};
 
 /// How the server is reached, guarded and timed.
 #[derive(Clone)]
@@ -45,6 +45,9 @@ pub struct ServeConfig {
     /// ([`Error::OutOfTime`]) and cancelled ([`Cancel`](sess::Cancel)).
     /// [`DEFAULT_SEARCH_BUDGET`](Self::DEFAULT_SEARCH_BUDGET) by default.
     pub search_budget: Duration,
+    /// The change feed the page follows (`GET /api/events`); `None` (an
+    /// archive's page) answers that route 422.
+    pub feed: Option<Arc<sess::live::Feed>>,
 }
 
 impl ServeConfig {
@@ -62,6 +65,7 @@ impl ServeConfig {
             header_read_timeout: Self::DEFAULT_TIMEOUT,
             idle_timeout: Self::DEFAULT_TIMEOUT,
             search_budget: Self::DEFAULT_SEARCH_BUDGET,
+            feed: None,
         }
     }
 }
@@ -74,6 +78,7 @@ impl fmt::Debug for ServeConfig {
             .field("header_read_timeout", &self.header_read_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("search_budget", &self.search_budget)
+            .field("feed", &self.feed.as_ref().map(|feed| feed.run()))
             .finish()
     }
 }
@@ -87,6 +92,8 @@ pub(crate) struct AppState {
     pub(crate) search_budget: Duration,
     /// `index.html` with the token in it.
     page: Bytes,
+    /// [`ServeConfig::feed`].
+    pub(crate) feed: Option<Arc<sess::live::Feed>>,
 }
 
 async fn index(State(state): State<AppState>) -> Html<Bytes> {
@@ -108,6 +115,7 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /api/search?q=&source=&project=&machine=&limit=&offset=` | `[SearchHit]`: `limit` (50 by default) from `offset` (0) on, best first; a page shorter than `limit` is the last |
 /// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
+/// | `GET /api/events`, header `Last-Event-ID` | the change feed ([`ServeConfig::feed`]) as server-sent events: `event: appeared`, `changed` or `gone`, `data` the [`Event`](sess::live::Event) as JSON, `id` `RUN-N`; a client that comes back with the last id it saw goes on after it, or gets `event: reset` (read again) when those events are gone or of another run |
 ///
 /// `limit` is at most 5000; `limit=0` is an empty page (with the total). A
 /// page at an `offset` past the end is empty. Requests are answered side by
@@ -133,6 +141,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         token: Arc::from(config.token.as_str()),
         search_budget: config.search_budget,
         page: assets::page(&config.token),
+        feed: config.feed.clone(),
     };
     let limits = Arc::new(BodyLimits { max: MAX_BODY_BYTES, idle: config.idle_timeout });
     Router::new()
@@ -149,6 +158,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/api/sessions/{id}/fork", post(api::fork))
         .route("/api/search", get(api::search))
         .route("/api/usage", get(api::usage))
+        .route("/api/events", get(events::events))
         .fallback(api::not_found)
         .with_state(state)
         .layer(from_fn_with_state(limits, body::read))

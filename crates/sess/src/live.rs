@@ -93,6 +93,7 @@ pub struct Feed {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     polling: bool,
+    run: u64,
 }
 
 impl Feed {
@@ -123,13 +124,22 @@ impl Feed {
                 })
                 .map_err(|e| crate::Error::Failed(Box::new(e)))?
         };
-        Ok(Feed { events, stop, thread: Some(thread), polling })
+        let run = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Ok(Feed { events, stop, thread: Some(thread), polling, run })
     }
 
     /// Reads its events: those after the event numbered `after` (a reader
     /// that comes back names the last it saw), or from now on.
     pub fn subscribe(&self, after: Option<u64>) -> Subscription {
         self.events.subscribe(after)
+    }
+
+    /// This run of the feed, told apart from others (the millisecond it
+    /// started): its events' numbers mean nothing to another run.
+    pub fn run(&self) -> u64 {
+        self.run
     }
 
     /// Whether it looks at the folders every few seconds, for want of the

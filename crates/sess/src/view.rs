@@ -28,6 +28,10 @@ pub struct View {
     /// What it holds, in words: "12 sessions", "3 archived sessions from 2
     /// machines".
     pub said: String,
+    /// The catalog it reads, when it reads the agents' sessions through one
+    /// (not an archive): what a [`Feed`](crate::live::Feed) of its changes
+    /// brings up to date.
+    pub catalog: Option<std::path::PathBuf>,
 }
 
 /// Opens the view of `host`'s sessions: with `store` naming an archive,
@@ -60,7 +64,7 @@ pub fn open(
         let count = archive.len()?;
         let machines = archive.machines()?.len();
         let said = format!("{count} archived sessions from {machines} machine{}", if machines == 1 { "" } else { "s" });
-        return Ok(View { library: Arc::new(ArchiveLibrary(archive, host)), said });
+        return Ok(View { library: Arc::new(ArchiveLibrary(archive, host)), said, catalog: None });
     }
     let path = crate::catalog::path(catalog, &host.data_dir)?;
     let mut opened = crate::catalog::open(&path)?;
@@ -77,6 +81,7 @@ pub fn open(
         Some(gone) => format!("{count} sessions and {} the agents deleted, kept in the archive", gone.len()?),
         None => format!("{count} sessions"),
     };
+    let catalog = Some(path.clone());
     let library = CatalogLibrary {
         pool: Pool::new(opened, move || crate::catalog::open(&path)),
         refreshed: Mutex::new(Instant::now()),
@@ -85,7 +90,7 @@ pub fn open(
         host,
         tell,
     };
-    Ok(View { library: Arc::new(library), said })
+    Ok(View { library: Arc::new(library), said, catalog })
 }
 
 /// The default archive, whose sessions the agents deleted are shown beside

@@ -9,6 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sess::Library;
+use sess::live::Feed;
+use sess::view::View;
 use sess_web::ServeConfig;
 
 use crate::Outcome;
@@ -17,9 +19,14 @@ use crate::cli::ServeArgs;
 use crate::output::{Printed, stdout, warn};
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let (library, said) = library(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
+    let view = open(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
+    // The page follows the agents as they write, through the catalog it reads.
+    let feed = match &view.catalog {
+        Some(path) => Some(Arc::new(Feed::start(crate::env::host(), path, Arc::new(Printed))?)),
+        None => None,
+    };
     // The page's lists and snippets show no secret; a transcript shows what was written.
-    listen_and_serve(args, &said, Arc::new(sess::Masked::listings(library)))
+    listen_and_serve(args, &view.said, Arc::new(sess::Masked::listings(view.library)), feed)
 }
 
 /// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
@@ -31,14 +38,24 @@ pub(crate) fn library(
     catalog_path: Option<&Path>,
     bar: catalog::Bar,
 ) -> anyhow::Result<(Arc<dyn Library>, String)> {
-    let mut drawn = catalog::Drawn::new(bar);
-    let view =
-        sess::view::open(crate::env::host().clone(), store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?;
+    let view = open(store, catalog_path, bar)?;
     Ok((view.library, view.said))
 }
 
-/// Binds the port, says `said` and where it serves, and serves `library`.
-fn listen_and_serve(args: &ServeArgs, said: &str, library: Arc<dyn Library>) -> anyhow::Result<Outcome> {
+/// The view [`library`] reads.
+fn open(store: Option<&str>, catalog_path: Option<&Path>, bar: catalog::Bar) -> anyhow::Result<View> {
+    let mut drawn = catalog::Drawn::new(bar);
+    Ok(sess::view::open(crate::env::host().clone(), store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?)
+}
+
+/// Binds the port, says `said` and where it serves, and serves `library`
+/// (with the changes of `feed`).
+fn listen_and_serve(
+    args: &ServeArgs,
+    said: &str,
+    library: Arc<dyn Library>,
+    feed: Option<Arc<Feed>>,
+) -> anyhow::Result<Outcome> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, args.port)).map_err(|err| {
         anyhow::Error::new(crate::output::Hint("`--port 0` picks a free port".to_owned()))
             .context(format!("cannot listen on 127.0.0.1:{}: {err}", args.port))
@@ -55,6 +72,7 @@ fn listen_and_serve(args: &ServeArgs, said: &str, library: Arc<dyn Library>) -> 
     let config = ServeConfig {
         header_read_timeout: args.header_timeout,
         idle_timeout: args.idle_timeout,
+        feed,
         ..ServeConfig::new(port)
     };
     sess_web::serve(listener, library, config)?;

@@ -10,6 +10,8 @@ use super::{Change, Event};
 pub(super) struct Ring {
     state: Mutex<State>,
     arrived: Condvar,
+    /// The same, for readers that wait asynchronously.
+    notify: tokio::sync::Notify,
     max_events: usize,
     max_bytes: usize,
 }
@@ -33,6 +35,7 @@ impl Ring {
         Ring {
             state: Mutex::new(State { kept: VecDeque::new(), bytes: 0, next_id: 1, closed: false }),
             arrived: Condvar::new(),
+            notify: tokio::sync::Notify::new(),
             max_events: max_events.max(1),
             max_bytes,
         }
@@ -58,12 +61,14 @@ impl Ring {
         }
         drop(state);
         self.arrived.notify_all();
+        self.notify.notify_waiters();
     }
 
     /// No event will come: wakes the readers.
     pub(super) fn close(&self) {
         self.state().closed = true;
         self.arrived.notify_all();
+        self.notify.notify_waiters();
     }
 
     pub(super) fn subscribe(self: &Arc<Self>, after: Option<u64>) -> Subscription {
@@ -101,30 +106,42 @@ impl Subscription {
     /// next call goes on with the oldest kept.
     pub fn wait(&mut self, within: Duration) -> std::result::Result<Vec<Arc<Event>>, Missed> {
         let deadline = Instant::now() + within;
-        let mut state = self.ring.state();
+        let ring = Arc::clone(&self.ring);
+        let mut state = ring.state();
         loop {
-            if let Some(oldest) = state.kept.front().map(|kept| kept.event.id)
-                && self.next < oldest
-            {
-                let missed = Missed { first: self.next, last: oldest - 1 };
-                self.next = oldest;
-                return Err(missed);
-            }
-            let new: Vec<Arc<Event>> = state
-                .kept
-                .iter()
-                .filter(|kept| kept.event.id >= self.next)
-                .map(|kept| Arc::clone(&kept.event))
-                .collect();
-            if let Some(last) = new.last() {
-                self.next = last.id + 1;
-                return Ok(new);
+            if let Some(read) = read(&mut self.next, &state) {
+                return read;
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if state.closed || left.is_zero() {
                 return Ok(Vec::new());
             }
-            state = self.ring.arrived.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+            state = ring.arrived.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    /// [`wait`](Self::wait) for an async reader, without a time limit: the
+    /// events after those it returned before, once there is one; none when
+    /// the feed stopped.
+    ///
+    /// # Errors
+    ///
+    /// As [`wait`](Self::wait).
+    pub async fn next(&mut self) -> std::result::Result<Vec<Arc<Event>>, Missed> {
+        let ring = Arc::clone(&self.ring);
+        loop {
+            // Asked for before looking, so an event pushed in between wakes it.
+            let pushed = ring.notify.notified();
+            {
+                let state = ring.state();
+                if let Some(read) = read(&mut self.next, &state) {
+                    return read;
+                }
+                if state.closed {
+                    return Ok(Vec::new());
+                }
+            }
+            pushed.await;
         }
     }
 
@@ -132,6 +149,22 @@ impl Subscription {
     pub fn last_read(&self) -> u64 {
         self.next.saturating_sub(1)
     }
+}
+
+/// The events after `next` (moved past them), or what was missed; `None`
+/// when there are none yet.
+fn read(next: &mut u64, state: &State) -> Option<std::result::Result<Vec<Arc<Event>>, Missed>> {
+    if let Some(oldest) = state.kept.front().map(|kept| kept.event.id)
+        && *next < oldest
+    {
+        let missed = Missed { first: *next, last: oldest - 1 };
+        *next = oldest;
+        return Some(Err(missed));
+    }
+    let new: Vec<Arc<Event>> =
+        state.kept.iter().filter(|kept| kept.event.id >= *next).map(|kept| Arc::clone(&kept.event)).collect();
+    *next = new.last()?.id + 1;
+    Some(Ok(new))
 }
 
 fn now_ms() -> i64 {
@@ -193,6 +226,28 @@ mod tests {
         assert_eq!(late.wait(Duration::ZERO).unwrap_err(), Missed { first: 1, last: 2 });
         assert_eq!(ids(&late.wait(Duration::ZERO).unwrap()), [3, 4, 5]);
         assert_eq!(ids(&now.wait(Duration::ZERO).unwrap()), [3, 4, 5]);
+    }
+
+    #[test]
+    fn an_async_reader_wakes_when_an_event_comes_and_when_the_feed_stops() {
+        let ring = Arc::new(Ring::new(8, usize::MAX));
+        let mut reader = ring.subscribe(None);
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let pusher = {
+            let ring = Arc::clone(&ring);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                ring.push(gone("a"));
+                std::thread::sleep(Duration::from_millis(50));
+                ring.close();
+            })
+        };
+        let limit = Duration::from_secs(10);
+        let first = runtime.block_on(async { tokio::time::timeout(limit, reader.next()).await }).unwrap();
+        assert_eq!(ids(&first.unwrap()), [1]);
+        let last = runtime.block_on(async { tokio::time::timeout(limit, reader.next()).await }).unwrap();
+        assert!(last.unwrap().is_empty());
+        pusher.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     }
 
     #[test]
