@@ -25,7 +25,9 @@
 //! argument names (a file, an id or prefix of any agent's, or of a store),
 //! [`load`] reads it whole, [`pi`] a pi-family one with its model context,
 //! [`session`] opens a pi-family one for writing and
-//! forks it; [`store`] opens a store by its URL, [`archive`] the archive and
+//! forks it; [`live`] follows every session as the agents write them (a
+//! [`Feed`](live::Feed) of changes, over the folders [`watch`] watches);
+//! [`store`] opens a store by its URL, [`archive`] the archive and
 //! a session of it, [`catalog`] finds every agent's session files and brings
 //! the search catalog up to date with them; [`usage`] gathers the model calls
 //! a report sums, [`export`] writes a transcript to leave the machine, and

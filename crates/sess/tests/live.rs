@@ -54,17 +54,29 @@ impl Machine {
     }
 }
 
-/// The first event `wanted` takes, waiting at most 20 s for it.
-fn until(events: &mut Subscription, what: &str, wanted: impl Fn(&Event) -> bool) -> Arc<Event> {
+/// A feed's events as a test reads them, one at a time.
+struct Reader {
+    events: Subscription,
+    pending: std::collections::VecDeque<Arc<Event>>,
+}
+
+fn reader(feed: &Feed) -> Reader {
+    Reader { events: feed.subscribe(None), pending: std::collections::VecDeque::new() }
+}
+
+/// The next event `wanted` takes (those before it are passed over), waiting
+/// at most 20 s for it.
+fn until(reader: &mut Reader, what: &str, wanted: impl Fn(&Event) -> bool) -> Arc<Event> {
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut seen = Vec::new();
     while Instant::now() < deadline {
-        for event in events.wait(Duration::from_millis(200)).unwrap() {
+        while let Some(event) = reader.pending.pop_front() {
             if wanted(&event) {
                 return event;
             }
             seen.push(serde_json::to_string(event.as_ref()).unwrap());
         }
+        reader.pending.extend(reader.events.wait(Duration::from_millis(200)).unwrap());
     }
     panic!("no event: {what}; saw {seen:#?}");
 }
@@ -99,7 +111,7 @@ fn lines_appended_to_a_claude_transcript_are_its_new_messages() {
     let machine = Machine::new();
     let file = machine.claude();
     let feed = machine.feed();
-    let mut events = feed.subscribe(None);
+    let mut events = reader(&feed);
     let count = |event: &Event| event.change.session().message_count;
 
     append(&file, &claude_line("live-1", "a1b2c3d4-0001-4a00-8000-000000000017", "user", "A question written live."));
@@ -121,11 +133,42 @@ fn lines_appended_to_a_claude_transcript_are_its_new_messages() {
 }
 
 #[test]
+fn two_feeds_over_one_catalog_each_tell_every_message() {
+    // `sess serve` and `sess tail` share the catalog: whichever brings it up
+    // to date first, the other still tells each new message.
+    let machine = Machine::new();
+    let file = machine.claude();
+    let (first, second) = (machine.feed(), machine.feed());
+    let mut readers = [reader(&first), reader(&second)];
+    let mut parent = "a1b2c3d4-0001-4a00-8000-000000000017".to_owned();
+    for n in 0..5 {
+        let uuid = format!("live-{n}");
+        append(&file, &claude_line(&uuid, &parent, "user", &format!("Message {n} written live.")));
+        parent = uuid;
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    for events in &mut readers {
+        let mut told = Vec::new();
+        while told.len() < 5 {
+            let event = until(events, "the messages", |e| matches!(e.change, Change::Changed { .. }));
+            let Change::Changed { messages, .. } = &event.change else { unreachable!() };
+            for text in texts(messages) {
+                if text.ends_with("written live.") && !told.contains(&text) {
+                    told.push(text);
+                }
+            }
+        }
+        let expected: Vec<String> = (0..5).map(|n| format!("Message {n} written live.")).collect();
+        assert_eq!(told, expected);
+    }
+}
+
+#[test]
 fn a_session_file_that_appears_and_goes_is_said() {
     let machine = Machine::new();
     machine.claude();
     let feed = machine.feed();
-    let mut events = feed.subscribe(None);
+    let mut events = reader(&feed);
 
     let other = machine.copy(
         "claude-code/claude-basic-toolcall.jsonl",
@@ -155,7 +198,7 @@ fn a_pi_session_written_through_the_session_manager_appears_then_grows() {
     let dir = machine.path(".pi/agent/sessions/--work-demo--");
     std::fs::create_dir_all(&dir).unwrap();
     let feed = machine.feed();
-    let mut events = feed.subscribe(None);
+    let mut events = reader(&feed);
 
     let mut manager = sess_store::SessionManager::create("/work/demo", &dir).unwrap();
     manager.append_message(&pi_message("user", "Plan the release.")).unwrap();
@@ -175,7 +218,7 @@ fn rows_written_into_an_opencode_database_are_a_change_of_their_session() {
     let machine = Machine::new();
     let database = machine.copy("opencode/real-1.18.33/opencode.db", ".local/share/opencode/opencode.db");
     let feed = machine.feed();
-    let mut events = feed.subscribe(None);
+    let mut events = reader(&feed);
 
     let session = "ses_dcf36b1b3ffeuV797d5ddiaan0";
     let db = rusqlite::Connection::open(&database).unwrap();
@@ -218,7 +261,7 @@ fn a_continue_session_rewritten_whole_is_a_change() {
     );
     machine.copy("continue/real-1.5.47/continue-home/sessions/sessions.json", ".continue/sessions/sessions.json");
     let feed = machine.feed();
-    let mut events = feed.subscribe(None);
+    let mut events = reader(&feed);
 
     let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&chat).unwrap()).unwrap();
     let history = doc["history"].as_array_mut().unwrap();

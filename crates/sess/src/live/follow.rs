@@ -34,7 +34,21 @@ pub(super) struct Follower {
     folders: Folders,
     /// Paths an agent's listing did not take.
     not_sessions: HashSet<PathBuf>,
+    /// Every session as the feed last saw it, by file and id: what a change
+    /// is told against (the catalog is shared: another process may have
+    /// brought it up to date first).
+    seen: HashMap<(PathBuf, String), Seen>,
+    /// A look at everything is owed: a batch failed (the catalog was busy),
+    /// and what it would have told is told by the next look.
+    owed: bool,
     tell: Arc<dyn Tell>,
+}
+
+/// A session as the feed last saw it.
+struct Seen {
+    row: SessionRow,
+    /// How many messages its transcript had, when the feed read it.
+    messages: Option<usize>,
 }
 
 impl Follower {
@@ -44,7 +58,19 @@ impl Follower {
         let roots = roots_of(&env);
         let all: Vec<PathBuf> = roots.iter().flat_map(|(_, roots)| roots.iter().cloned()).collect();
         let folders = Folders::watch(&all, Timing::LIVE, tell.as_ref());
-        Ok(Follower { host, env, catalog, roots, folders, not_sessions: HashSet::new(), tell })
+        let mut follower = Follower {
+            host,
+            env,
+            catalog,
+            roots,
+            folders,
+            not_sessions: HashSet::new(),
+            seen: HashMap::new(),
+            owed: false,
+            tell,
+        };
+        follower.seen = follower.rows(None)?.into_iter().map(|row| (key(&row), Seen { row, messages: None })).collect();
+        Ok(follower)
     }
 
     pub(super) fn polling(&self) -> bool {
@@ -55,26 +81,35 @@ impl Follower {
     /// most `within` for one. A failure is told, and the next batch tries
     /// again.
     pub(super) fn next(&mut self, within: Duration) -> Vec<Change> {
-        let Some(batch) = self.folders.next(within) else { return Vec::new() };
+        let batch = match self.folders.next(if self.owed { RETRY } else { within }) {
+            Some(batch) => Some(batch),
+            None if self.owed => Some(Batch::Look),
+            None => None,
+        };
+        let Some(batch) = batch else { return Vec::new() };
         let changes = match batch {
             Batch::Look => self.look(),
             Batch::Changed(paths) => self.changed(&paths),
         };
-        changes.unwrap_or_else(|err| {
-            self.tell.warning(&format!("{}; following the sessions goes on", crate::chain(&err)));
-            Vec::new()
-        })
+        match changes {
+            Ok(changes) => changes,
+            Err(err) => {
+                self.tell.warning(&format!("{}; looking again", crate::chain(&err)));
+                self.owed = true;
+                Vec::new()
+            }
+        }
     }
 
     /// Every agent's sessions looked at again.
     fn look(&mut self) -> Result<Vec<Change>> {
+        self.owed = false;
         self.not_sessions.clear();
-        let before = self.rows(None)?;
         let (_, _, env) = crate::catalog::refresh_found(&mut self.catalog, &self.host.env, &mut |_| {})?;
         self.roots = roots_of(&env);
         self.env = env;
         let after = self.rows(None)?;
-        Ok(self.compare(before, after))
+        Ok(self.compare(|_| true, after))
     }
 
     fn changed(&mut self, paths: &[PathBuf]) -> Result<Vec<Change>> {
@@ -106,13 +141,12 @@ impl Follower {
         files.retain(|file| !agents.contains(&file.source));
         if !files.is_empty() {
             let paths: Vec<PathBuf> = files.iter().map(|file| file.path.clone()).collect();
-            let before = self.at(&paths)?;
             self.refresh(&files, Within::These)?;
             let after = self.at(&paths)?;
-            changes.extend(self.compare(before, after));
+            let paths: HashSet<PathBuf> = paths.into_iter().collect();
+            changes.extend(self.compare(|row| paths.contains(&row.path), after));
         }
         for kind in agents {
-            let before = self.rows(Some(kind))?;
             let found = kind.source().files(&self.env);
             let mut files: Vec<SourceFile> =
                 found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)).collect();
@@ -126,7 +160,7 @@ impl Follower {
                 .collect();
             self.not_sessions.extend(not_sessions);
             let after = self.rows(Some(kind))?;
-            changes.extend(self.compare(before, after));
+            changes.extend(self.compare(|row| row.source == kind, after));
         }
         Ok(changes)
     }
@@ -166,34 +200,46 @@ impl Follower {
         Error::catalog_because(format!("cannot read the catalog `{}`", self.catalog.path().display()), e)
     }
 
-    /// The changes from `before` to `after`, the catalog's rows of the same
-    /// files: new sessions first, then those written, then those gone.
-    fn compare(&self, before: Vec<SessionRow>, after: Vec<SessionRow>) -> Vec<Change> {
-        let key = |row: &SessionRow| (row.path.clone(), row.id.clone());
-        let mut before: HashMap<(PathBuf, String), SessionRow> =
-            before.into_iter().map(|row| (key(&row), row)).collect();
+    /// The changes from what the feed saw of the sessions `within` takes to
+    /// `after`, the catalog's rows of the same sessions now: new sessions
+    /// first, then those written, then those gone. What it saw becomes
+    /// `after`.
+    fn compare(&mut self, within: impl Fn(&SessionRow) -> bool, after: Vec<SessionRow>) -> Vec<Change> {
+        let keys: Vec<(PathBuf, String)> =
+            self.seen.iter().filter(|(_, seen)| within(&seen.row)).map(|(k, _)| k.clone()).collect();
+        let mut before: HashMap<(PathBuf, String), Seen> =
+            keys.into_iter().filter_map(|k| self.seen.remove_entry(&k)).collect();
         let mut changes = Vec::new();
         let mut written = Vec::new();
         for row in after {
-            match before.remove(&key(&row)) {
-                None => changes.push(Change::Appeared { session: crate::view::card(&row) }),
-                Some(old) if old.message_count != row.message_count || old.modified_ms != row.modified_ms => {
-                    written.push((old, row));
+            let seen = match before.remove(&key(&row)) {
+                None => {
+                    changes.push(Change::Appeared { session: crate::view::card(&row) });
+                    Seen { row, messages: None }
                 }
-                Some(_) => {}
-            }
+                Some(old) if old.row.message_count != row.message_count || old.row.modified_ms != row.modified_ms => {
+                    written.push((old, row.clone()));
+                    continue;
+                }
+                Some(old) => Seen { row, messages: old.messages },
+            };
+            self.seen.insert(key(&seen.row), seen);
         }
         for (old, row) in written {
-            changes.push(self.written(&old, &row));
+            let (change, messages) = self.written(&old, &row);
+            changes.push(change);
+            self.seen.insert(key(&row), Seen { row, messages });
         }
-        let mut gone: Vec<SessionRow> = before.into_values().collect();
-        gone.sort_by(|a, b| a.path.cmp(&b.path).then_with(|| a.id.cmp(&b.id)));
-        changes.extend(gone.iter().map(|row| Change::Gone { session: crate::view::card(row) }));
+        let mut gone: Vec<Seen> = before.into_values().collect();
+        gone.sort_by(|a, b| a.row.path.cmp(&b.row.path).then_with(|| a.row.id.cmp(&b.row.id)));
+        changes.extend(gone.iter().map(|seen| Change::Gone { session: crate::view::card(&seen.row) }));
         changes
     }
 
-    /// A session that was written, with its messages from the last it had.
-    fn written(&self, old: &SessionRow, row: &SessionRow) -> Change {
+    /// A session that was written, with its messages from the last it had
+    /// (as many as the catalog counts new, when the feed had not read it),
+    /// and how many messages it has now.
+    fn written(&self, old: &Seen, row: &SessionRow) -> (Change, Option<usize>) {
         let found = Located {
             kind: row.source,
             recognised: true,
@@ -201,19 +247,29 @@ impl Follower {
             row: row.database_row.then(|| row.id.clone()),
         };
         let session = crate::view::card(row);
-        let new = row.message_count.saturating_sub(old.message_count);
+        let counted = row.message_count.saturating_sub(old.row.message_count);
         match crate::load::transcript(&found, None, &self.host, self.tell.as_ref()) {
             Ok(transcript) => {
-                let from = old.message_count.saturating_sub(1).min(transcript.messages.len());
+                let now = transcript.messages.len();
+                let had = old.messages.unwrap_or_else(|| now.saturating_sub(counted));
+                let from = had.saturating_sub(1).min(now);
                 let messages = transcript.messages.into_iter().skip(from).collect();
-                Change::Changed { session, from, messages, new }
+                (Change::Changed { session, from, messages, new: now.saturating_sub(had) }, Some(now))
             }
             Err(err) => {
                 self.tell.warning(&crate::chain(&err));
-                Change::Changed { session, from: row.message_count, messages: Vec::new(), new }
+                (Change::Changed { session, from: 0, messages: Vec::new(), new: counted }, None)
             }
         }
     }
+}
+
+/// How soon a failed batch is tried again (by looking at everything).
+const RETRY: Duration = Duration::from_millis(250);
+
+/// A session's key: its file and id.
+fn key(row: &SessionRow) -> (PathBuf, String) {
+    (row.path.clone(), row.id.clone())
 }
 
 /// Each agent's folders in `env`.
