@@ -1471,6 +1471,8 @@ describe('sess serve follows the agents as they write', () => {
     const texts = await page.locator(tid('text-block')).allTextContents();
     assert.ok(texts.some((t) => t.includes('The readiness probe is at /ready.')), texts.join(' | '));
     assert.equal(await page.evaluate(() => window.notReloaded), true, 'the page was not reloaded');
+    const state = page.locator(`${tid('session-meta')} ${tid('session-state')}`);
+    await until('the state of an answered session', async () => (await state.textContent()) === 'idle');
   });
 
   test('a reader at the bottom follows; one who scrolled up keeps their place', async () => {
@@ -1480,12 +1482,15 @@ describe('sess serve follows the agents as they write', () => {
     const newest = page.locator(tid('message')).last();
     await until('the message at the bottom', async () => (await newest.textContent()).includes('And a liveness probe?'));
     await until('scrolled to it', () => inViewport(newest));
+    const state = page.locator(`${tid('session-meta')} ${tid('session-state')}`);
+    await until('a question without its answer: working', async () => (await state.textContent()) === 'working');
 
     assert.ok(await view.evaluate((node) => node.scrollHeight > node.clientHeight * 1.5), 'the view scrolls');
     await view.evaluate((node) => { node.scrollTop = 0; });
     write('assistant', 'The liveness probe is at /live.');
     await until('the answer', async () => (await newest.textContent()).includes('The liveness probe is at /live.'));
     assert.equal(await view.evaluate((node) => node.scrollTop), 0, 'the place was kept');
+    await until('answered: idle', async () => (await state.textContent()) === 'idle');
   });
 
   test('the list takes a session made and a session written, and drops one gone', async () => {

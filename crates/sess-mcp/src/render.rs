@@ -96,6 +96,9 @@ pub(crate) fn card(card: &SessionCard) -> String {
         card.message_count,
         card.cwd.as_deref().unwrap_or("?")
     );
+    if let Some(state) = card.state {
+        let _ = write!(line, " · {}", state.as_str());
+    }
     if let Some(machine) = &card.machine {
         let _ = write!(line, " · machine {machine}");
     }
@@ -180,8 +183,9 @@ pub(crate) fn window(
     mut answer: Answer,
 ) -> String {
     let total = transcript.messages.len();
+    let state = card.state.map(|state| format!(" · {}", state.as_str())).unwrap_or_default();
     let header = format!(
-        "session ref {reference} · {} {} · {} · {} messages in all\n",
+        "session ref {reference} · {} {} · {} · {} messages in all{state}\n",
         card.source.as_str(),
         card.session_id,
         card.cwd.as_deref().unwrap_or("?"),

@@ -55,6 +55,7 @@ mod rows;
 mod shared_file;
 mod source;
 mod sqlite;
+mod state;
 #[cfg(test)]
 mod test_support;
 mod transcript;
@@ -73,6 +74,7 @@ pub use listing::{Catalogued, FoundFiles, FoundRow, Listed, Listing, Scope, Sess
 pub use patch::parse_patch;
 pub use rows::{Cell, RowDump, TableRows};
 pub use source::{Growth, Outline, Source, SourceKind, registry};
+pub use state::{STALE_AFTER, SessionState, state};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,
     first_prompt, input_gist, one_line,

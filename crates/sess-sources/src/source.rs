@@ -93,6 +93,14 @@ pub trait Source: Sync {
     /// with the agent's own environment overrides applied.
     fn roots(&self, env: &Env) -> Vec<PathBuf>;
 
+    /// Whether its tool `tool` asks the user and waits for the answer (a
+    /// question, a plan to approve): a session whose last call is one of
+    /// them is [`waiting`](crate::SessionState::Waiting). None by default.
+    fn asks_user(&self, tool: &str) -> bool {
+        let _ = tool;
+        false
+    }
+
     /// Its session files in `env`, found cheaply (from names, where the
     /// format allows): `(session id, path)`, and the names that are not
     /// regular files (skipped, never opened); or, for an agent that keeps

@@ -22,6 +22,7 @@
 //   data-machine when archived), session-count (how many the filters select in all: "5,000 sessions")
 //   list-sentinel (the last row of a list loaded a page at a time, while more may come: in view, it loads the next)
 //   session-machine (the machine an archived session came from), deleted-mark (its agent deleted it)
+//   session-state (a badge: working, waiting, idle or stale; in a session row and in session-meta)
 //   session-view (data-render-ms: build and layout time), session-title, session-meta, session-usage (usage.js),
 //   export-bar: export-html, export-md (buttons), export-redact (checkbox, ticked), export-note (what was saved),
 //   truncated-note,
@@ -200,6 +201,20 @@ import { sessionUsage, showUsage } from './usage.js';
   }
 
   const DELETED = 'deleted by its agent — kept in the archive';
+
+  const STATES = {
+    working: 'its agent is at work: a reply or a tool call is in progress',
+    waiting: 'its agent asked a question and waits for the answer',
+    idle: 'its agent answered: the turn is over',
+    stale: 'a turn is open, but its agent has not written for ten minutes',
+  };
+
+  /// A session's state (a session written in the last day has one), as a badge; null without one.
+  function stateBadge(state) {
+    if (!state) return null;
+    return el('span', { class: `badge state state-${state}`, testid: 'session-state', title: STATES[state] ?? '' },
+      String(state));
+  }
 
   /// What an archived session's card adds: its machine, and a mark when its agent deleted it.
   function archiveMarks(card) {
@@ -488,6 +503,7 @@ import { sessionUsage, showUsage } from './usage.js';
       el('span', { class: 'session-row-title' }, oneLine(sessionTitle(card), 160)),
       el('span', { class: 'session-row-meta muted' },
         sourceBadge(card.source),
+        stateBadge(card.state),
         archiveMarks(card),
         card.cwd ? el('span', { class: 'path', title: card.cwd }, card.cwd) : null,
         el('span', null, `${card.messageCount} message${card.messageCount === 1 ? '' : 's'}`),
@@ -607,7 +623,7 @@ import { sessionUsage, showUsage } from './usage.js';
 
     const view = el('section', { class: 'pane main transcript', testid: 'session-view' });
     const meta = el('p', { class: 'muted session-meta', testid: 'session-meta' },
-      sourceBadge(session.source), ' ',
+      sourceBadge(session.source), ' ', stateBadge(session.state), session.state ? ' ' : null,
       session.cwd ? el('span', { class: 'path' }, session.cwd) : null,
       session.created ? el('span', null, ` · started ${formatTime(session.created)}`) : null,
       el('span', null, ` · ${session.sessionId}`),
@@ -704,6 +720,12 @@ import { sessionUsage, showUsage } from './usage.js';
       if (event.kind === 'reset' || (event.kind === 'changed' && event.session.id === session.id)) {
         clearTimeout(timer);
         timer = setTimeout(read, 50);
+      }
+      if (event.kind === 'changed' && event.session.id === session.id && event.session.state) {
+        const badge = stateBadge(event.session.state);
+        const shown = view.querySelector('[data-testid="session-meta"] [data-testid="session-state"]');
+        if (shown) shown.replaceWith(badge);
+        else view.querySelector('[data-testid="session-meta"]')?.append(' ', badge);
       }
     });
   }

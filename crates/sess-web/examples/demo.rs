@@ -126,6 +126,7 @@ fn long_session() -> (SessionCard, Transcript, Vec<TreeNode>) {
         machine: None,
         original: None,
         restore_command: None,
+        state: None,
     };
     (card, transcript, Vec::new())
 }
@@ -203,6 +204,7 @@ fn demo() -> Demo {
         machine: None,
         original: None,
         restore_command: None,
+        state: None,
     };
     let mut codex = Transcript::new(sess_sources::codex::SOURCE, "x-1");
     codex.cwd = Some("/home/dev/shop".into());
@@ -221,6 +223,7 @@ fn demo() -> Demo {
         machine: None,
         original: None,
         restore_command: None,
+        state: None,
     };
     Demo {
         sessions: vec![(branched, transcript, tree), long_session(), (codex_card, codex, Vec::new())],

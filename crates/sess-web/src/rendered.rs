@@ -82,6 +82,7 @@ mod tests {
                 machine: None,
                 original: None,
                 restore_command: None,
+                state: None,
             },
             transcript,
             tree: Vec::new(),

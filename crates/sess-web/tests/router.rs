@@ -58,6 +58,7 @@ fn card(id: &str, forkable: bool) -> SessionCard {
         machine: None,
         original: None,
         restore_command: None,
+        state: None,
     }
 }
 

@@ -126,6 +126,7 @@ pub mod pi;
 pub mod resolve;
 pub mod session;
 mod shell;
+pub mod state;
 pub mod store;
 pub mod usage;
 pub mod view;

@@ -2,7 +2,7 @@
 //! the cards, pages and hits it returns.
 
 use serde::Serialize;
-use sess_sources::{SourceKind, Transcript};
+use sess_sources::{SessionState, SourceKind, Transcript};
 use sess_usage::{By, Date, Report, Sum, TimeZone};
 
 use crate::{Cancel, Result};
@@ -247,6 +247,10 @@ pub struct SessionCard {
     /// reads it (`sess restore …`): what forking or resuming it needs first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restore_command: Option<String>,
+    /// Whether its agent is at work, waiting for its user or done, when
+    /// the library read it for that (see [`SessionState`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<SessionState>,
 }
 
 /// Whether the agent still has an archived session (`"present"` or
@@ -441,6 +445,7 @@ mod tests {
                 machine: None,
                 original: None,
                 restore_command: None,
+                state: None,
             };
             Ok(SessionPage { session, transcript, tree: Vec::new(), leaf: None, usage: None })
         }

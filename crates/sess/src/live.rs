@@ -124,9 +124,7 @@ impl Feed {
                 })
                 .map_err(|e| crate::Error::Failed(Box::new(e)))?
         };
-        let run = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let run = u64::try_from(crate::state::now_ms()).unwrap_or(0);
         Ok(Feed { events, stop, thread: Some(thread), polling, run })
     }
 

@@ -161,6 +161,7 @@ mod tests {
             machine: None,
             original: None,
             restore_command: None,
+            state: None,
         }
     }
 

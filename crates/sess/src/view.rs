@@ -89,6 +89,7 @@ pub fn open(
         gone,
         host,
         tell,
+        states: crate::state::States::default(),
     };
     Ok(View { library: Arc::new(library), said, catalog })
 }

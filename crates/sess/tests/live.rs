@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use sess::live::{Change, Event, Feed, Subscription};
 use sess::{Host, Quiet};
-use sess_sources::{Block, Message};
+use sess_sources::{Block, Message, SessionState};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures");
 const CLAUDE_ID: &str = "3f2a9c4e-7b1d-4e8a-9c2f-5d6e7a8b9c01";
@@ -120,6 +120,7 @@ fn lines_appended_to_a_claude_transcript_are_its_new_messages() {
     assert_eq!((session.session_id.as_str(), *new), (CLAUDE_ID, 1));
     assert_eq!(*from + messages.len(), session.message_count);
     assert_eq!(texts(messages).last().map(String::as_str), Some("A question written live."));
+    assert_eq!(session.state, Some(SessionState::Working), "a question without its answer");
     let before = count(&event);
 
     append(&file, &claude_line("live-2", "live-1", "assistant", "An answer written live."));
@@ -129,7 +130,23 @@ fn lines_appended_to_a_claude_transcript_are_its_new_messages() {
     // The one it had last comes again (it may have grown), then the new one.
     assert_eq!(*from, before - 1);
     assert_eq!(texts(messages).last().map(String::as_str), Some("An answer written live."));
+    assert_eq!(event.change.session().state, Some(SessionState::Idle), "answered");
     assert!(event.id > 1);
+
+    // A question to the user, with its answer still to come.
+    let asking = json!({
+        "parentUuid": "live-2", "isSidechain": false, "userType": "external", "cwd": "/home/alice/src/todo-api",
+        "sessionId": CLAUDE_ID, "version": "2.1.230", "type": "assistant", "uuid": "live-3",
+        "timestamp": "2026-08-20T09:31:00.000Z",
+        "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "toolu_ask", "name": "AskUserQuestion", "input": {"questions": []}}
+        ]}
+    });
+    append(&file, &asking);
+    let event = until(&mut events, "the question", |e| {
+        matches!(e.change, Change::Changed { .. }) && e.change.session().state != Some(SessionState::Idle)
+    });
+    assert_eq!(event.change.session().state, Some(SessionState::Waiting));
 }
 
 #[test]

@@ -201,5 +201,6 @@ fn line(event: &Event) -> String {
     let short: String = session.session_id.chars().take(8).collect();
     let title = session.title.as_deref().unwrap_or("(untitled)");
     let cwd = session.cwd.as_deref().map(|cwd| format!("  {cwd}")).unwrap_or_default();
-    format!("{time}  {what:<12} {:<9} {short}  {title}{cwd}", session.source.as_str())
+    let state = session.state.map_or("", sess_sources::SessionState::as_str);
+    format!("{time}  {what:<12} {state:<8} {:<9} {short}  {title}{cwd}", session.source.as_str())
 }

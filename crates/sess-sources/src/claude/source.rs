@@ -30,6 +30,12 @@ pub struct Claude;
 pub const SOURCE: SourceKind = SourceKind::of(&Claude);
 
 impl Source for Claude {
+    /// `AskUserQuestion` asks the user to choose; `ExitPlanMode` asks them to
+    /// approve the plan.
+    fn asks_user(&self, tool: &str) -> bool {
+        matches!(tool, "AskUserQuestion" | "ExitPlanMode")
+    }
+
     fn name(&self) -> &'static str {
         "claude"
     }

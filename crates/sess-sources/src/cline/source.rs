@@ -23,6 +23,12 @@ pub const SOURCE: SourceKind = SourceKind::of(&Cline);
 const TASKS: Extension = Extension { id: EXTENSION_ID, source: SOURCE };
 
 impl Source for Cline {
+    /// `ask_followup_question` asks the user; `plan_mode_respond` waits for
+    /// them to answer the plan.
+    fn asks_user(&self, tool: &str) -> bool {
+        matches!(tool, "ask_followup_question" | "plan_mode_respond")
+    }
+
     fn name(&self) -> &'static str {
         "cline"
     }

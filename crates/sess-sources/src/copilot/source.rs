@@ -35,6 +35,11 @@ pub struct Copilot;
 pub const SOURCE: SourceKind = SourceKind::of(&Copilot);
 
 impl Source for Copilot {
+    /// `ask_user` offers the user choices and waits.
+    fn asks_user(&self, tool: &str) -> bool {
+        tool == "ask_user"
+    }
+
     fn name(&self) -> &'static str {
         "copilot"
     }

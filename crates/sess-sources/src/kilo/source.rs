@@ -27,6 +27,12 @@ pub const SOURCE: SourceKind = SourceKind::of(&Kilo);
 pub(crate) const TASKS: Extension = Extension { id: EXTENSION_ID, source: SOURCE };
 
 impl Source for Kilo {
+    /// The CLI's `question` (OpenCode's); the extension's
+    /// `ask_followup_question`.
+    fn asks_user(&self, tool: &str) -> bool {
+        matches!(tool, "question" | "ask_followup_question")
+    }
+
     fn name(&self) -> &'static str {
         "kilo"
     }

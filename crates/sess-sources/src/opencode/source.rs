@@ -21,6 +21,11 @@ pub struct OpenCode;
 pub const SOURCE: SourceKind = SourceKind::of(&OpenCode);
 
 impl Source for OpenCode {
+    /// `question` asks the user and waits.
+    fn asks_user(&self, tool: &str) -> bool {
+        tool == "question"
+    }
+
     fn name(&self) -> &'static str {
         "opencode"
     }

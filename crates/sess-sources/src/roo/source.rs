@@ -23,6 +23,11 @@ pub const SOURCE: SourceKind = SourceKind::of(&Roo);
 const TASKS: Extension = Extension { id: EXTENSION_ID, source: SOURCE };
 
 impl Source for Roo {
+    /// `ask_followup_question` asks the user and waits.
+    fn asks_user(&self, tool: &str) -> bool {
+        tool == "ask_followup_question"
+    }
+
     fn name(&self) -> &'static str {
         "roo"
     }

@@ -246,10 +246,11 @@ impl Follower {
             path: row.path.clone(),
             row: row.database_row.then(|| row.id.clone()),
         };
-        let session = crate::view::card(row);
+        let mut session = crate::view::card(row);
         let counted = row.message_count.saturating_sub(old.row.message_count);
         match crate::load::transcript(&found, None, &self.host, self.tell.as_ref()) {
             Ok(transcript) => {
+                session.state = Some(crate::state::of(row.source, &transcript, row.modified_ms));
                 let now = transcript.messages.len();
                 let had = old.messages.unwrap_or_else(|| now.saturating_sub(counted));
                 let from = had.saturating_sub(1).min(now);

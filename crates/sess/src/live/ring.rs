@@ -49,7 +49,7 @@ impl Ring {
     /// limits; wakes the readers.
     pub(super) fn push(&self, change: Change) {
         let mut state = self.state();
-        let event = Event { id: state.next_id, at_ms: now_ms(), change };
+        let event = Event { id: state.next_id, at_ms: crate::state::now_ms(), change };
         let bytes = serde_json::to_vec(&event).map_or(0, |json| json.len());
         state.next_id += 1;
         state.bytes += bytes;
@@ -167,12 +167,6 @@ fn read(next: &mut u64, state: &State) -> Option<std::result::Result<Vec<Arc<Eve
     Some(Ok(new))
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +189,7 @@ mod tests {
                 machine: None,
                 original: None,
                 restore_command: None,
+                state: None,
             },
         }
     }

@@ -286,6 +286,7 @@ impl Archive {
             machine: Some(s.machine.clone()),
             original: Some(if s.deleted_ms.is_some() { Original::Deleted } else { Original::Present }),
             restore_command: Some(self.restore_command(s)),
+            state: None,
         })
     }
 }

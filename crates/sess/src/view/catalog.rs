@@ -45,6 +45,8 @@ pub(super) struct CatalogLibrary {
     pub(super) host: Host,
     /// Where the refreshes' skipped names and the failed requests are told.
     pub(super) tell: Arc<dyn Tell>,
+    /// The states of the sessions listed ([`crate::state`]).
+    pub(super) states: crate::state::States,
 }
 
 impl CatalogLibrary {
@@ -135,7 +137,7 @@ impl Library for CatalogLibrary {
             }
             let catalog = self.catalog()?;
             let page = list(params.offset, params.limit);
-            let sessions = catalog.sessions(&page).map_err(boxed)?.iter().map(card).collect();
+            let sessions = catalog.sessions(&page).map_err(boxed)?.iter().map(|row| self.listed(row)).collect();
             return Ok(SessionList { sessions, total: catalog.session_count(&page).map_err(boxed)? });
         };
         // Beside the deleted sessions, the page is in the first `offset +
@@ -145,7 +147,7 @@ impl Library for CatalogLibrary {
         if mine {
             let catalog = self.catalog()?;
             let first = list(0, wanted);
-            merged.sessions.extend(catalog.sessions(&first).map_err(boxed)?.iter().map(card));
+            merged.sessions.extend(catalog.sessions(&first).map_err(boxed)?.iter().map(|row| self.listed(row)));
             merged.total = catalog.session_count(&first).map_err(boxed)?;
         }
         let deleted = gone.sessions(&SessionsParams { offset: 0, limit: wanted, ..params.clone() })?;
@@ -168,12 +170,14 @@ impl Library for CatalogLibrary {
         }
         let row = self.row(id)?;
         let (mut transcript, tree, leaf) = self.read_whole(&row, id, leaf)?;
+        let mut session = card(&row);
+        session.state = Some(crate::state::of(row.source, &transcript, row.modified_ms));
         transcript.keep_newest(sess_sources::DEFAULT_MAX_MESSAGES);
         sess_sources::add_diffs(&mut transcript);
         let calls = sess_catalog::UsageParams { session: Some(row.key), ..Default::default() };
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = crate::usage::session_sum(rows, &row.path.to_string_lossy());
-        Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage })
+        Ok(SessionPage { session, transcript, tree, leaf, usage })
     }
 
     /// Every message, without the diffs of edits or the usage.
@@ -185,7 +189,9 @@ impl Library for CatalogLibrary {
         }
         let row = self.row(id)?;
         let (transcript, tree, leaf) = self.read_whole(&row, id, None)?;
-        Ok(SessionPage { session: card(&row), transcript, tree, leaf, usage: None })
+        let mut session = card(&row);
+        session.state = Some(crate::state::of(row.source, &transcript, row.modified_ms));
+        Ok(SessionPage { session, transcript, tree, leaf, usage: None })
     }
 
     fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
@@ -277,6 +283,17 @@ impl Library for CatalogLibrary {
 }
 
 impl CatalogLibrary {
+    /// The catalog's session `row` as a listing shows it, with its state
+    /// when it was written lately.
+    fn listed(&self, row: &SessionRow) -> SessionCard {
+        let mut listed = card(row);
+        let key = listed.id.clone();
+        listed.state = self.states.get(&key, row.source, row.modified_ms, || {
+            self.read_whole(row, &key, None).ok().map(|(transcript, _, _)| transcript)
+        });
+        listed
+    }
+
     /// The catalog's session `row` (the page's `id`) at `leaf`, every message;
     /// for a pi-family one, with its entry tree and the leaf read.
     fn read_whole(
@@ -370,6 +387,7 @@ pub(crate) fn card(row: &SessionRow) -> SessionCard {
         machine: None,
         original: None,
         restore_command: None,
+        state: None,
     }
 }
 
@@ -390,6 +408,7 @@ mod tests {
             gone: None,
             host: Host::at_home(dir.path()),
             tell: Arc::new(crate::Quiet),
+            states: crate::state::States::default(),
         });
         // What a search does while it runs.
         let busy = library.catalog().unwrap();
