@@ -252,3 +252,24 @@ fn listings_are_masked_and_redact_masks_every_answer() {
     let (read, error) = client.call("read_session", json!({"id": id}));
     assert!(!error && !read.contains(KEY) && read.contains("[redacted github-token]"), "{read}");
 }
+
+/// Issue 30: the server sees a session its agent began after the server
+/// started (no restart), and says which sessions are working now.
+#[test]
+fn a_session_begun_after_the_server_started_is_listed_with_its_state() {
+    let home = home();
+    let mut client = Client::start(home.path(), &["--all-projects"]);
+    let id = "7e57a11c-0000-4000-8000-000000000030";
+    let (before, _) = client.call("list_sessions", json!({"source": "claude"}));
+    assert!(!before.contains(id), "{before}");
+
+    long_claude_session(home.path(), id, 3, "Is the build green?");
+    // The server's catalog counts as fresh for two seconds after a refresh.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (after, _) = client.call("list_sessions", json!({"source": "claude"}));
+    let line = after.lines().find(|l| l.contains(id)).unwrap_or_else(|| panic!("not listed: {after}"));
+    assert!(line.contains(" · working"), "a question without its answer: {line}");
+    let (read, error) = client.call("read_session", json!({"id": id}));
+    assert!(!error, "{read}");
+    assert!(read.lines().next().unwrap().ends_with(" · working"), "{read}");
+}
