@@ -223,20 +223,23 @@ mod tests {
         assert_eq!(ids(&now.wait(Duration::ZERO).unwrap()), [3, 4, 5]);
     }
 
+    /// A thread that pushes an event after 50 ms, then stops the feed.
+    fn push_then_close(ring: &Arc<Ring>) -> std::thread::JoinHandle<()> {
+        let ring = Arc::clone(ring);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            ring.push(gone("a"));
+            std::thread::sleep(Duration::from_millis(50));
+            ring.close();
+        })
+    }
+
     #[test]
     fn an_async_reader_wakes_when_an_event_comes_and_when_the_feed_stops() {
         let ring = Arc::new(Ring::new(8, usize::MAX));
         let mut reader = ring.subscribe(None);
         let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-        let pusher = {
-            let ring = Arc::clone(&ring);
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(50));
-                ring.push(gone("a"));
-                std::thread::sleep(Duration::from_millis(50));
-                ring.close();
-            })
-        };
+        let pusher = push_then_close(&ring);
         let limit = Duration::from_secs(10);
         let first = runtime.block_on(async { tokio::time::timeout(limit, reader.next()).await }).unwrap();
         assert_eq!(ids(&first.unwrap()), [1]);
@@ -249,15 +252,7 @@ mod tests {
     fn a_waiting_reader_wakes_when_an_event_comes_and_when_the_feed_stops() {
         let ring = Arc::new(Ring::new(8, usize::MAX));
         let mut reader = ring.subscribe(None);
-        let pusher = {
-            let ring = Arc::clone(&ring);
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(50));
-                ring.push(gone("a"));
-                std::thread::sleep(Duration::from_millis(50));
-                ring.close();
-            })
-        };
+        let pusher = push_then_close(&ring);
         assert_eq!(ids(&reader.wait(Duration::from_secs(10)).unwrap()), [1]);
         let began = Instant::now();
         assert!(reader.wait(Duration::from_secs(10)).unwrap().is_empty());
