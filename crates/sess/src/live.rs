@@ -106,9 +106,23 @@ impl Feed {
     /// [`Error::Catalog`](crate::Error::Catalog) when the catalog cannot be
     /// opened or brought up to date.
     pub fn start(host: &Host, catalog: &Path, tell: Arc<dyn Tell>) -> Result<Feed> {
+        Self::begin(follow::Follower::start(host.clone(), catalog, None, tell)?)
+    }
+
+    /// [`start`](Self::start) without the system's events: every folder is
+    /// looked at every `every` (for folders on a file system that gives no
+    /// events, such as a network mount).
+    ///
+    /// # Errors
+    ///
+    /// As [`start`](Self::start).
+    pub fn start_polling(host: &Host, catalog: &Path, every: std::time::Duration, tell: Arc<dyn Tell>) -> Result<Feed> {
+        Self::begin(follow::Follower::start(host.clone(), catalog, Some(every), tell)?)
+    }
+
+    fn begin(mut follower: follow::Follower) -> Result<Feed> {
         let events = Arc::new(ring::Ring::new(KEPT, KEPT_BYTES));
         let stop = Arc::new(AtomicBool::new(false));
-        let mut follower = follow::Follower::start(host.clone(), catalog, tell)?;
         let polling = follower.polling();
         let thread = {
             let events = Arc::clone(&events);

@@ -125,6 +125,20 @@ impl Folders {
         folders
     }
 
+    /// No watch: the caller is asked to look at everything every
+    /// [`Timing::poll`] (folders on a file system that gives no events).
+    pub fn poll(timing: Timing) -> Folders {
+        let (_, events) = mpsc::channel::<Vec<PathBuf>>();
+        Folders {
+            events,
+            watcher: None,
+            waiting: Vec::new(),
+            timing,
+            last_look: Instant::now(),
+            last_sweep: Instant::now(),
+        }
+    }
+
     /// Whether it looks every [`Timing::poll`] for want of events.
     pub fn polling(&self) -> bool {
         self.watcher.is_none()

@@ -181,6 +181,21 @@ fn two_feeds_over_one_catalog_each_tell_every_message() {
 }
 
 #[test]
+fn without_the_systems_events_a_look_every_little_while_finds_the_changes() {
+    let machine = Machine::new();
+    let file = machine.claude();
+    let catalog = machine.host.data_dir.join("catalog.sqlite");
+    let feed = Feed::start_polling(&machine.host, &catalog, Duration::from_millis(300), Arc::new(Quiet)).unwrap();
+    assert!(feed.polling());
+    let mut events = reader(&feed);
+    append(&file, &claude_line("live-1", "a1b2c3d4-0001-4a00-8000-000000000017", "user", "Seen by a look."));
+    let event = until(&mut events, "the line, at the next look", |e| matches!(e.change, Change::Changed { .. }));
+    let Change::Changed { messages, new, .. } = &event.change else { unreachable!() };
+    assert_eq!(*new, 1);
+    assert_eq!(texts(messages).last().map(String::as_str), Some("Seen by a look."));
+}
+
+#[test]
 fn a_session_file_that_appears_and_goes_is_said() {
     let machine = Machine::new();
     machine.claude();

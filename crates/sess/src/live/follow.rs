@@ -52,12 +52,23 @@ struct Seen {
 }
 
 impl Follower {
-    pub(super) fn start(host: Host, catalog: &Path, tell: Arc<dyn Tell>) -> Result<Follower> {
+    /// The follower of `host`'s sessions through the catalog at `catalog`:
+    /// the system's events, or with `polling`, a look at everything that
+    /// often.
+    pub(super) fn start(
+        host: Host,
+        catalog: &Path,
+        polling: Option<Duration>,
+        tell: Arc<dyn Tell>,
+    ) -> Result<Follower> {
         let mut catalog = crate::catalog::open(catalog)?;
         let (_, _, env) = crate::catalog::refresh_found(&mut catalog, &host.env, &mut |_| {})?;
         let roots = roots_of(&env);
         let all: Vec<PathBuf> = roots.iter().flat_map(|(_, roots)| roots.iter().cloned()).collect();
-        let folders = Folders::watch(&all, Timing::LIVE, tell.as_ref());
+        let folders = match polling {
+            None => Folders::watch(&all, Timing::LIVE, tell.as_ref()),
+            Some(every) => Folders::poll(Timing { poll: every, ..Timing::LIVE }),
+        };
         let mut follower = Follower {
             host,
             env,
