@@ -271,5 +271,5 @@ fn a_session_begun_after_the_server_started_is_listed_with_its_state() {
     assert!(line.contains(" · working"), "a question without its answer: {line}");
     let (read, error) = client.call("read_session", json!({"id": id}));
     assert!(!error, "{read}");
-    assert!(read.lines().next().unwrap().ends_with(" · working"), "{read}");
+    assert!(read.lines().next().unwrap().ends_with(" · working · 3 messages in all"), "{read}");
 }

@@ -183,9 +183,10 @@ pub(crate) fn window(
     mut answer: Answer,
 ) -> String {
     let total = transcript.messages.len();
+    // The state before the count: the line ends with "N messages in all", as it always did.
     let state = card.state.map(|state| format!(" · {}", state.as_str())).unwrap_or_default();
     let header = format!(
-        "session ref {reference} · {} {} · {} · {} messages in all{state}\n",
+        "session ref {reference} · {} {} · {}{state} · {} messages in all\n",
         card.source.as_str(),
         card.session_id,
         card.cwd.as_deref().unwrap_or("?"),

@@ -88,14 +88,7 @@ impl Folders {
                 let _ = sender.send(event.paths);
             }
         });
-        let mut folders = Folders {
-            events,
-            watcher: None,
-            waiting: Vec::new(),
-            timing,
-            last_look: Instant::now(),
-            last_sweep: Instant::now(),
-        };
+        let mut folders = Folders { events, ..Folders::poll(timing) };
         match watcher {
             Ok(watcher) => folders.watcher = Some(watcher),
             Err(err) => {
