@@ -115,4 +115,15 @@ mod tests {
         assert_eq!(of(vec![asked.clone(), asking], 3600), SessionState::Waiting);
         assert_eq!(of(vec![asked, answered], 3600), SessionState::Idle);
     }
+
+    #[test]
+    fn each_agent_names_its_own_asking_tools() {
+        let asks = |source: crate::SourceKind, tool: &str| source.source().asks_user(tool);
+        assert!(asks(crate::claude::SOURCE, "AskUserQuestion") && asks(crate::claude::SOURCE, "ExitPlanMode"));
+        assert!(!asks(crate::claude::SOURCE, "Bash") && !asks(crate::claude::SOURCE, "ask_user"));
+        assert!(asks(crate::copilot::SOURCE, "ask_user"));
+        assert!(asks(crate::qwen::SOURCE, "ask_user_question"));
+        assert!(asks(crate::opencode::SOURCE, "question"));
+        assert!(!asks(crate::codex::SOURCE, "question") && !asks(crate::pi::SOURCE, "AskUserQuestion"));
+    }
 }

@@ -19,6 +19,12 @@ pub struct Qwen;
 pub const SOURCE: SourceKind = SourceKind::of(&Qwen);
 
 impl Source for Qwen {
+    /// `ask_user_question` asks the user and waits (Qwen Code 0.24's `--help`
+    /// names it).
+    fn asks_user(&self, tool: &str) -> bool {
+        tool == "ask_user_question"
+    }
+
     fn name(&self) -> &'static str {
         "qwen"
     }
