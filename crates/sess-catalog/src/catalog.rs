@@ -147,11 +147,17 @@ impl Catalog {
     /// The sessions of the agents' files at these paths (for a database, its
     /// sessions of rows), in no order.
     pub fn sessions_at(&self, paths: &[PathBuf]) -> Result<Vec<SessionRow>> {
-        // A session of rows is keyed `DATABASE#id`.
+        // A session of rows is keyed `DATABASE#id`, among the keys between
+        // `DATABASE#` and `DATABASE$`. Both halves search the path index
+        // (`+s.store` keeps the planner off the store's index, which every
+        // file's session shares).
         let sql = format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.store IS NULL
-             AND (s.path IN (SELECT value FROM json_each(?1))
-                  OR EXISTS (SELECT 1 FROM json_each(?1) j WHERE s.path = j.value || '#' || s.session_id))"
+            "SELECT {SESSION_COLUMNS} FROM sessions s
+             WHERE s.path IN (SELECT value FROM json_each(?1)) AND +s.store IS NULL
+             UNION ALL
+             SELECT {SESSION_COLUMNS} FROM json_each(?1) j JOIN sessions s
+             ON s.path > j.value || '#' AND s.path < j.value || '$' AND s.path = j.value || '#' || s.session_id
+             WHERE +s.store IS NULL"
         );
         let keys: Vec<String> = paths.iter().map(|p| crate::refresh::path_key(p)).collect();
         let keys = serde_json::to_string(&keys).unwrap_or_default();

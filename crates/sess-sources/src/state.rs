@@ -25,6 +25,16 @@ pub enum SessionState {
 }
 
 impl SessionState {
+    /// The state of a session that was in this one when its agent last
+    /// wrote, `quiet` ago: an open turn quiet for [`STALE_AFTER`] is stale.
+    #[must_use]
+    pub fn aged(self, quiet: Duration) -> SessionState {
+        match self {
+            SessionState::Working if quiet >= STALE_AFTER => SessionState::Stale,
+            state => state,
+        }
+    }
+
     /// `working`, `waiting`, `idle` or `stale`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,11 +68,7 @@ pub fn state(transcript: &Transcript, asks_user: &dyn Fn(&str) -> bool, quiet: D
             _ => None,
         }),
     });
-    match open.flatten() {
-        Some(SessionState::Working) if quiet >= STALE_AFTER => SessionState::Stale,
-        Some(state) => state,
-        None => SessionState::Idle,
-    }
+    open.flatten().unwrap_or(SessionState::Idle).aged(quiet)
 }
 
 #[cfg(test)]

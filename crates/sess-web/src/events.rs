@@ -63,8 +63,7 @@ fn stream(
                         Change::Changed { .. } => "changed",
                         Change::Gone { .. } => "gone",
                     };
-                    let data = serde_json::to_string(event.as_ref()).unwrap_or_default();
-                    Ok(Sse::default().id(format!("{run}-{}", event.id)).event(kind).data(data))
+                    Ok(Sse::default().id(format!("{run}-{}", event.id)).event(kind).data(event.json()))
                 })
                 .collect(),
             Err(missed) => vec![Ok(reset_event(run, missed.last))],

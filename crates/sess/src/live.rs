@@ -47,6 +47,21 @@ pub struct Event {
     /// What changed.
     #[serde(flatten)]
     pub change: Change,
+    /// Its JSON, written once for every reader.
+    #[serde(skip)]
+    json: std::sync::OnceLock<String>,
+}
+
+impl Event {
+    fn new(id: u64, at_ms: i64, change: Change) -> Event {
+        Event { id, at_ms, change, json: std::sync::OnceLock::new() }
+    }
+
+    /// The event as JSON (what `Serialize` writes), written the first time
+    /// it is asked for.
+    pub fn json(&self) -> &str {
+        self.json.get_or_init(|| serde_json::to_string(self).unwrap_or_default())
+    }
 }
 
 /// A change to one session.

@@ -26,6 +26,18 @@ pub struct Located {
     pub row: Option<String>,
 }
 
+impl Located {
+    /// The session of a file (or of database rows) the catalog lists.
+    pub fn of_row(row: &sess_catalog::SessionRow) -> Self {
+        Located {
+            kind: row.source,
+            recognised: true,
+            path: row.path.clone(),
+            row: row.database_row.then(|| row.id.clone()),
+        }
+    }
+}
+
 /// The session SESSION names.
 pub enum Session {
     /// A session of a store.

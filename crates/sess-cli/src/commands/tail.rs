@@ -76,12 +76,7 @@ fn newest_here(catalog: &Catalog) -> anyhow::Result<SessionRow> {
 /// one, until the session is gone.
 fn one(row: &SessionRow, mut events: Subscription, args: &TailArgs) -> anyhow::Result<Outcome> {
     let key = row.key.to_string();
-    let found = Located {
-        kind: row.source,
-        recognised: true,
-        path: row.path.clone(),
-        row: row.database_row.then(|| row.id.clone()),
-    };
+    let found = Located::of_row(row);
     let read = || sess::load::transcript(&found, None, host(), &Printed);
     let transcript = read()?;
     let title = transcript.title.as_deref().or_else(|| transcript.first_prompt()).unwrap_or("(untitled)").to_owned();
@@ -176,7 +171,7 @@ fn every(mut events: Subscription, json: bool) -> anyhow::Result<Outcome> {
         let mut out = stdout();
         for event in &batch {
             if json {
-                serde_json::to_writer(&mut out, event.as_ref())?;
+                out.write_all(event.json().as_bytes())?;
                 out.write_all(b"\n")?;
             } else {
                 writeln!(out, "{}", line(event))?;

@@ -158,10 +158,7 @@ impl Follower {
             changes.extend(self.compare(|row| paths.contains(&row.path), after));
         }
         for kind in agents {
-            let found = kind.source().files(&self.env);
-            let mut files: Vec<SourceFile> =
-                found.files.into_iter().map(|(_, path)| SourceFile::new(kind, path)).collect();
-            files.extend(found.rows.into_iter().map(|row| SourceFile::row(kind, row)));
+            let files = crate::catalog::find_files(&self.env, |k| k == kind).files;
             self.refresh(&files, Within::Agent(kind))?;
             let listed: HashSet<&Path> = files.iter().map(|file| file.path.as_path()).collect();
             let not_sessions: Vec<PathBuf> = candidates
@@ -251,12 +248,7 @@ impl Follower {
     /// (as many as the catalog counts new, when the feed had not read it),
     /// and how many messages it has now.
     fn written(&self, old: &Seen, row: &SessionRow) -> (Change, Option<usize>) {
-        let found = Located {
-            kind: row.source,
-            recognised: true,
-            path: row.path.clone(),
-            row: row.database_row.then(|| row.id.clone()),
-        };
+        let found = Located::of_row(row);
         let mut session = crate::view::card(row);
         let counted = row.message_count.saturating_sub(old.row.message_count);
         match crate::load::transcript(&found, None, &self.host, self.tell.as_ref()) {

@@ -49,8 +49,8 @@ impl Ring {
     /// limits; wakes the readers.
     pub(super) fn push(&self, change: Change) {
         let mut state = self.state();
-        let event = Event { id: state.next_id, at_ms: crate::state::now_ms(), change };
-        let bytes = serde_json::to_vec(&event).map_or(0, |json| json.len());
+        let event = Event::new(state.next_id, crate::state::now_ms(), change);
+        let bytes = event.json().len();
         state.next_id += 1;
         state.bytes += bytes;
         state.kept.push_back(Kept { event: Arc::new(event), bytes });

@@ -308,12 +308,7 @@ impl CatalogLibrary {
             if leaf.is_some() {
                 return Err(Error::Unsupported { operation: format!("reading a {} session at a leaf", row.source) });
             }
-            let found = Located {
-                kind: row.source,
-                recognised: true,
-                path: row.path.clone(),
-                row: row.database_row.then(|| row.id.clone()),
-            };
+            let found = Located::of_row(row);
             let transcript = crate::load::transcript(&found, None, &self.host, tell).map_err(boxed)?;
             return Ok((transcript, Vec::new(), None));
         }
