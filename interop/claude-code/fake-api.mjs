@@ -151,9 +151,10 @@ function sendStream(res, message) {
 
 /**
  * Starts the server; resolves to `{port, requests, close()}`. `onAnswer`, if
- * given, is called with each request's record once its answer is sent.
+ * given, is called with each request's record once its answer is sent; with
+ * `keepMessages`, each answered request's record keeps the `messages` it sent.
  */
-export function startFakeApi(script, { onAnswer } = {}) {
+export function startFakeApi(script, { onAnswer, keepMessages = false } = {}) {
   return startServer((req, text, res, requests) => {
     const url = new URL(req.url, "http://localhost");
     const json = (status, value) => sendJson(res, status, value);
@@ -205,6 +206,7 @@ export function startFakeApi(script, { onAnswer } = {}) {
       ...located,
       answer: content,
       toolResults: toolResults(body.messages),
+      ...(keepMessages ? { messages: body.messages } : {}),
     };
     requests.push(record);
     if (body.stream) sendStream(res, message);

@@ -109,13 +109,14 @@ function stream(res, items) {
 /**
  * Starts the server on a free port of 127.0.0.1. `script` maps a prompt to the
  * responses of its steps. Resolves to `{port, requests, close}`; `requests`
- * fills with `{url, prompt, step, outputs, expected}` as they come.
+ * fills with `{url, prompt, step, outputs, expected}` as they come (and the
+ * request's `input` with `keepInput`).
  */
-export function startFakeApi(script) {
+export function startFakeApi(script, { keepInput = false } = {}) {
   return startPostApi('/responses', (request, req, res, requests) => {
     const { prompt, step, outputs } = position(request.input ?? [], script);
     const items = script[scriptKey(script, prompt)]?.[step];
-    requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items) });
+    requests.push({ url: req.url, prompt, step, outputs, tools: (request.tools ?? []).map((t) => t.name ?? t.type), expected: Boolean(items), ...(keepInput ? { input: request.input } : {}) });
     stream(res, items ?? [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] }]);
   });
 }

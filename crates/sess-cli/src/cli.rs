@@ -46,6 +46,18 @@ pub(crate) enum Command {
     /// session of this directory written last; `--all` follows every session
     /// on the machine, one line per change.
     Tail(TailArgs),
+    /// Go on with a session in its own agent: runs the agent's resume command
+    /// (`claude --resume ID`, `codex resume ID`, `pi --session FILE`, …) in the
+    /// session's directory, and exits with the agent's code; `--print` prints
+    /// the command instead. When the agent is not installed, says so, prints
+    /// the command and exits 1.
+    Resume(ResumeArgs),
+    /// Continue a session (any agent's) in another agent: writes the
+    /// conversation as a new session of `--to`'s own format where it keeps
+    /// the sessions of the session's directory, prints the new file's path,
+    /// then runs the agent resumed on it (`--print`: prints the command
+    /// instead). The original is never written.
+    Handoff(HandoffArgs),
     /// Tokens and cost of every agent's model calls, by day, month, session,
     /// project or model: each agent's own records, priced with the cost the
     /// agent stored or a dated price table (never guessed).
@@ -351,6 +363,54 @@ pub(crate) struct ShowArgs {
     /// For a pi-family session: show the path to this entry instead of the last one.
     #[arg(long, value_name = "ID")]
     pub(crate) leaf: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ResumeArgs {
+    /// The session: a file path of any agent, or an id or id prefix searched
+    /// across agents.
+    pub(crate) session: String,
+    /// Print the command (`cd DIR && PROGRAM ARGS`) instead of running it.
+    #[arg(long)]
+    pub(crate) print: bool,
+    /// Print `{"source","id","cwd","argv","command","installed"}` instead of
+    /// running it.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HandoffArgs {
+    /// The session: a file path of any agent, or an id or id prefix searched
+    /// across agents.
+    pub(crate) session: String,
+    /// The agent to continue in.
+    #[arg(long, value_name = "AGENT", value_parser = handoff_target)]
+    pub(crate) to: sess_sources::SourceKind,
+    /// For a pi-family session: hand over the path to this entry instead of
+    /// the last one.
+    #[arg(long, value_name = "ID")]
+    pub(crate) leaf: Option<String>,
+    /// Keep the new session for DIR, where the agent will run, instead of the
+    /// session's own directory (a checkout that moved).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Write the new session and print its path and the command that resumes
+    /// it, without running the agent.
+    #[arg(long)]
+    pub(crate) print: bool,
+    /// Write the new session and print `{"to","id","path","cwd","argv",
+    /// "command","from","tokens","windowTokens","turns","leftOut"}`, without
+    /// running the agent.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// An agent `sess handoff --to` writes sessions for.
+fn handoff_target(name: &str) -> Result<sess_sources::SourceKind, String> {
+    let targets = sess::handoff::targets();
+    let names = targets.iter().map(|kind| kind.as_str()).collect::<Vec<_>>().join(", ");
+    targets.into_iter().find(|kind| kind.as_str() == name).ok_or_else(|| format!("sessions can be handed to {names}"))
 }
 
 #[derive(Debug, Args)]

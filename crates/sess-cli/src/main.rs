@@ -25,6 +25,9 @@ pub(crate) enum Outcome {
     /// Exit 1: the command ran and found problems (verify, migrate --check,
     /// secrets).
     Findings,
+    /// Exit with the code of the program the command ran (an agent `sess
+    /// resume` started).
+    Exited(u8),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +47,8 @@ fn main() -> ExitCode {
         Command::List(args) => commands::list::run(&args, store),
         Command::Show(args) => commands::show::run(&args, store),
         Command::Tail(args) => commands::tail::run(&args, store),
+        Command::Resume(args) => commands::resume::run(&args, store),
+        Command::Handoff(args) => commands::handoff::run(&args, store),
         Command::Export(args) => commands::export::run(&args, store),
         Command::Copy(args) => commands::copy::run(&args),
         Command::Index(args) => commands::index::run(&args, store),
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
+        Ok(Outcome::Exited(code)) => ExitCode::from(code),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             output::report_error(&err);

@@ -43,6 +43,8 @@ mod copilot;
 mod droid;
 #[path = "interop/gemini.rs"]
 mod gemini;
+#[path = "interop/handoff.rs"]
+mod handoff;
 #[path = "interop/harness.rs"]
 mod harness;
 #[path = "interop/kilo.rs"]

@@ -18,6 +18,7 @@
 //!   normal. Only I/O errors are errors.
 
 mod edits;
+mod handoff;
 mod line;
 mod listing;
 mod messages;

@@ -106,6 +106,7 @@ pub(crate) mod compression;
 mod echo;
 mod edits;
 mod files;
+mod handoff;
 mod index;
 mod injected;
 mod line;

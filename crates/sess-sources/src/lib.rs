@@ -38,6 +38,7 @@ mod env;
 mod error;
 pub mod gemini;
 pub mod goose;
+pub mod handoff;
 mod index;
 pub mod jsonl;
 pub mod kilo;
@@ -73,7 +74,7 @@ pub use line_tree::{LineTree, Node};
 pub use listing::{Catalogued, FoundFiles, FoundRow, Listed, Listing, Scope, SessionInfo, modified_ms};
 pub use patch::parse_patch;
 pub use rows::{Cell, RowDump, TableRows};
-pub use source::{Growth, Outline, Source, SourceKind, registry};
+pub use source::{Growth, HandOff, Outline, Resumable, Source, SourceKind, registry};
 pub use state::{STALE_AFTER, SessionState, state};
 pub use transcript::{
     Block, DEFAULT_MAX_MESSAGES, Image, Message, Role, ToolCall, ToolStatus, Transcript, content_text, finish_pending,

@@ -19,6 +19,7 @@ use crate::transcript::{Block, Image, Message, Role, ToolCall, Transcript, conte
 mod blobs;
 mod count;
 mod edits;
+mod handoff;
 mod index;
 mod source;
 mod usage;

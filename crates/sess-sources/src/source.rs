@@ -16,6 +16,7 @@ use crate::detect::Head;
 use crate::edit::FileEdit;
 use crate::env::Env;
 use crate::error::Result;
+use crate::handoff::{Handoff, Written};
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
 use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
@@ -271,6 +272,36 @@ pub trait Source: Sync {
         let _ = (session_id, bytes, lines_before);
         None
     }
+
+    /// The command that resumes `session` in this agent (the program and its
+    /// arguments, run in the session's directory); `None` when the agent
+    /// resumes no session by its id or file (the default).
+    fn resume(&self, env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        let _ = (env, session);
+        None
+    }
+
+    /// What writes a [`Handoff`] as a new session of this agent in an
+    /// environment, kept where the agent looks for the sessions of its
+    /// directory: one new file, created, never replacing one. `None` when
+    /// this agent takes no handoff (the default).
+    fn hand_off(&self) -> Option<HandOff> {
+        None
+    }
+}
+
+/// Writes a handoff as a new session of an agent ([`Source::hand_off`]).
+pub type HandOff = fn(&Env, &Handoff) -> Result<Written>;
+
+/// A session to resume in its agent.
+#[derive(Clone, Copy, Debug)]
+pub struct Resumable<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Its file (or the database that holds it).
+    pub path: &'a Path,
+    /// The directory it worked in, when known.
+    pub cwd: Option<&'a str>,
 }
 
 /// A source, by handle: cheap to copy, compared and printed by name.
@@ -356,6 +387,11 @@ impl Serialize for SourceKind {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
+}
+
+/// A command's words, owned.
+pub(crate) fn command(words: &[&str]) -> Vec<String> {
+    words.iter().map(|&word| word.to_owned()).collect()
 }
 
 #[cfg(test)]

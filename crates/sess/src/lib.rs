@@ -116,6 +116,7 @@ pub mod catalog;
 pub mod describe;
 mod error;
 pub mod export;
+pub mod handoff;
 mod hint;
 mod host;
 mod library;

@@ -292,6 +292,11 @@ pub struct SessionPage {
     /// the library does not say.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Sum>,
+    /// The shell command that resumes it in its agent (`cd DIR && claude
+    /// --resume ID`); absent when the agent resumes no session by a command,
+    /// or the session is not where the agent keeps it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 /// An entry of a session's tree.
@@ -447,7 +452,7 @@ mod tests {
                 restore_command: None,
                 state: None,
             };
-            Ok(SessionPage { session, transcript, tree: Vec::new(), leaf: None, usage: None })
+            Ok(SessionPage { session, transcript, tree: Vec::new(), leaf: None, usage: None, resume: None })
         }
         fn search(&self, _: &SearchParams, _: &crate::Cancel) -> Result<Vec<SearchHit>> {
             Ok(Vec::new())

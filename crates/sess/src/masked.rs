@@ -175,7 +175,7 @@ mod tests {
         fn session(&self, _: &str, _: Option<&str>) -> Result<SessionPage> {
             let mut transcript = Transcript::new(sess_sources::pi::SOURCE, "s");
             transcript.messages.push(Message::new(Role::User).with(Block::text(format!("token {KEY}"))));
-            Ok(SessionPage { session: card(), transcript, tree: Vec::new(), leaf: None, usage: None })
+            Ok(SessionPage { session: card(), transcript, tree: Vec::new(), leaf: None, usage: None, resume: None })
         }
         fn search(&self, _: &SearchParams, _: &Cancel) -> Result<Vec<SearchHit>> {
             let (head, tail) = KEY.split_at(6);

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::{Cell, RowDump, TableRows};
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::sqlite::database;
 use crate::transcript::{ToolCall, Transcript};
 
@@ -37,6 +37,11 @@ impl Source for Aider {
     }
 
     /// Every chat history found.
+    /// `aider --restore-chat-history`, in the project folder that holds the history.
+    fn resume(&self, _env: &Env, _session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["aider", "--restore-chat-history"]))
+    }
+
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
         super::history_files(env)
     }

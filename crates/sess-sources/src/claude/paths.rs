@@ -60,3 +60,41 @@ pub(super) fn session_stem(file_name: &str) -> Option<&str> {
 pub(super) fn session_files_in(folder: &Path, found: &mut FoundFiles) {
     found.add_folder(folder, session_stem);
 }
+
+/// The project folder the CLI makes for `cwd`: [`project_dir_name`], or for a
+/// name over [`MAX_NAME_UNITS`], its first units, `-` and the path's hash:
+/// Java's `String.hashCode` of the path's UTF-16 units, its absolute value in
+/// base 36 (what the CLI appends, checked against the folders it made).
+pub(crate) fn project_folder(cwd: &str) -> String {
+    let name = project_dir_name(cwd);
+    if name.len() <= MAX_NAME_UNITS {
+        return name;
+    }
+    let hash = cwd.encode_utf16().fold(0_i32, |hash, unit| hash.wrapping_mul(31).wrapping_add(i32::from(unit)));
+    let mut value = hash.unsigned_abs();
+    let mut digits = Vec::new();
+    loop {
+        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(value % 36) as usize]);
+        value /= 36;
+        if value == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    format!("{}-{}", &name[..MAX_NAME_UNITS], String::from_utf8_lossy(&digits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_folders_end_with_the_hash_the_cli_appends() {
+        // Two of the folders Claude Code 2.1.332 made (fixtures/claude-code/real-2.1.332).
+        let base = "/tmp/sess-claude-code/x/長い-🚀/a-rather-long-folder-name-for-the-claude-code-interop-test-1/a-rather-long-folder-name-for-the-claude-code-interop-test-2/a-rather-long-folder-name-for-the-claude-code-interop-test-3/a-rather-long-folder-name-for-the-claude-code-interop-test-4";
+        assert!(project_folder(&format!("{base}/one")).ends_with("-in-y1pwji"));
+        assert!(project_folder(&format!("{base}/two")).ends_with("-in-y1q0h0"));
+        assert_eq!(project_folder(&format!("{base}/one")).len(), MAX_NAME_UNITS + 7);
+        assert_eq!(project_folder("/home/dev/app.v2"), "-home-dev-app-v2");
+    }
+}

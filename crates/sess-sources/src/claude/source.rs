@@ -11,7 +11,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed, LateResult};
 use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
-use crate::source::{Outline, Source, SourceKind};
+use crate::source::{HandOff, Outline, Resumable, Source, SourceKind};
 use crate::transcript::{Block, Message, ToolCall, Transcript, content_text};
 use crate::verify::Checked;
 
@@ -46,6 +46,20 @@ impl Source for Claude {
 
     fn location(&self) -> &'static str {
         "`$CLAUDE_CONFIG_DIR` (comma-separated) or `~/.claude`"
+    }
+
+    /// A new session in the first config folder (`$CLAUDE_CONFIG_DIR`'s, or
+    /// `~/.claude`), in the project folder of the handoff's directory.
+    fn hand_off(&self) -> Option<HandOff> {
+        Some(|env, handoff| {
+            let dir = config_dirs_of(env).into_iter().next().unwrap_or_else(|| env.home().join(".claude"));
+            super::handoff::write(&dir, handoff)
+        })
+    }
+
+    /// `claude --resume ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["claude", "--resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

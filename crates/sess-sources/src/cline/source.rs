@@ -10,7 +10,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
 /// Cline: the CLI and the VS Code extension.
@@ -39,6 +39,12 @@ impl Source for Cline {
 
     fn location(&self) -> &'static str {
         "`$CLINE_SESSION_DATA_DIR`, `$CLINE_DATA_DIR/sessions` or `~/.cline/data/sessions` (CLI); `globalStorage/saoudrizwan.claude-dev/tasks` of VS Code, Cursor, Windsurf or VSCodium (extension)"
+    }
+
+    /// `cline --id ID` for a session of the CLI; the VS Code extension's tasks
+    /// are resumed from its history view, not a command.
+    fn resume(&self, env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        session.path.starts_with(cli::sessions_dir(env)).then(|| crate::source::command(&["cline", "--id", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope};
-use crate::source::{Outline, Source, SourceKind};
+use crate::source::{HandOff, Outline, Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -35,6 +35,16 @@ impl Source for Codex {
 
     fn location(&self) -> &'static str {
         "`$CODEX_HOME` or `~/.codex`"
+    }
+
+    /// A new rollout under the Codex home (`$CODEX_HOME` or `~/.codex`).
+    fn hand_off(&self) -> Option<HandOff> {
+        Some(|env, handoff| super::handoff::write(&home_of(env), handoff))
+    }
+
+    /// `codex resume ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["codex", "resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

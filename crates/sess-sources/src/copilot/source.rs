@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -50,6 +50,11 @@ impl Source for Copilot {
 
     fn location(&self) -> &'static str {
         "`$COPILOT_HOME` or `~/.copilot`"
+    }
+
+    /// `copilot --resume ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["copilot", "--resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

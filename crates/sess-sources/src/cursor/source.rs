@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::RowDump;
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::sqlite::SQLITE_MAGIC;
 use crate::transcript::{ToolCall, Transcript};
 
@@ -34,6 +34,15 @@ impl Source for Cursor {
 
     /// The IDE's global and workspace storage folders, and Cursor's own
     /// folder.
+    /// `cursor-agent --resume ID` for a chat of the CLI (under `~/.cursor`);
+    /// the IDE's chats are resumed in the IDE, not by a command.
+    fn resume(&self, env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        session
+            .path
+            .starts_with(super::dot_cursor(env))
+            .then(|| crate::source::command(&["cursor-agent", "--resume", session.id]))
+    }
+
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
         let dirs = super::ide_user_dirs(env);
         let mut roots: Vec<PathBuf> =

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::RowDump;
-use crate::source::{Growth, Source, SourceKind};
+use crate::source::{Growth, Resumable, Source, SourceKind};
 use crate::sqlite::{SQLITE_MAGIC, database};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
@@ -32,6 +32,11 @@ impl Source for Goose {
 
     fn location(&self) -> &'static str {
         "`sessions/` in `$GOOSE_PATH_ROOT/data`, `$XDG_DATA_HOME/goose` or `~/.local/share/goose` (`sessions.db`, older `.jsonl`), and `~/.goose/sessions`"
+    }
+
+    /// `goose session --resume --session-id ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["goose", "session", "--resume", "--session-id", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

@@ -14,7 +14,7 @@ use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::opencode::Agent;
 use crate::rows::RowDump;
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
 /// Kilo Code.
@@ -47,6 +47,13 @@ impl Source for Kilo {
 
     /// The data folder, the database `$KILO_DB` names when it is outside
     /// it, and the extension's `tasks` folders.
+    /// `kilo --session ID` for a session of the CLI; the legacy extension's
+    /// tasks are resumed from its history view, not a command.
+    fn resume(&self, env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        let cli = KILO.roots(env).iter().any(|root| session.path.starts_with(root));
+        cli.then(|| crate::source::command(&["kilo", "--session", session.id]))
+    }
+
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
         let mut roots = KILO.roots(env);
         roots.extend(TASKS.storage_dirs(env).iter().map(|dir| dir.join(tasks::TASKS)));

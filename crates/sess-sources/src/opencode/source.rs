@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
 use crate::rows::RowDump;
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
 /// OpenCode.
@@ -40,6 +40,11 @@ impl Source for OpenCode {
 
     /// The data folder, and the database `$OPENCODE_DB` names when it is
     /// outside it.
+    /// `opencode --session ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["opencode", "--session", session.id]))
+    }
+
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
         OPENCODE.roots(env)
     }

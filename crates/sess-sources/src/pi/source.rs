@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::index::{Added, Indexed};
 use crate::jsonl::read_file;
 use crate::listing::{Catalogued, FoundFiles, Listed, Listing, Scope, SessionInfo};
-use crate::source::{Source, SourceKind};
+use crate::source::{HandOff, Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
 /// pi-mono, oh-my-pi, xcsh and Prime Agent: the format `sess` writes.
@@ -42,6 +42,22 @@ impl Source for Pi {
 
     fn native(&self) -> bool {
         true
+    }
+
+    /// A new pi-mono session (`~/.pi/agent/sessions`, or pi's variables), in
+    /// the folder of the handoff's directory.
+    fn hand_off(&self) -> Option<HandOff> {
+        Some(|env, handoff| super::handoff::write(&environment(env), handoff))
+    }
+
+    /// The agent's own program with `--session FILE`: `pi`, `omp`, `xcsh` or
+    /// `prime-agent`, by the folder the file is in (`pi` elsewhere).
+    fn resume(&self, env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        let agent = roots(&environment(env))
+            .into_iter()
+            .find(|(_, root)| session.path.starts_with(root))
+            .map_or(PiAgent::PiMono, |(agent, _)| agent);
+        Some(vec![agent.program().to_owned(), "--session".to_owned(), session.path.display().to_string()])
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Outline, Source, SourceKind};
+use crate::source::{Outline, Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -35,6 +35,11 @@ impl Source for Qwen {
 
     fn location(&self) -> &'static str {
         "`$QWEN_RUNTIME_DIR`, `$QWEN_HOME` or `~/.qwen`"
+    }
+
+    /// `qwen --resume ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["qwen", "--resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

@@ -198,7 +198,7 @@ impl Archive {
                 None
             }
         };
-        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage })
+        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage, resume: None })
     }
 
     /// The archived session `id` with every message, without the diffs of
@@ -206,7 +206,7 @@ impl Archive {
     pub(super) fn whole(&self, id: &str) -> Result<SessionPage> {
         let (session, _, transcript) = self.read_whole(id, None)?;
         let card = self.card(&session).ok_or_else(|| crate::Error::NotFound { what: format!("session {id}") })?;
-        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage: None })
+        Ok(SessionPage { session: card, transcript, tree: Vec::new(), leaf: None, usage: None, resume: None })
     }
 
     /// The archived session `id` and its files, read whole with its agent's

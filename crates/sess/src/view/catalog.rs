@@ -2,14 +2,11 @@
 //! machine, refreshed as a request comes, with the default archive's
 //! sessions whose originals are gone.
 
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sess_catalog::{Catalog, ListParams, SessionRow, Stop};
 use sess_sources::Transcript;
-use sess_store::FileStorage;
-use sess_store::discovery::{self, PiAgent};
 use sess_usage::Report;
 
 use super::archive::Archive;
@@ -177,7 +174,8 @@ impl Library for CatalogLibrary {
         let calls = sess_catalog::UsageParams { session: Some(row.key), ..Default::default() };
         let rows = self.catalog()?.usage(&calls).map_err(boxed)?;
         let usage = crate::usage::session_sum(rows, &row.path.to_string_lossy());
-        Ok(SessionPage { session, transcript, tree, leaf, usage })
+        let resume = self.resume(&row);
+        Ok(SessionPage { session, transcript, tree, leaf, usage, resume })
     }
 
     /// Every message, without the diffs of edits or the usage.
@@ -191,7 +189,8 @@ impl Library for CatalogLibrary {
         let (transcript, tree, leaf) = self.read_whole(&row, id, None)?;
         let mut session = card(&row);
         session.state = Some(crate::state::of(row.source, &transcript, row.modified_ms));
-        Ok(SessionPage { session, transcript, tree, leaf, usage: None })
+        let resume = self.resume(&row);
+        Ok(SessionPage { session, transcript, tree, leaf, usage: None, resume })
     }
 
     fn export(&self, id: &str, params: &ExportParams) -> Result<Exported> {
@@ -267,7 +266,10 @@ impl Library for CatalogLibrary {
                 other => boxed(other),
             })?;
         let (path, resume_command) = match (&forked.path, store) {
-            (Some(path), _) => (path.display().to_string(), self.resume_command(path, row.cwd.as_deref())),
+            (Some(path), _) => {
+                let resume = crate::handoff::resume(row.source, &forked.id, path, row.cwd.as_deref(), &self.host);
+                (path.display().to_string(), resume.map(|r| r.shell()).unwrap_or_default())
+            }
             // A stored session goes on with whatever appends to it.
             (None, Some(url)) => {
                 (format!("{url}#{}", forked.id), format!("sess --store {} append {}", shell_word(url), forked.id))
@@ -331,18 +333,14 @@ impl CatalogLibrary {
         Ok((transcript, tree_nodes(entries, leaf.as_deref()), leaf))
     }
 
-    /// The command that goes on with a pi-family session in its agent.
-    fn resume_command(&self, path: &Path, cwd: Option<&str>) -> String {
-        let agent = discovery::all_session_roots(&self.host.environment, &FileStorage)
-            .into_iter()
-            .find(|(_, root)| path.starts_with(root))
-            .map_or(PiAgent::PiMono, |(agent, _)| agent);
-        let program = agent.program();
-        let command = format!("{program} --session {}", shell_word(&path.display().to_string()));
-        match cwd {
-            Some(dir) => format!("cd {} && {command}", shell_word(dir)),
-            None => command,
+    /// The shell command that resumes the catalog's session `row` in its
+    /// agent; `None` for a store's session, or an agent that resumes none.
+    fn resume(&self, row: &SessionRow) -> Option<String> {
+        if row.store.is_some() {
+            return None;
         }
+        let resume = crate::handoff::resume(row.source, &row.id, &row.path, row.cwd.as_deref(), &self.host)?;
+        Some(resume.shell())
     }
 }
 

@@ -1,0 +1,99 @@
+// Resumes a session `sess handoff` wrote, in the real target agent, against
+// that agent's fake model API, with one more prompt, and prints what the
+// first request to the model held.
+//
+//   node driver.mjs claude HOME CWD ID PROMPT
+//   node driver.mjs codex HOME CWD ID PROMPT
+//
+// HOME is the home `sess handoff` wrote in (Claude Code's config folder is
+// HOME/.claude, the Codex home HOME/.codex). The agent runs in CWD, the
+// session's directory, with nothing from the caller's environment but PATH.
+// It prints JSON: the agent's version and exit code, and the conversation
+// of its first request: Claude Code's `messages` (Messages API) or Codex's
+// `input` (Responses API).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { claudeBinary, claudeEnv } from '../claude-code/claude.mjs';
+import { startFakeApi as fakeMessagesApi } from '../claude-code/fake-api.mjs';
+import { startFakeApi as fakeResponsesApi } from '../codex/fake-api.mjs';
+import { agentEnv, installed, runProgram } from '../lib/run.mjs';
+
+const [target, home, cwd, id, prompt] = process.argv.slice(2);
+if (!prompt) {
+  console.error('usage: node driver.mjs claude|codex HOME CWD ID PROMPT');
+  process.exit(2);
+}
+/** What the fake model answers the new prompt. */
+const ANSWER = 'Picking up where the other agent left off.';
+
+async function claude() {
+  const binary = claudeBinary();
+  const api = await fakeMessagesApi({ [prompt]: [[{ type: 'text', text: ANSWER }]] }, { keepMessages: true });
+  const tmp = path.join(home, 'tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  const env = claudeEnv({ home, configDir: path.join(home, '.claude'), tmp, port: api.port });
+  try {
+    const version = (await runProgram(binary, ['--version'], { cwd, env, timeoutMs: 60_000 })).stdout.trim().split(' ')[0];
+    const args = ['-p', prompt, '--resume', id, '--output-format', 'json'];
+    const run = await runProgram(binary, args, { cwd, env, timeoutMs: 120_000 });
+    const first = api.requests.find((r) => r.path === '/v1/messages' && r.messages);
+    return { version, exitCode: run.code, stderr: run.stderr, stdout: run.stdout, messages: first?.messages ?? null };
+  } finally {
+    await api.close();
+  }
+}
+
+async function codex() {
+  const codexDir = new URL('../codex/driver.mjs', import.meta.url).href;
+  const { require, version } = installed(codexDir, '@openai/codex');
+  const codexJs = require.resolve('@openai/codex/bin/codex.js');
+  const api = await fakeResponsesApi({ [prompt]: [[{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER, annotations: [] }] }]] }, { keepInput: true });
+  const codexHome = path.join(home, '.codex');
+  fs.mkdirSync(codexHome, { recursive: true });
+  // The fake API as the model provider; nothing reaches past it.
+  fs.writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    `model = "gpt-5.5"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+plugin_sharing = false
+apps = false
+in_app_updates = false
+
+[model_providers.fake]
+name = "Fake Responses API"
+base_url = "http://127.0.0.1:${api.port}/v1"
+wire_api = "responses"
+env_key = "SESS_FAKE_OPENAI_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+`,
+  );
+  const env = agentEnv({ HOME: home, CODEX_HOME: codexHome, SESS_FAKE_OPENAI_API_KEY: 'fake-key' });
+  try {
+    const args = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', id, prompt];
+    const run = await runProgram(process.execPath, [codexJs, ...args], { cwd, env, timeoutMs: 120_000 });
+    const first = api.requests.find((r) => r.input);
+    return { version, exitCode: run.code, stderr: run.stderr, stdout: run.stdout, input: first?.input ?? null };
+  } finally {
+    await api.close();
+  }
+}
+
+const report = target === 'claude' ? await claude() : target === 'codex' ? await codex() : null;
+if (!report) {
+  console.error(`driver: no target ${target}`);
+  process.exit(2);
+}
+console.log(JSON.stringify(report, null, 2));
