@@ -4,15 +4,19 @@
 //
 //   node driver.mjs claude HOME CWD ID PROMPT
 //   node driver.mjs codex HOME CWD ID PROMPT
+//   node driver.mjs pi HOME CWD FILE PROMPT
 //
 // HOME is the home `sess handoff` wrote in (Claude Code's config folder is
 // HOME/.claude, the Codex home HOME/.codex). The agent runs in CWD, the
 // session's directory, with nothing from the caller's environment but PATH.
-// It prints JSON: the agent's version and exit code, and the conversation
-// of its first request: Claude Code's `messages` (Messages API) or Codex's
-// `input` (Responses API).
+// pi is pi-mono 0.73.1's CLI (`pi -p --session FILE`), its model a provider
+// of `~/.pi/agent/models.json` that speaks the Messages API to Claude Code's
+// fake API. It prints JSON: the agent's version and exit code, and the
+// conversation of its first request: Claude Code's and pi's `messages`
+// (Messages API) or Codex's `input` (Responses API).
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { claudeBinary, claudeEnv } from '../claude-code/claude.mjs';
 import { startFakeApi as fakeMessagesApi } from '../claude-code/fake-api.mjs';
@@ -91,7 +95,38 @@ stream_max_retries = 0
   }
 }
 
-const report = target === 'claude' ? await claude() : target === 'codex' ? await codex() : null;
+async function pi() {
+  // The package exports no `package.json`: it is found by its folder.
+  const pkg = fileURLToPath(new URL('../peers/pi-mono/node_modules/@mariozechner/pi-coding-agent/', import.meta.url));
+  const { version } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+  const cli = path.join(pkg, 'dist', 'cli.js');
+  const api = await fakeMessagesApi({ [prompt]: [[{ type: 'text', text: ANSWER }]] }, { keepMessages: true });
+  const agentDir = path.join(home, '.pi', 'agent');
+  fs.mkdirSync(agentDir, { recursive: true });
+  const models = {
+    providers: {
+      fake: {
+        baseUrl: `http://127.0.0.1:${api.port}`,
+        api: 'anthropic-messages',
+        apiKey: 'fake-key',
+        models: [{ id: 'claude-sonnet-4-5', input: ['text', 'image'], reasoning: false }],
+      },
+    },
+  };
+  fs.writeFileSync(path.join(agentDir, 'models.json'), JSON.stringify(models, null, 2));
+  const env = agentEnv({ HOME: home });
+  try {
+    const args = [cli, '-p', '--provider', 'fake', '--model', 'claude-sonnet-4-5', '--session', id, prompt];
+    const run = await runProgram(process.execPath, args, { cwd, env, timeoutMs: 120_000 });
+    const first = api.requests.find((r) => r.path === '/v1/messages' && r.messages);
+    return { version, exitCode: run.code, stderr: run.stderr, stdout: run.stdout, messages: first?.messages ?? null };
+  } finally {
+    await api.close();
+  }
+}
+
+const runs = { claude, codex, pi };
+const report = Object.hasOwn(runs, target) ? await runs[target]() : null;
 if (!report) {
   console.error(`driver: no target ${target}`);
   process.exit(2);

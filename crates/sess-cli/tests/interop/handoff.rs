@@ -110,10 +110,21 @@ fn json(home: &Path, args: &[&str]) -> Value {
     parse(&output.stdout)
 }
 
+/// What a target makes of the thinking handed to it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Thinking {
+    /// Left behind (Claude Code, Codex).
+    Dropped,
+    /// Kept as thinking (pi's file and context).
+    Kept,
+    /// Sent to the model as text (pi replaying another model's thinking).
+    AsText,
+}
+
 /// What `sess show --json` shows of a session, as the steps a handoff takes
 /// over: from its last compaction summary on, without the harness's own
-/// messages, errors and unknown parts; thinking only when `thinking`.
-fn expected(shown: &Value, thinking: bool) -> Vec<Step> {
+/// messages, errors and unknown parts; thinking as the target takes it.
+fn expected(shown: &Value, thinking: Thinking) -> Vec<Step> {
     let messages = shown["messages"].as_array().unwrap();
     let has_summary = |m: &Value| m["blocks"].as_array().unwrap().iter().any(|b| b["type"] == "summary");
     let from = messages.iter().rposition(has_summary).unwrap_or(0);
@@ -135,11 +146,12 @@ fn expected(shown: &Value, thinking: bool) -> Vec<Step> {
                 ),
                 (_, "image") => {}
                 (_, "text") => steps.push(Step::Assistant(text())),
-                (_, "thinking") => {
-                    if thinking {
-                        steps.push(Step::Thinking(text()));
-                    }
-                }
+                (_, "thinking") => match thinking {
+                    Thinking::Dropped => {}
+                    Thinking::Kept => steps.push(Step::Thinking(text())),
+                    Thinking::AsText if text().trim().is_empty() => {}
+                    Thinking::AsText => steps.push(Step::Assistant(text())),
+                },
                 (_, "tool_call") => {
                     let (output, failed) = match block["status"].as_str().unwrap() {
                         "running" | "pending" => (NO_RESULT.to_owned(), true),
@@ -201,8 +213,23 @@ const SUMMARIZED: &str = "The conversation so far, summarized:\n\n";
 /// user turn follows it.
 const CLAUDE_FILLER: &str = "No response requested.";
 
-/// The conversation of Claude Code's first request (`messages`), without
-/// what the CLI puts in itself (system messages, reminders, fillers).
+/// The summary in a Messages API user text, as the agent words it: Claude
+/// Code's handoff (`SUMMARIZED`, and a line end the CLI adds), pi's own.
+fn summary_in(text: &str) -> Option<String> {
+    if let Some(summary) = text.strip_prefix(SUMMARIZED) {
+        return Some(summary.trim_end().to_owned());
+    }
+    let inner = text.strip_prefix(PI_SUMMARY)?.strip_suffix("\n</summary>")?;
+    Some(inner.to_owned())
+}
+
+/// How pi 0.73.1 puts a compaction summary before the messages it kept.
+const PI_SUMMARY: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+
+/// The conversation of the first Messages API request of Claude Code or pi
+/// (`messages`), without what Claude Code puts in itself (system messages,
+/// reminders, fillers).
 fn claude_steps(messages: &Value) -> Vec<Step> {
     let mut flat = Flat::default();
     for message in messages.as_array().unwrap() {
@@ -219,9 +246,8 @@ fn claude_steps(messages: &Value) -> Vec<Step> {
             let text = block["text"].as_str().unwrap_or_default();
             match (role, block["type"].as_str().unwrap()) {
                 ("user", "text") if text.trim_start().starts_with("<system-reminder>") => {}
-                // The CLI sends the summary with a line end of its own.
-                ("user", "text") => match text.strip_prefix(SUMMARIZED) {
-                    Some(summary) => flat.steps.push(Step::Summary(summary.trim_end().to_owned())),
+                ("user", "text") => match summary_in(text) {
+                    Some(summary) => flat.steps.push(Step::Summary(summary)),
                     None => flat.steps.push(Step::User(text.to_owned())),
                 },
                 ("user", "image") => flat.steps.push(Step::Image(
@@ -354,7 +380,7 @@ fn pi_steps(messages: &Value) -> Vec<Step> {
 /// Hands every source to `to` in a fresh home, and checks what `resumed`
 /// makes of each new session against what `sess show` shows of the source,
 /// after the note naming it and before `last` (the new prompt, if any).
-fn hand_every_source(to: &str, thinking: bool, resumed: impl Fn(&Path, &Value) -> Vec<Step>, last: Option<&str>) {
+fn hand_every_source(to: &str, thinking: Thinking, resumed: impl Fn(&Path, &Value) -> Vec<Step>, last: Option<&str>) {
     for (agent, file, place) in SOURCES {
         let home = tempfile::tempdir().unwrap();
         let work = home.path().join("work");
@@ -414,7 +440,8 @@ fn agent_name(source: &str) -> &'static str {
 /// The driver of `interop/handoff/`, run from the folder of the target's
 /// packages.
 fn driver(folder: &str, name: &'static str, package: &str) -> Option<Peer> {
-    peer_in(&repo().join("interop").join(folder), name, "node", "../handoff/driver.mjs", package)
+    let driver = repo().join("interop/handoff/driver.mjs");
+    peer_in(&repo().join("interop").join(folder), name, "node", driver.to_str().unwrap(), package)
 }
 
 /// Runs the driver for `target` on the handed-over session and returns its report.
@@ -431,7 +458,7 @@ fn claude_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
     let Some(peer) = driver("claude-code", "claude-code", "@anthropic-ai/claude-code") else { return };
     hand_every_source(
         "claude",
-        false,
+        Thinking::Dropped,
         |home, handed| {
             let report = resume(&peer, "claude", home, handed);
             claude_steps(&report["messages"])
@@ -445,10 +472,26 @@ fn codex_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
     let Some(peer) = driver("codex", "codex", "@openai/codex") else { return };
     hand_every_source(
         "codex",
-        false,
+        Thinking::Dropped,
         |home, handed| {
             let report = resume(&peer, "codex", home, handed);
             codex_steps(&report["input"])
+        },
+        Some(PROMPT),
+    );
+}
+
+#[test]
+fn pi_mono_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
+    let Some(peer) = driver("peers/pi-mono", "pi-mono 0.73.1", "@mariozechner/pi-coding-agent") else { return };
+    hand_every_source(
+        "pi",
+        Thinking::AsText,
+        |home, handed| {
+            let path = handed["path"].as_str().unwrap();
+            let report = peer.run(home, &["pi", home.to_str().unwrap(), handed["cwd"].as_str().unwrap(), path, PROMPT]);
+            assert_eq!(report["exitCode"], 0, "pi resumed {path}: {}", report["stderr"]);
+            claude_steps(&report["messages"])
         },
         Some(PROMPT),
     );
@@ -461,7 +504,7 @@ fn pi_opens_a_handoff_of_every_agent(folder: &str, name: &'static str, package: 
     };
     hand_every_source(
         "pi",
-        true,
+        Thinking::Kept,
         |home, handed| {
             let path = PathBuf::from(handed["path"].as_str().unwrap());
             let views = peer.run(home, &["inspect", path.to_str().unwrap()]);
