@@ -287,6 +287,19 @@ describe('sess serve in a browser', () => {
     assert.ok((await result.textContent()).trim().length > 0, 'the result has text');
   });
 
+  test("each session shows the command that resumes it in its agent", async () => {
+    await open('#/?source=codex', tid('session-row'));
+    await page.locator(`${tid('session-row')}[data-source="codex"]`).click();
+    await page.locator(tid('session-view')).waitFor();
+    const codex = (await page.locator(tid('resume-command')).textContent()).trim();
+    assert.equal(codex, `cd /home/alice/src/parsekit && codex resume ${CODEX_BASIC}`);
+    await open('#/?source=claude', tid('session-row'));
+    await page.locator(`${tid('session-row')}[data-source="claude"]`).click();
+    await page.locator(tid('session-view')).waitFor();
+    const claude = (await page.locator(tid('resume-command')).textContent()).trim();
+    assert.match(claude, new RegExp(`&& claude --resume ${CLAUDE_BASIC}$`));
+  });
+
   /// Opens the main pi session at its default leaf.
   async function openPiMain() {
     await open('#/?source=pi', tid('session-row'));

@@ -88,6 +88,9 @@ pub(crate) fn render(transcript: &Transcript, layout: &Layout) -> String {
         let _ = write!(about, "  {cwd}");
     }
     let _ = writeln!(out, "{}", styles.dim.apply_to(about));
+    if let Some(origin) = transcript.handed_over_from() {
+        let _ = writeln!(out, "{}", styles.dim.apply_to(format!("handed over from {origin}")));
+    }
     if transcript.truncated > 0 {
         let _ = writeln!(
             out,

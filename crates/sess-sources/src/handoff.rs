@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::source::SourceKind;
-use crate::transcript::{Block, Message, Role, ToolStatus, Transcript};
+use crate::transcript::{Block, Message, Role, ToolStatus, Transcript, one_line};
 
 /// What a call the session ended without a result for is answered with.
 pub const NO_RESULT: &str = "[no result: the session ended before this call returned]";
@@ -125,7 +125,7 @@ pub struct Handoff {
     pub origin: Origin,
     /// The directory the agent worked in, where the new session is kept.
     pub cwd: PathBuf,
-    /// The session's title, when it has one.
+    /// The session's title, or its first prompt on one line.
     pub title: Option<String>,
     /// The turns, oldest first; the first user turn begins with the
     /// [note](Origin::note).
@@ -155,7 +155,7 @@ impl Handoff {
             Some(Item::User(parts)) => parts.insert(0, note),
             _ => items.insert(at, Item::User(vec![note])),
         }
-        let title = transcript.title.clone();
+        let title = transcript.title.clone().or_else(|| transcript.first_prompt().map(|p| one_line(p, 80)));
         Self { origin, cwd, title, items, left_out: turns.left_out }
     }
 

@@ -53,12 +53,26 @@ impl Transcript {
     pub fn first_prompt(&self) -> Option<&str> {
         first_prompt(&self.messages)
     }
+
+    /// The session `sess handoff` made this one from, as its note names it
+    /// (`Codex session ID (PATH)`); `None` for a session not handed over.
+    pub fn handed_over_from(&self) -> Option<&str> {
+        let first =
+            self.messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
+                Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+                _ => None,
+            })?;
+        crate::handoff::handed_over_from(first)
+    }
 }
 
-/// The first non-blank text block of a user message in `messages`.
+/// The first non-blank text block of a user message in `messages` (not the
+/// note a handed-over session begins with).
 pub fn first_prompt(messages: &[Message]) -> Option<&str> {
     messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-        Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+        Block::Text { text } if !text.trim().is_empty() && crate::handoff::handed_over_from(text).is_none() => {
+            Some(text.as_str())
+        }
         _ => None,
     })
 }

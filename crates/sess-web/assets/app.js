@@ -25,7 +25,7 @@
 //   session-state (a badge: working, waiting, idle or stale; in a session row and in session-meta)
 //   session-view (data-render-ms: build and layout time), session-title, session-meta, session-usage (usage.js),
 //   export-bar: export-html, export-md (buttons), export-redact (checkbox, ticked), export-note (what was saved),
-//   truncated-note,
+//   truncated-note, resume (the command that resumes the session in its agent: resume-command, resume-copy),
 //   deleted-note (its agent deleted it), archived-note (it is read from the archive)
 //   message (data-role, data-entry-id; data-highlighted when scrolled to)
 //   message-role, message-time, text-block (a user's or assistant's: rendered Markdown, class markdown), thinking (details)
@@ -634,6 +634,14 @@ import { sessionUsage, showUsage } from './usage.js';
     if (session.original === 'deleted') {
       view.append(el('p', { class: 'banner note deleted', testid: 'deleted-note' },
         el('span', { class: 'badge deleted' }, 'deleted'), ` ${DELETED[0].toUpperCase()}${DELETED.slice(1)}.`));
+    }
+    if (page.resume) {
+      const copy = el('button', {
+        type: 'button', class: 'resume-copy', testid: 'resume-copy',
+        on: { click: () => navigator.clipboard?.writeText(page.resume).then(() => { copy.textContent = 'Copied'; }) },
+      }, 'Copy');
+      view.append(el('p', { class: 'resume', testid: 'resume' },
+        el('span', { class: 'muted' }, 'Resume in its agent: '), el('code', { testid: 'resume-command' }, page.resume), copy));
     }
     if (session.restoreCommand) {
       view.append(el('p', { class: 'banner note', testid: 'archived-note' },

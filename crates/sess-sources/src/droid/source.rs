@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 
 /// Factory Droid.
@@ -28,6 +28,11 @@ impl Source for Droid {
 
     fn location(&self) -> &'static str {
         "`$FACTORY_HOME_OVERRIDE/.factory/sessions` or `~/.factory/sessions`"
+    }
+
+    /// `droid --resume ID`.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["droid", "--resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Source, SourceKind};
+use crate::source::{Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -29,6 +29,12 @@ impl Source for Gemini {
 
     fn location(&self) -> &'static str {
         "`$GEMINI_CLI_HOME/.gemini` or `~/.gemini`"
+    }
+
+    /// `gemini --resume ID`: 0.61 takes a session's UUID as well as `latest`
+    /// or an index, in the project of the directory it runs in.
+    fn resume(&self, _env: &Env, session: &Resumable<'_>) -> Option<Vec<String>> {
+        Some(crate::source::command(&["gemini", "--resume", session.id]))
     }
 
     fn roots(&self, env: &Env) -> Vec<PathBuf> {
