@@ -439,6 +439,15 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_is_there_is_never_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b.jsonl");
+        create_new(&path, b"one").unwrap();
+        assert!(matches!(create_new(&path, b"two"), Err(Error::Exists { .. })));
+        assert_eq!(fs::read(&path).unwrap(), b"one");
+    }
+
+    #[test]
     fn the_note_names_the_session_and_is_found_again() {
         assert_eq!(handed_over_from(&origin().note()), Some("Codex session abc (/r.jsonl)"));
         assert_eq!(handed_over_from("hello"), None);
