@@ -17,7 +17,8 @@
 //! and the other files it reads with it ([`Source::companions`]), how each
 //! grows ([`Growth`]), or, for sessions kept in a database, its rows as
 //! stored ([`Source::rows`], a [`RowDump`] that can be written back as a
-//! database of `sess`'s own). No agent's file is ever written.
+//! database of `sess`'s own). No agent's file is ever written; a
+//! [`handoff`] creates one new session of its target, never replacing a file.
 
 pub mod aider;
 pub mod auggie;

@@ -294,6 +294,7 @@ impl Library for Demo {
                 tree: Vec::new(),
                 leaf: None,
                 usage: Some(sess_usage::Report::build(demo_calls(&card.id), &demo_options(None)).totals),
+                resume: None,
             });
         }
         let leaf = leaf.unwrap_or("f");
@@ -301,7 +302,7 @@ impl Library for Demo {
             return Err(Error::NotFound { what: format!("entry `{leaf}`") });
         }
         let (transcript, tree) = branched_session(leaf);
-        Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()), usage: None })
+        Ok(SessionPage { session: card.clone(), transcript, tree, leaf: Some(leaf.into()), usage: None, resume: None })
     }
 
     fn search(&self, params: &SearchParams, _: &sess::Cancel) -> Result<Vec<SearchHit>> {

@@ -88,6 +88,7 @@ mod tests {
             tree: Vec::new(),
             leaf: None,
             usage: None,
+            resume: None,
         };
         let value = page_json(&page).unwrap();
         let messages = &value["transcript"]["messages"];

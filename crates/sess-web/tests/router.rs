@@ -136,6 +136,7 @@ impl Library for Fake {
             tree: vec![node("e1", None), node("e2", Some("e1"))],
             leaf: Some(leaf.unwrap_or("e2").into()),
             usage: Some(usage),
+            resume: Some("cd /p && claude --resume s1".into()),
         })
     }
 
@@ -601,7 +602,8 @@ async fn one_session() {
                      "cacheCreationTokens": 0, "cacheReadTokens": 0, "reasoningTokens": 0,
                      "totalTokens": 100_030, "cost": null, "knownCost": 0.3, "calls": 2}
                 ]
-            }
+            },
+            "resume": "cd /p && claude --resume s1"
         })
     );
     let at_leaf = app.get("/api/sessions/s1?leaf=e1").await;
