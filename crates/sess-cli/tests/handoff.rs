@@ -247,7 +247,8 @@ fn a_conversation_larger_than_the_targets_window_goes_whole_with_a_warning() {
     ];
     let file = home.path().join(".claude/projects/-w/big.jsonl");
     fs::create_dir_all(file.parent().unwrap()).unwrap();
-    fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    fs::write(&file, text.join("\n") + "\n").unwrap();
     let output = SessRun::new(
         home.path(),
         &["handoff", file.to_str().unwrap(), "--to", "codex", "--cwd", work.to_str().unwrap(), "--print"],

@@ -251,7 +251,7 @@ impl Turns {
                 }
                 (Role::System, _) | (_, Block::Error { .. } | Block::Unknown { .. }) => self.left_out += 1,
                 (Role::User, Block::Text { text } | Block::Thinking { text }) => {
-                    user.push(UserPart::Text(text.clone()))
+                    user.push(UserPart::Text(text.clone()));
                 }
                 (_, Block::Context { title, text }) => {
                     let text = format!("{title}:\n{text}");

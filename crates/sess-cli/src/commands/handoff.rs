@@ -40,7 +40,7 @@ pub(crate) fn run(args: &HandoffArgs, store: Option<&str>) -> anyhow::Result<Out
         handed.turns,
         handed.tokens
     ));
-    println!("{}", written.path.display());
+    super::resume::print_line(&written.path.display().to_string())?;
     if args.print {
         note(format!("resume it with: {}", handed.resume.shell()));
         return Ok(Outcome::Clean);

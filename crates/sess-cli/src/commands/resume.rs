@@ -2,6 +2,7 @@
 //! own agent; and starting an agent on a session, which `sess handoff` does
 //! too.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,7 +14,7 @@ use sess::resolve::Located;
 use crate::Outcome;
 use crate::cli::ResumeArgs;
 use crate::env::host;
-use crate::output::{Printed, print_json, warn};
+use crate::output::{Printed, print_json, stdout, warn};
 
 pub(crate) fn run(args: &ResumeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if store.is_some() {
@@ -40,7 +41,7 @@ pub(crate) fn run(args: &ResumeArgs, store: Option<&str>) -> anyhow::Result<Outc
         return Ok(Outcome::Clean);
     }
     if args.print {
-        println!("{}", resume.shell());
+        print_line(&resume.shell())?;
         return Ok(Outcome::Clean);
     }
     start(&resume)
@@ -61,7 +62,7 @@ pub(crate) fn located(arg: &str) -> anyhow::Result<Located> {
 pub(crate) fn start(resume: &Resume) -> anyhow::Result<Outcome> {
     let Some(program) = on_path(resume.program()) else {
         warn(format!("`{}` is not installed (not found on PATH); to go on, run:", resume.program()));
-        println!("{}", resume.shell());
+        print_line(&resume.shell())?;
         return Ok(Outcome::Findings);
     };
     let mut command = Command::new(&program);
@@ -69,13 +70,22 @@ pub(crate) fn start(resume: &Resume) -> anyhow::Result<Outcome> {
     if let Some(dir) = &resume.cwd {
         if !dir.is_dir() {
             warn(format!("the session's directory `{}` is not there; to go on, make it and run:", dir.display()));
-            println!("{}", resume.shell());
+            print_line(&resume.shell())?;
             return Ok(Outcome::Findings);
         }
         command.current_dir(dir);
     }
     let status = command.status().with_context(|| format!("cannot run `{}`", program.display()))?;
     Ok(Outcome::Exited(status.code().and_then(|code| u8::try_from(code).ok()).unwrap_or(1)))
+}
+
+/// Writes `text` and a line end to stdout, flushed (before an agent takes
+/// the terminal).
+pub(crate) fn print_line(text: &str) -> anyhow::Result<()> {
+    let mut out = stdout();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
 }
 
 /// Where `program` is on `PATH`: the first executable file of that name.

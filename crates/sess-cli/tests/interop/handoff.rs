@@ -263,7 +263,7 @@ fn claude_steps(messages: &Value) -> Vec<Step> {
                 ("assistant", "text") if text == CLAUDE_FILLER => {}
                 ("assistant", "text") => flat.steps.push(Step::Assistant(text.to_owned())),
                 ("assistant", "thinking") => {
-                    flat.steps.push(Step::Thinking(block["thinking"].as_str().unwrap().into()))
+                    flat.steps.push(Step::Thinking(block["thinking"].as_str().unwrap().into()));
                 }
                 ("assistant", "tool_use") => {
                     flat.call(block["id"].as_str().unwrap(), block["name"].as_str().unwrap(), block["input"].clone());
@@ -430,7 +430,8 @@ fn hand_every_source(to: &str, thinking: Thinking, resumed: impl Fn(&Path, &Valu
 fn origin_path(handed: &Value) -> String {
     let path = handed["from"]["path"].as_str().unwrap();
     let id = handed["from"]["id"].as_str().unwrap();
-    if path.ends_with(".db") { format!("{path}#{id}") } else { path.to_owned() }
+    // A database holds several sessions: the note names the one.
+    if Path::new(path).extension().is_some_and(|ext| ext == "db") { format!("{path}#{id}") } else { path.to_owned() }
 }
 
 fn agent_name(source: &str) -> &'static str {

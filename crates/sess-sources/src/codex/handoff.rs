@@ -102,7 +102,8 @@ struct Rollout {
 
 impl Rollout {
     fn push(&mut self, kind: &str, payload: Value) {
-        let line = json!({"timestamp": timestamp_at(self.start, self.count), "type": kind, "payload": payload});
+        let mut line = json!({"timestamp": timestamp_at(self.start, self.count), "type": kind});
+        line["payload"] = payload;
         self.count += 1;
         self.out.push_str(&line.to_string());
         self.out.push('\n');
