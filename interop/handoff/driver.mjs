@@ -4,16 +4,20 @@
 //
 //   node driver.mjs claude HOME CWD ID PROMPT
 //   node driver.mjs codex HOME CWD ID PROMPT
+//   node driver.mjs qwen HOME CWD ID PROMPT
 //   node driver.mjs pi HOME CWD FILE PROMPT
 //
 // HOME is the home `sess handoff` wrote in (Claude Code's config folder is
 // HOME/.claude, the Codex home HOME/.codex). The agent runs in CWD, the
 // session's directory, with nothing from the caller's environment but PATH.
-// pi is pi-mono 0.73.1's CLI (`pi -p --session FILE`), its model a provider
+// Qwen Code 0.24.4 runs `--resume ID -p PROMPT` against its fake
+// chat-completions API (`HOME/.qwen/settings.json` as its own driver writes
+// it). pi is pi-mono 0.73.1's CLI (`pi -p --session FILE`), its model a provider
 // of `~/.pi/agent/models.json` that speaks the Messages API to Claude Code's
 // fake API. It prints JSON: the agent's version and exit code, and the
 // conversation of its first request: Claude Code's and pi's `messages`
-// (Messages API) or Codex's `input` (Responses API).
+// (Messages API), Qwen Code's `messages` (chat completions) or Codex's
+// `input` (Responses API).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { claudeBinary, claudeEnv } from '../claude-code/claude.mjs';
 import { startFakeApi as fakeMessagesApi } from '../claude-code/fake-api.mjs';
 import { startFakeApi as fakeResponsesApi } from '../codex/fake-api.mjs';
+import { startFakeApi as fakeCompletionsApi } from '../qwen-code/fake-api.mjs';
 import { agentEnv, installed, runProgram } from '../lib/run.mjs';
 
 const [target, home, cwd, id, prompt] = process.argv.slice(2);
@@ -95,6 +100,43 @@ stream_max_retries = 0
   }
 }
 
+async function qwen() {
+  const qwenDir = new URL('../qwen-code/driver.mjs', import.meta.url).href;
+  const { require, version } = installed(qwenDir, '@qwen-code/qwen-code');
+  const qwenJs = require.resolve('@qwen-code/qwen-code/cli-entry.js');
+  const api = await fakeCompletionsApi({ [prompt]: [[{ text: ANSWER }]] }, { keepMessages: true });
+  const qwenHome = path.join(home, '.qwen');
+  fs.mkdirSync(qwenHome, { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'openai' } },
+    model: { name: 'qwen3.5-plus' },
+    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { enableAutoUpdate: false },
+    ui: { enableFollowupSuggestions: false },
+  };
+  fs.writeFileSync(path.join(qwenHome, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+  const tmp = path.join(home, 'tmp');
+  fs.mkdirSync(tmp, { recursive: true });
+  const env = agentEnv({
+    HOME: home,
+    TMPDIR: tmp,
+    OPENAI_MODEL: 'qwen3.5-plus',
+    OPENAI_BASE_URL: `http://127.0.0.1:${api.port}/v1`,
+    OPENAI_API_KEY: 'fake-key',
+    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+  });
+  try {
+    const args = [qwenJs, '--yolo', '--output-format', 'json', '--resume', id, prompt];
+    const run = await runProgram(process.execPath, args, { cwd, env, timeoutMs: 120_000 });
+    const first = api.requests.find((r) => r.messages);
+    return { version, exitCode: run.code, stderr: run.stderr, stdout: run.stdout, messages: first?.messages ?? null };
+  } finally {
+    await api.close();
+  }
+}
+
 async function pi() {
   // The package exports no `package.json`: it is found by its folder.
   const pkg = fileURLToPath(new URL('../peers/pi-mono/node_modules/@mariozechner/pi-coding-agent/', import.meta.url));
@@ -125,7 +167,7 @@ async function pi() {
   }
 }
 
-const runs = { claude, codex, pi };
+const runs = { claude, codex, qwen, pi };
 const report = Object.hasOwn(runs, target) ? await runs[target]() : null;
 if (!report) {
   console.error(`driver: no target ${target}`);

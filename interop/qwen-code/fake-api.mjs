@@ -83,9 +83,10 @@ function respond(res, answer, model, streamed, usage) {
 /**
  * Starts the server on a free port of 127.0.0.1. `script` maps a prompt to
  * the answers of its steps. Resolves to `{port, requests, close}`; `requests`
- * fills with `{url, prompt, step, results, tools, expected}` as they come.
+ * fills with `{url, prompt, step, results, tools, expected}` as they come (and
+ * the request's `messages` with `keepMessages`).
  */
-export function startFakeApi(script) {
+export function startFakeApi(script, { keepMessages = false } = {}) {
   return startPostApi('/chat/completions', (request, req, res, requests, body) => {
     const { prompt, step, results } = position(request.messages ?? [], script);
     const answer = script[scriptKey(script, prompt)]?.[step];
@@ -98,6 +99,7 @@ export function startFakeApi(script) {
       results,
       tools: (request.tools ?? []).map((t) => t.function?.name),
       expected: Boolean(answer),
+      ...(keepMessages ? { messages: request.messages } : {}),
     });
     const given = answer ?? [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }];
     respond(res, given, request.model, Boolean(request.stream), usageFor(body.length, given));

@@ -52,8 +52,9 @@ pub(crate) enum Command {
     /// the command instead. When the agent is not installed, says so, prints
     /// the command and exits 1.
     Resume(ResumeArgs),
-    /// Continue a session (any agent's) in another agent: writes the
-    /// conversation as a new session of `--to`'s own format where it keeps
+    /// Continue a session (any agent's) in another agent (pi, Claude Code,
+    /// Codex, Qwen Code): writes the conversation as a new session of `--to`'s
+    /// own format where it keeps
     /// the sessions of the session's directory, prints the new file's path,
     /// then runs the agent resumed on it (`--print`: prints the command
     /// instead). The original is never written.

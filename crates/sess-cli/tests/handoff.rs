@@ -140,7 +140,7 @@ fn handoff_writes_one_new_session_each_time_and_never_the_original() {
     let codex = home.path().join(".codex");
     let originals = snapshot(&codex);
     let cwd = work.to_str().unwrap();
-    for to in ["claude", "codex", "pi"] {
+    for to in ["claude", "codex", "qwen", "pi"] {
         let mut paths = Vec::new();
         for _ in 0..2 {
             let output =
@@ -156,7 +156,7 @@ fn handoff_writes_one_new_session_each_time_and_never_the_original() {
             let shown = json(home.path(), &["show", "--json", path]);
             assert_eq!(shown["source"], to);
             assert_eq!(shown["cwd"], cwd);
-            // Claude Code and pi keep the title; a Codex rollout has no place
+            // Claude Code, Qwen Code and pi keep the title; a Codex rollout has no place
             // for one (Codex names threads in an index of its own, which a
             // handoff does not write), so its first prompt after the summary is.
             let title = if to == "codex" {
@@ -187,7 +187,7 @@ fn handoff_refuses_what_does_not_apply_and_writes_nothing() {
     copy_dir(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
     let before = snapshot(home.path());
     let cases: [(&[&str], &str); 3] = [
-        (&["handoff", "01a22bd9-19", "--to", "gemini"], "sessions can be handed to pi, codex, claude"),
+        (&["handoff", "01a22bd9-19", "--to", "gemini"], "sessions can be handed to pi, codex, qwen, claude"),
         (&["handoff", "01a22bd9-19", "--to", "claude", "--leaf", "abc"], "--leaf works on pi-family sessions"),
         (&["--store", "sqlite:x.db", "handoff", "01a22bd9-19", "--to", "pi"], "not those of a store"),
     ];

@@ -24,6 +24,7 @@
 
 mod conversation;
 mod edits;
+mod handoff;
 mod listing;
 mod parse;
 mod parts;

@@ -75,7 +75,7 @@ fn handoff_of(transcript: &Transcript, cwd: PathBuf) -> Handoff {
 #[test]
 fn each_target_reads_back_what_it_was_handed() {
     let note = "user text [Handed over by sess from Codex session source-id (/r.jsonl).]";
-    for (target, thinking) in [("claude", false), ("codex", false), ("pi", true)] {
+    for (target, thinking) in [("claude", false), ("codex", false), ("qwen", false), ("pi", true)] {
         let home = tempfile::tempdir().unwrap();
         let env = Env::new(home.path(), []);
         let kind = SourceKind::from_name(target).unwrap();
@@ -120,7 +120,7 @@ b"#
 
 #[test]
 fn a_second_handoff_is_a_second_file() {
-    for target in ["claude", "codex", "pi"] {
+    for target in ["claude", "codex", "qwen", "pi"] {
         let home = tempfile::tempdir().unwrap();
         let env = Env::new(home.path(), []);
         let write = SourceKind::from_name(target).unwrap().source().hand_off().unwrap();
@@ -134,8 +134,8 @@ fn a_second_handoff_is_a_second_file() {
 }
 
 #[test]
-fn only_pi_claude_and_codex_take_handoffs() {
+fn only_pi_codex_qwen_and_claude_take_handoffs() {
     let targets: Vec<&str> =
         sess_sources::registry().filter(|kind| kind.source().hand_off().is_some()).map(SourceKind::as_str).collect();
-    assert_eq!(targets, ["pi", "codex", "claude"]);
+    assert_eq!(targets, ["pi", "codex", "qwen", "claude"]);
 }

@@ -49,7 +49,7 @@ pub fn resume(kind: SourceKind, id: &str, path: &Path, cwd: Option<&str>, host: 
     Some(Resume { argv, cwd })
 }
 
-/// The agents a session can be handed to: `pi`, `claude`, `codex`.
+/// The agents a session can be handed to: `pi`, `codex`, `qwen`, `claude`.
 pub fn targets() -> Vec<SourceKind> {
     sess_sources::registry().filter(|kind| kind.source().hand_off().is_some()).collect()
 }

@@ -326,6 +326,58 @@ fn codex_steps(input: &Value) -> Vec<Step> {
     flat.finish("Codex")
 }
 
+/// The conversation of Qwen Code's first chat-completions request
+/// (`messages`), without what the CLI puts in itself (its system message and
+/// `<system-reminder>` blocks).
+fn qwen_steps(messages: &Value) -> Vec<Step> {
+    let mut flat = Flat::default();
+    for message in messages.as_array().unwrap() {
+        let parts = match &message["content"] {
+            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+            Value::Array(parts) => parts.clone(),
+            _ => Vec::new(),
+        };
+        match message["role"].as_str().unwrap() {
+            "system" => {}
+            "tool" => {
+                let (output, failed) = qwen_result(&content_text(&message["content"]));
+                flat.result(message["tool_call_id"].as_str().unwrap(), output, failed);
+            }
+            role => {
+                for part in &parts {
+                    let text = part["text"].as_str().unwrap_or_default();
+                    match (role, part["type"].as_str().unwrap()) {
+                        ("user", "text") if text.trim_start().starts_with("<system-reminder>") => {}
+                        ("user", "text") => match summary_in(text) {
+                            Some(summary) => flat.steps.push(Step::Summary(summary)),
+                            None => flat.steps.push(Step::User(text.to_owned())),
+                        },
+                        ("user", "image_url") => {
+                            let url = part["image_url"]["url"].as_str().unwrap();
+                            let (meta, data) = url.strip_prefix("data:").unwrap().split_once(',').unwrap();
+                            flat.steps.push(Step::Image(meta.trim_end_matches(";base64").into(), data.into()));
+                        }
+                        ("assistant", "text") => flat.steps.push(Step::Assistant(text.to_owned())),
+                        (role, kind) => panic!("a {role} {kind} part in Qwen Code's request"),
+                    }
+                }
+                for call in message["tool_calls"].as_array().into_iter().flatten() {
+                    let input: Value = serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+                    flat.call(call["id"].as_str().unwrap(), call["function"]["name"].as_str().unwrap(), input);
+                }
+            }
+        }
+    }
+    flat.finish("Qwen Code")
+}
+
+/// A tool result as Qwen Code sends it: the text of its `output`, or of its
+/// `error` for a failure, which the request does not mark (the failure is in
+/// the session's `toolCallResult`, which `sess` reads back).
+fn qwen_result(content: &str) -> (String, bool) {
+    (content.to_owned(), false)
+}
+
 /// Whether a user text is context Codex adds to a turn by itself.
 fn injected_by_codex(text: &str) -> bool {
     let text = text.trim_start();
@@ -391,6 +443,14 @@ fn hand_every_source(to: &str, thinking: Thinking, resumed: impl Fn(&Path, &Valu
         let handed = json(home.path(), &["handoff", &arg, "--to", to, "--cwd", work.to_str().unwrap(), "--json"]);
         assert_eq!(fs::read(&fixture).unwrap(), before, "{file} changed");
         let mut want = expected(&shown, thinking);
+        if to == "qwen" {
+            // Qwen Code sends a failed call's error as its result's text, unmarked.
+            for step in &mut want {
+                if let Step::Call(_, _, _, failed) = step {
+                    *failed = false;
+                }
+            }
+        }
         if to == "claude" {
             // Claude Code sends its old `Task` tool by its new name.
             for step in &mut want {
@@ -493,6 +553,20 @@ fn pi_mono_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
             let report = peer.run(home, &["pi", home.to_str().unwrap(), handed["cwd"].as_str().unwrap(), path, PROMPT]);
             assert_eq!(report["exitCode"], 0, "pi resumed {path}: {}", report["stderr"]);
             claude_steps(&report["messages"])
+        },
+        Some(PROMPT),
+    );
+}
+
+#[test]
+fn qwen_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
+    let Some(peer) = driver("qwen-code", "qwen-code", "@qwen-code/qwen-code") else { return };
+    hand_every_source(
+        "qwen",
+        Thinking::Dropped,
+        |home, handed| {
+            let report = resume(&peer, "qwen", home, handed);
+            qwen_steps(&report["messages"])
         },
         Some(PROMPT),
     );

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::{Added, Indexed};
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Outline, Resumable, Source, SourceKind};
+use crate::source::{HandOff, Outline, Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -35,6 +35,16 @@ impl Source for Qwen {
 
     fn location(&self) -> &'static str {
         "`$QWEN_RUNTIME_DIR`, `$QWEN_HOME` or `~/.qwen`"
+    }
+
+    /// A new session in the runtime folder the CLI writes to
+    /// (`$QWEN_RUNTIME_DIR`, else `$QWEN_HOME` or `~/.qwen`), in the project
+    /// folder of the handoff's directory.
+    fn hand_off(&self) -> Option<HandOff> {
+        Some(|env, handoff| {
+            let dir = super::runtime_dirs(env).into_iter().next().unwrap_or_else(|| env.home().join(".qwen"));
+            super::handoff::write(&dir, handoff)
+        })
     }
 
     /// `qwen --resume ID`.
