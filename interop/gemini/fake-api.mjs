@@ -75,9 +75,10 @@ function chunks(step, model) {
 /**
  * Starts the server on a free port of 127.0.0.1. `script` maps a prompt to
  * its steps. Resolves to `{port, requests, close}`; `requests` fills with
- * `{url, prompt, step, answered, expected}` as they come.
+ * `{url, prompt, step, answered, expected}` as they come (and the request's
+ * `contents` with `keepContents`).
  */
-export async function startFakeApi(script) {
+export async function startFakeApi(script, { keepContents = false } = {}) {
   const api = await startServer((req, body, res, requests) => {
     const match = /^\/v1beta\/models\/([^:/]+):(streamGenerateContent|generateContent|countTokens)/.exec(req.url);
     if (req.method !== 'POST' || !match) {
@@ -94,7 +95,7 @@ export async function startFakeApi(script) {
     const { prompt, key, step, answered } = position(contents, script);
     const steps = typeof script[key] === 'function' ? script[key](prompt, contents) : script[key];
     const scripted = steps?.[step];
-    requests.push({ url: req.url, model, prompt, step, answered, expected: Boolean(scripted) });
+    requests.push({ url: req.url, model, prompt, step, answered, expected: Boolean(scripted), ...(keepContents ? { contents } : {}) });
     const answer = scripted ?? { parts: [{ text: `fake-api: no script for step ${step} of ${JSON.stringify(prompt)}` }] };
     if (answer.error) {
       const { code, status, message } = answer.error;

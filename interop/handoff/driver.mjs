@@ -5,19 +5,24 @@
 //   node driver.mjs claude HOME CWD ID PROMPT
 //   node driver.mjs codex HOME CWD ID PROMPT
 //   node driver.mjs qwen HOME CWD ID PROMPT
+//   node driver.mjs gemini HOME CWD ID PROMPT
+//   node driver.mjs gemini-init HOME CWD
 //   node driver.mjs pi HOME CWD FILE PROMPT
 //
 // HOME is the home `sess handoff` wrote in (Claude Code's config folder is
 // HOME/.claude, the Codex home HOME/.codex). The agent runs in CWD, the
 // session's directory, with nothing from the caller's environment but PATH.
-// Qwen Code 0.24.4 runs `--resume ID -p PROMPT` against its fake
+// The Gemini CLI 0.61.0 runs `-o json --resume ID PROMPT` against its fake
+// Gemini API (`HOME/.gemini/settings.json` as its own driver writes it);
+// `gemini-init` runs it once in CWD first, so that it names the folder it
+// keeps for CWD (a handoff to it needs that). Qwen Code 0.24.4 runs `--resume ID -p PROMPT` against its fake
 // chat-completions API (`HOME/.qwen/settings.json` as its own driver writes
 // it). pi is pi-mono 0.73.1's CLI (`pi -p --session FILE`), its model a provider
 // of `~/.pi/agent/models.json` that speaks the Messages API to Claude Code's
 // fake API. It prints JSON: the agent's version and exit code, and the
 // conversation of its first request: Claude Code's and pi's `messages`
-// (Messages API), Qwen Code's `messages` (chat completions) or Codex's
-// `input` (Responses API).
+// (Messages API), Qwen Code's `messages` (chat completions), the Gemini
+// CLI's `contents` (Gemini API) or Codex's `input` (Responses API).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +31,13 @@ import { claudeBinary, claudeEnv } from '../claude-code/claude.mjs';
 import { startFakeApi as fakeMessagesApi } from '../claude-code/fake-api.mjs';
 import { startFakeApi as fakeResponsesApi } from '../codex/fake-api.mjs';
 import { startFakeApi as fakeCompletionsApi } from '../qwen-code/fake-api.mjs';
+import { geminiEnv, geminiJs, geminiVersion, writeSettings } from '../gemini/cli.mjs';
+import { startFakeApi as fakeGeminiApi } from '../gemini/fake-api.mjs';
 import { agentEnv, installed, runProgram } from '../lib/run.mjs';
 
 const [target, home, cwd, id, prompt] = process.argv.slice(2);
-if (!prompt) {
-  console.error('usage: node driver.mjs claude|codex HOME CWD ID PROMPT');
+if (!prompt && target !== 'gemini-init') {
+  console.error('usage: node driver.mjs claude|codex|qwen|gemini|pi HOME CWD ID PROMPT, or gemini-init HOME CWD');
   process.exit(2);
 }
 /** What the fake model answers the new prompt. */
@@ -137,6 +144,29 @@ async function qwen() {
   }
 }
 
+/** Runs the Gemini CLI in CWD with `args` against a fake API answering PROMPT; resolves to its report. */
+async function runGemini(args) {
+  const api = await fakeGeminiApi({ [prompt]: [{ parts: [{ text: ANSWER }] }] }, { keepContents: true });
+  const geminiHome = path.join(home, '.gemini');
+  const tmp = path.join(home, 'tmp');
+  for (const dir of [geminiHome, tmp]) fs.mkdirSync(dir, { recursive: true });
+  writeSettings(geminiHome);
+  const env = geminiEnv({ workdir: home, tmp, port: api.port });
+  try {
+    const run = await runProgram(process.execPath, [geminiJs, '-m', 'gemini-2.5-flash', '-o', 'json', ...args], { cwd, env, timeoutMs: 120_000 });
+    // The first request whose last content holds the prompt (after a turn
+    // that ends with the user's, the CLI sends both in one content).
+    const first = api.requests.find((r) => r.contents?.at(-1)?.parts?.some((p) => p.text === prompt));
+    return { version: geminiVersion, exitCode: run.code, stderr: run.stderr, stdout: run.stdout, contents: first?.contents ?? null };
+  } finally {
+    await api.close();
+  }
+}
+
+const gemini = () => runGemini(['--resume', id, prompt]);
+// Once in CWD, so that the CLI names its folder for it (the prompt is the third argument).
+const geminiInit = () => runGemini([id ?? 'Hello.']);
+
 async function pi() {
   // The package exports no `package.json`: it is found by its folder.
   const pkg = fileURLToPath(new URL('../peers/pi-mono/node_modules/@mariozechner/pi-coding-agent/', import.meta.url));
@@ -167,7 +197,7 @@ async function pi() {
   }
 }
 
-const runs = { claude, codex, qwen, pi };
+const runs = { claude, codex, qwen, gemini, 'gemini-init': geminiInit, pi };
 const report = Object.hasOwn(runs, target) ? await runs[target]() : null;
 if (!report) {
   console.error(`driver: no target ${target}`);

@@ -53,7 +53,7 @@ pub(crate) enum Command {
     /// the command and exits 1.
     Resume(ResumeArgs),
     /// Continue a session (any agent's) in another agent (pi, Claude Code,
-    /// Codex, Qwen Code): writes the conversation as a new session of `--to`'s
+    /// Codex, Qwen Code, the Gemini CLI): writes the conversation as a new session of `--to`'s
     /// own format where it keeps
     /// the sessions of the session's directory, prints the new file's path,
     /// then runs the agent resumed on it (`--print`: prints the command

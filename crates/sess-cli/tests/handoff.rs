@@ -140,7 +140,13 @@ fn handoff_writes_one_new_session_each_time_and_never_the_original() {
     let codex = home.path().join(".codex");
     let originals = snapshot(&codex);
     let cwd = work.to_str().unwrap();
-    for to in ["claude", "codex", "qwen", "pi"] {
+    // The Gemini CLI has run in the work folder: it names its folder for it.
+    let gemini = home.path().join(".gemini");
+    fs::create_dir_all(&gemini).unwrap();
+    let projects = serde_json::json!({"projects": {cwd: "work"}});
+    fs::write(gemini.join("projects.json"), projects.to_string()).unwrap();
+    let registry = fs::read(gemini.join("projects.json")).unwrap();
+    for to in ["claude", "codex", "qwen", "gemini", "pi"] {
         let mut paths = Vec::new();
         for _ in 0..2 {
             let output =
@@ -179,6 +185,7 @@ fn handoff_writes_one_new_session_each_time_and_never_the_original() {
         assert!(after.iter().any(|(p, b)| p == path && b == bytes), "{} changed", path.display());
     }
     assert_eq!(after.len(), originals.len() + 2);
+    assert_eq!(fs::read(gemini.join("projects.json")).unwrap(), registry, "the Gemini CLI's projects are its own");
 }
 
 #[test]
@@ -186,8 +193,12 @@ fn handoff_refuses_what_does_not_apply_and_writes_nothing() {
     let home = tempfile::tempdir().unwrap();
     copy_dir(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
     let before = snapshot(home.path());
-    let cases: [(&[&str], &str); 3] = [
-        (&["handoff", "01a22bd9-19", "--to", "gemini"], "sessions can be handed to pi, codex, qwen, claude"),
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["handoff", "01a22bd9-19", "--to", "gemini", "--print"],
+            "the Gemini CLI has not run in `/home/dev/projects/beta`",
+        ),
+        (&["handoff", "01a22bd9-19", "--to", "goose"], "sessions can be handed to pi, codex, qwen, gemini, claude"),
         (&["handoff", "01a22bd9-19", "--to", "claude", "--leaf", "abc"], "--leaf works on pi-family sessions"),
         (&["--store", "sqlite:x.db", "handoff", "01a22bd9-19", "--to", "pi"], "not those of a store"),
     ];

@@ -65,6 +65,15 @@ pub enum Error {
         /// What reading it said.
         message: String,
     },
+    /// A session that cannot be handed to an agent where it was asked to go
+    /// (the agent keeps no sessions for that directory yet).
+    #[error("{message}")]
+    NoPlace {
+        /// The agent's file that says so.
+        path: PathBuf,
+        /// Why, and what to do.
+        message: String,
+    },
     /// A compressed file that does not decompress.
     #[error("decompressing `{}`: {message}", path.display())]
     Decompress {

@@ -42,6 +42,7 @@
 
 mod edits;
 mod files;
+mod handoff;
 mod messages;
 mod parts;
 mod record;

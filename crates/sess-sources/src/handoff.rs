@@ -58,6 +58,15 @@ pub fn handed_over_from(text: &str) -> Option<&str> {
     Some(&rest[..=end])
 }
 
+/// `text` without the note a handed-over session begins with (and the
+/// white space after it); `text` itself when it has none.
+pub fn without_note(text: &str) -> &str {
+    match text.strip_prefix(NOTE_START).and_then(|rest| rest.find(").]").map(|end| &rest[end + 3..])) {
+        Some(rest) => rest.trim_start(),
+        None => text,
+    }
+}
+
 /// A part of a user turn.
 #[derive(Clone, Debug, PartialEq)]
 pub enum UserPart {
@@ -451,5 +460,8 @@ mod tests {
     fn the_note_names_the_session_and_is_found_again() {
         assert_eq!(handed_over_from(&origin().note()), Some("Codex session abc (/r.jsonl)"));
         assert_eq!(handed_over_from("hello"), None);
+        assert_eq!(without_note(&format!("{}\n\nList the files.", origin().note())), "List the files.");
+        assert_eq!(without_note(&origin().note()), "");
+        assert_eq!(without_note("hello"), "hello");
     }
 }

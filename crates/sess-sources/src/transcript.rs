@@ -56,13 +56,14 @@ impl Transcript {
 
     /// The session `sess handoff` made this one from, as its note names it
     /// (`Codex session ID (PATH)`); `None` for a session not handed over.
+    /// The note is the first text of the first user turn, or of the one after
+    /// a summary the agent keeps as a user turn (the Gemini CLI).
     pub fn handed_over_from(&self) -> Option<&str> {
-        let first =
-            self.messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-                Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
-                _ => None,
-            })?;
-        crate::handoff::handed_over_from(first)
+        let users = self.messages.iter().filter(|m| m.role == Role::User).take(2);
+        users.filter_map(|m| m.blocks.iter().find(|b| matches!(b, Block::Text { .. }))).find_map(|b| match b {
+            Block::Text { text } => crate::handoff::handed_over_from(text),
+            _ => None,
+        })
     }
 }
 
@@ -70,9 +71,7 @@ impl Transcript {
 /// note a handed-over session begins with).
 pub fn first_prompt(messages: &[Message]) -> Option<&str> {
     messages.iter().filter(|m| m.role == Role::User).flat_map(|m| &m.blocks).find_map(|b| match b {
-        Block::Text { text } if !text.trim().is_empty() && crate::handoff::handed_over_from(text).is_none() => {
-            Some(text.as_str())
-        }
+        Block::Text { text } => Some(crate::handoff::without_note(text)).filter(|t| !t.trim().is_empty()),
         _ => None,
     })
 }

@@ -67,6 +67,16 @@ fn lines(transcript: &Transcript) -> Vec<String> {
     out
 }
 
+/// A home where the Gemini CLI has run in `/home/dev/app` (its
+/// `projects.json` names the folder it keeps for it).
+fn home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let gemini = home.path().join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    std::fs::write(gemini.join("projects.json"), r#"{"projects": {"/home/dev/app": "app"}}"#).unwrap();
+    home
+}
+
 fn handoff_of(transcript: &Transcript, cwd: PathBuf) -> Handoff {
     let origin = Origin { source: transcript.source, id: transcript.id.clone(), path: "/r.jsonl".into() };
     Handoff::new(transcript, origin, cwd)
@@ -75,8 +85,8 @@ fn handoff_of(transcript: &Transcript, cwd: PathBuf) -> Handoff {
 #[test]
 fn each_target_reads_back_what_it_was_handed() {
     let note = "user text [Handed over by sess from Codex session source-id (/r.jsonl).]";
-    for (target, thinking) in [("claude", false), ("codex", false), ("qwen", false), ("pi", true)] {
-        let home = tempfile::tempdir().unwrap();
+    for (target, thinking) in [("claude", false), ("codex", false), ("qwen", false), ("gemini", false), ("pi", true)] {
+        let home = home();
         let env = Env::new(home.path(), []);
         let kind = SourceKind::from_name(target).unwrap();
         let write = kind.source().hand_off().unwrap();
@@ -105,6 +115,13 @@ b"#
             "user text Thanks.".to_owned(),
             "assistant text You are welcome.".to_owned(),
         ]);
+        if target == "gemini" {
+            // The CLI keeps a summary as the user turn its compression leaves,
+            // and the note and the prompt after it as one text.
+            want[0] = "user text The conversation so far, summarized:\n\nEarlier: we set up the app.".to_owned();
+            let prompt = want.remove(2);
+            want[1] = format!("{}\n\n{}", want[1], prompt.trim_start_matches("user text "));
+        }
         let mut got = lines(&back);
         if target == "codex" {
             // A failed output is written `Error: …`; Codex's reader shows it as written.
@@ -114,14 +131,16 @@ b"#
         }
         assert_eq!(got, want, "{target}");
         assert_eq!(back.handed_over_from(), Some("Codex session source-id (/r.jsonl)"), "{target}");
-        assert_eq!(back.first_prompt(), Some("List the files."), "{target}");
+        // The Gemini CLI's summary is a user turn, its first (the title is its `summary`).
+        let first = if target == "gemini" { want[0].trim_start_matches("user text ") } else { "List the files." };
+        assert_eq!(back.first_prompt(), Some(first), "{target}");
     }
 }
 
 #[test]
 fn a_second_handoff_is_a_second_file() {
-    for target in ["claude", "codex", "qwen", "pi"] {
-        let home = tempfile::tempdir().unwrap();
+    for target in ["claude", "codex", "qwen", "gemini", "pi"] {
+        let home = home();
         let env = Env::new(home.path(), []);
         let write = SourceKind::from_name(target).unwrap().source().hand_off().unwrap();
         let handoff = handoff_of(&session(), PathBuf::from("/home/dev/app"));
@@ -134,8 +153,18 @@ fn a_second_handoff_is_a_second_file() {
 }
 
 #[test]
-fn only_pi_codex_qwen_and_claude_take_handoffs() {
+fn only_pi_codex_qwen_gemini_and_claude_take_handoffs() {
     let targets: Vec<&str> =
         sess_sources::registry().filter(|kind| kind.source().hand_off().is_some()).map(SourceKind::as_str).collect();
-    assert_eq!(targets, ["pi", "codex", "qwen", "claude"]);
+    assert_eq!(targets, ["pi", "codex", "qwen", "gemini", "claude"]);
+}
+
+#[test]
+fn the_gemini_cli_takes_a_handoff_only_where_it_has_run() {
+    let home = tempfile::tempdir().unwrap();
+    let env = Env::new(home.path(), []);
+    let write = SourceKind::from_name("gemini").unwrap().source().hand_off().unwrap();
+    let err = write(&env, &handoff_of(&session(), PathBuf::from("/home/dev/app"))).unwrap_err();
+    assert!(err.to_string().contains("has not run in `/home/dev/app`"), "{err}");
+    assert!(!home.path().join(".gemini").exists());
 }

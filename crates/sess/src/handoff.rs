@@ -49,7 +49,8 @@ pub fn resume(kind: SourceKind, id: &str, path: &Path, cwd: Option<&str>, host: 
     Some(Resume { argv, cwd })
 }
 
-/// The agents a session can be handed to: `pi`, `codex`, `qwen`, `claude`.
+/// The agents a session can be handed to: `pi`, `codex`, `qwen`, `gemini`,
+/// `claude`.
 pub fn targets() -> Vec<SourceKind> {
     sess_sources::registry().filter(|kind| kind.source().hand_off().is_some()).collect()
 }

@@ -378,6 +378,62 @@ fn qwen_result(content: &str) -> (String, bool) {
     (content.to_owned(), false)
 }
 
+/// The conversation of the Gemini CLI's first request (`contents`), without
+/// what the CLI puts in itself (its session context).
+fn gemini_steps(contents: &Value) -> Vec<Step> {
+    let mut flat = Flat::default();
+    for content in contents.as_array().unwrap() {
+        let role = content["role"].as_str().unwrap();
+        for part in content["parts"].as_array().unwrap() {
+            let text = part["text"].as_str();
+            match (role, text) {
+                ("user", Some(text)) if text.trim_start().starts_with("<session_context>") => {}
+                ("user", Some(text)) => match summary_in(text) {
+                    Some(summary) => flat.steps.push(Step::Summary(summary)),
+                    None => flat.steps.push(Step::User(text.to_owned())),
+                },
+                ("model", Some(text)) => flat.steps.push(Step::Assistant(text.to_owned())),
+                _ if part["inlineData"].is_object() => flat.steps.push(Step::Image(
+                    part["inlineData"]["mimeType"].as_str().unwrap().into(),
+                    part["inlineData"]["data"].as_str().unwrap().into(),
+                )),
+                ("model", None) if part["functionCall"].is_object() => {
+                    let call = &part["functionCall"];
+                    flat.call(call["id"].as_str().unwrap(), call["name"].as_str().unwrap(), call["args"].clone());
+                }
+                ("user", None) if part["functionResponse"].is_object() => {
+                    let response = &part["functionResponse"];
+                    let (output, failed) = match (&response["response"]["output"], &response["response"]["error"]) {
+                        (Value::String(output), _) => (output.clone(), false),
+                        (_, Value::String(error)) => (error.clone(), true),
+                        _ => (response["response"].to_string(), false),
+                    };
+                    flat.result(response["id"].as_str().unwrap(), output, failed);
+                }
+                _ => panic!("a {role} part in the Gemini CLI's request: {part}"),
+            }
+        }
+    }
+    flat.finish("Gemini CLI")
+}
+
+/// `steps` with the user texts in a row as one, a blank line between (the
+/// Gemini handoff writes a turn's texts as one part; the CLI sends each
+/// message as a content of its own).
+fn joined_user_texts(steps: Vec<Step>) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::new();
+    for step in steps {
+        match (step, out.last_mut()) {
+            (Step::User(text), Some(Step::User(last))) => {
+                last.push_str("\n\n");
+                last.push_str(&text);
+            }
+            (step, _) => out.push(step),
+        }
+    }
+    out
+}
+
 /// Whether a user text is context Codex adds to a turn by itself.
 fn injected_by_codex(text: &str) -> bool {
     let text = text.trim_start();
@@ -433,15 +489,28 @@ fn pi_steps(messages: &Value) -> Vec<Step> {
 /// makes of each new session against what `sess show` shows of the source,
 /// after the note naming it and before `last` (the new prompt, if any).
 fn hand_every_source(to: &str, thinking: Thinking, resumed: impl Fn(&Path, &Value) -> Vec<Step>, last: Option<&str>) {
+    hand_every_source_after(to, thinking, |_, _| {}, resumed, last);
+}
+
+/// [`hand_every_source`], `before` run in each home (with its work folder)
+/// before the handoff.
+fn hand_every_source_after(
+    to: &str,
+    thinking: Thinking,
+    before: impl Fn(&Path, &Path),
+    resumed: impl Fn(&Path, &Value) -> Vec<Step>,
+    last: Option<&str>,
+) {
     for (agent, file, place) in SOURCES {
         let home = tempfile::tempdir().unwrap();
         let work = home.path().join("work");
         fs::create_dir_all(&work).unwrap();
         let fixture = repo().join("fixtures").join(file);
-        let before = fs::read(&fixture).unwrap();
+        let bytes = fs::read(&fixture).unwrap();
         let (arg, shown) = source(home.path(), agent, file, *place);
+        before(home.path(), &work);
         let handed = json(home.path(), &["handoff", &arg, "--to", to, "--cwd", work.to_str().unwrap(), "--json"]);
-        assert_eq!(fs::read(&fixture).unwrap(), before, "{file} changed");
+        assert_eq!(fs::read(&fixture).unwrap(), bytes, "{file} changed");
         let mut want = expected(&shown, thinking);
         if to == "qwen" {
             // Qwen Code sends a failed call's error as its result's text, unmarked.
@@ -472,7 +541,11 @@ fn hand_every_source(to: &str, thinking: Thinking, resumed: impl Fn(&Path, &Valu
         if let Some(prompt) = last {
             want.push(Step::User(prompt.to_owned()));
         }
-        let got = resumed(home.path(), &handed);
+        let mut got = resumed(home.path(), &handed);
+        if to == "gemini" {
+            want = joined_user_texts(want);
+            got = joined_user_texts(got);
+        }
         let differ = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
         assert!(
             got == want,
@@ -567,6 +640,25 @@ fn qwen_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
         |home, handed| {
             let report = resume(&peer, "qwen", home, handed);
             qwen_steps(&report["messages"])
+        },
+        Some(PROMPT),
+    );
+}
+
+#[test]
+fn the_gemini_cli_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
+    let Some(peer) = driver("gemini", "gemini", "@google/gemini-cli") else { return };
+    hand_every_source_after(
+        "gemini",
+        Thinking::Dropped,
+        // The CLI names its folder for a directory when it first runs there.
+        |home, work| {
+            let report = peer.run(home, &["gemini-init", home.to_str().unwrap(), work.to_str().unwrap()]);
+            assert_eq!(report["exitCode"], 0, "gemini in {}: {}", work.display(), report["stderr"]);
+        },
+        |home, handed| {
+            let report = resume(&peer, "gemini", home, handed);
+            gemini_steps(&report["contents"])
         },
         Some(PROMPT),
     );

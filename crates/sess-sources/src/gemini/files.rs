@@ -191,6 +191,11 @@ impl Registry {
         Self(projects.into_iter().filter_map(|(path, slug)| Some((slug.as_str()?.to_owned(), path))).collect())
     }
 
+    /// The name of the folder the registry gives the project at `path`.
+    pub(crate) fn folder_of(&self, path: &str) -> Option<&str> {
+        self.0.iter().find(|(_, project)| project.as_str() == path).map(|(folder, _)| folder.as_str())
+    }
+
     /// The path of the project whose folder is named `folder`: the one the
     /// registry maps to it, or whose SHA-256 it is (an older CLI's folder).
     fn path_of(&self, folder: &str) -> Option<&str> {

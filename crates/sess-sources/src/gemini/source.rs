@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::index::Indexed;
 use crate::listing::{FoundFiles, Listing, Scope};
-use crate::source::{Resumable, Source, SourceKind};
+use crate::source::{HandOff, Resumable, Source, SourceKind};
 use crate::transcript::{ToolCall, Transcript};
 use crate::verify::Checked;
 
@@ -29,6 +29,13 @@ impl Source for Gemini {
 
     fn location(&self) -> &'static str {
         "`$GEMINI_CLI_HOME/.gemini` or `~/.gemini`"
+    }
+
+    /// A new session in the folder the CLI keeps for the handoff's directory
+    /// (under `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`), which the CLI must
+    /// have run in.
+    fn hand_off(&self) -> Option<HandOff> {
+        Some(|env, handoff| super::handoff::write(&dir_of(env), handoff))
     }
 
     /// `gemini --resume ID`: 0.61 takes a session's UUID as well as `latest`
