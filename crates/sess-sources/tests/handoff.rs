@@ -3,6 +3,7 @@
 //! never replaced.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
+#![allow(clippy::disallowed_methods)] // Tests write their inputs directly.
 
 use std::path::PathBuf;
 

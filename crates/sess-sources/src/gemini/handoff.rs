@@ -21,7 +21,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::error::{Error, Result};
-use crate::handoff::{AssistantPart, Handoff, Item, UserPart, Written, create_new, timestamp_at};
+use crate::handoff::{AssistantPart, Handoff, Item, ToolResult, UserPart, Written, create_new, timestamp_at};
 
 /// The context window of the CLI's default model, in tokens.
 const WINDOW_TOKENS: usize = 1_048_576;
@@ -62,24 +62,7 @@ pub(crate) fn write(gemini_dir: &Path, handoff: &Handoff) -> Result<Written> {
                 let text = format!("The conversation so far, summarized:\n\n{summary}");
                 push(json!({"id": message_id(), "type": "user", "content": [{"text": text}]}));
             }
-            Item::User(parts) => {
-                // Text parts in a row are one, a blank line between: the CLI
-                // shows a message's parts run together.
-                let mut content: Vec<Value> = Vec::new();
-                for part in parts {
-                    match (part, content.last_mut()) {
-                        (UserPart::Text(text), Some(Value::Object(last))) if last.contains_key("text") => {
-                            let joined = format!("{}\n\n{text}", last["text"].as_str().unwrap_or_default());
-                            last.insert("text".into(), Value::String(joined));
-                        }
-                        (UserPart::Text(text), _) => content.push(json!({"text": text})),
-                        (UserPart::Image { media_type, data }, _) => {
-                            content.push(json!({"inlineData": {"mimeType": media_type, "data": data}}));
-                        }
-                    }
-                }
-                push(json!({"id": message_id(), "type": "user", "content": content}));
-            }
+            Item::User(parts) => push(json!({"id": message_id(), "type": "user", "content": user_content(parts)})),
             Item::Assistant(parts) => {
                 // The results of its calls are the item after it.
                 let results = match items.get(at + 1) {
@@ -89,37 +72,8 @@ pub(crate) fn write(gemini_dir: &Path, handoff: &Handoff) -> Result<Written> {
                     }
                     _ => &[],
                 };
-                let text: Vec<&str> = parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        AssistantPart::Text(text) => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let calls: Vec<Value> = parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        AssistantPart::Call { id, name, input } => {
-                            let result = results.iter().find(|r| r.id == *id);
-                            let (key, status) = match result {
-                                Some(r) if !r.is_error => ("output", "success"),
-                                _ => ("error", "error"),
-                            };
-                            let output = result.map_or("", |r| r.output.as_str());
-                            let response = json!({"id": id, "name": name, "response": {key: output}});
-                            Some(json!({
-                                "id": id, "name": name, "args": input, "status": status,
-                                "result": [{"functionResponse": response}],
-                            }))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                if !text.is_empty() || !calls.is_empty() {
-                    let mut message = json!({"id": message_id(), "type": "gemini", "content": text.join("\n\n")});
-                    if !calls.is_empty() {
-                        message["toolCalls"] = Value::Array(calls);
-                    }
+                if let Some(mut message) = model_message(parts, results) {
+                    message["id"] = json!(message_id());
                     push(message);
                 }
             }
@@ -134,4 +88,62 @@ pub(crate) fn write(gemini_dir: &Path, handoff: &Handoff) -> Result<Written> {
     create_new(&path, out.as_bytes())?;
     let resume = crate::source::command(&["gemini", "--resume", &id]);
     Ok(Written { id, path, resume, window_tokens: WINDOW_TOKENS })
+}
+
+/// A user turn's parts: text parts in a row are one, a blank line between
+/// (the CLI shows a message's parts run together).
+fn user_content(parts: &[UserPart]) -> Vec<Value> {
+    let mut content: Vec<Value> = Vec::new();
+    for part in parts {
+        match (part, content.last_mut()) {
+            (UserPart::Text(text), Some(Value::Object(last))) if last.contains_key("text") => {
+                let joined = format!("{}\n\n{text}", last["text"].as_str().unwrap_or_default());
+                last.insert("text".into(), Value::String(joined));
+            }
+            (UserPart::Text(text), _) => content.push(json!({"text": text})),
+            (UserPart::Image { media_type, data }, _) => {
+                content.push(json!({"inlineData": {"mimeType": media_type, "data": data}}));
+            }
+        }
+    }
+    content
+}
+
+/// The `gemini` message of a model's turn, its calls with their `results`;
+/// `None` for a turn with neither text nor calls (thinking only).
+fn model_message(parts: &[AssistantPart], results: &[ToolResult]) -> Option<Value> {
+    let text: Vec<&str> = parts
+        .iter()
+        .filter_map(|part| match part {
+            AssistantPart::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<Value> = parts
+        .iter()
+        .filter_map(|part| match part {
+            AssistantPart::Call { id, name, input } => {
+                let result = results.iter().find(|r| r.id == *id);
+                let (key, status) = match result {
+                    Some(r) if !r.is_error => ("output", "success"),
+                    _ => ("error", "error"),
+                };
+                let output = result.map_or("", |r| r.output.as_str());
+                let response = json!({"id": id, "name": name, "response": {key: output}});
+                Some(json!({
+                    "id": id, "name": name, "args": input, "status": status,
+                    "result": [{"functionResponse": response}],
+                }))
+            }
+            _ => None,
+        })
+        .collect();
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    let mut message = json!({"type": "gemini", "content": text.join("\n\n")});
+    if !calls.is_empty() {
+        message["toolCalls"] = Value::Array(calls);
+    }
+    Some(message)
 }
