@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { writeConfig } from './config.mjs';
 import { startFakeApi } from './fake-api.mjs';
 import { agentEnv, DOT_PNG, filesUnder, installed, jsonLines, printReport, runProgram } from '../lib/run.mjs';
 
@@ -87,37 +88,7 @@ const script = {
 // ---- Running Codex.
 
 const api = await startFakeApi(script);
-fs.writeFileSync(
-  path.join(codexHome, 'config.toml'),
-  `model = "gpt-5.5"
-model_provider = "fake"
-model_reasoning_summary = "auto"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-# Nothing that reaches past the fake API: no plugin marketplace sync (a git
-# ls-remote to GitHub), no ChatGPT apps or remote plugins, no update checks.
-[features]
-plugins = false
-remote_plugin = false
-plugin_sharing = false
-apps = false
-in_app_updates = false
-
-[model_providers.fake]
-name = "Fake Responses API"
-base_url = "http://127.0.0.1:${api.port}/v1"
-wire_api = "responses"
-env_key = "SESS_FAKE_OPENAI_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-`,
-);
+writeConfig(codexHome, api.port, 'model_reasoning_summary = "auto"\n');
 
 const env = agentEnv({
   HOME: workdir,

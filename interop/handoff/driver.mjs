@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 
 import { claudeBinary, claudeEnv } from '../claude-code/claude.mjs';
 import { startFakeApi as fakeMessagesApi } from '../claude-code/fake-api.mjs';
+import { writeConfig } from '../codex/config.mjs';
 import { startFakeApi as fakeResponsesApi } from '../codex/fake-api.mjs';
 import { startFakeApi as fakeCompletionsApi } from '../qwen-code/fake-api.mjs';
 import { geminiEnv, geminiJs, geminiVersion, writeSettings } from '../gemini/cli.mjs';
@@ -67,35 +68,7 @@ async function codex() {
   const api = await fakeResponsesApi({ [prompt]: [[{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: ANSWER, annotations: [] }] }]] }, { keepInput: true });
   const codexHome = path.join(home, '.codex');
   fs.mkdirSync(codexHome, { recursive: true });
-  // The fake API as the model provider; nothing reaches past it.
-  fs.writeFileSync(
-    path.join(codexHome, 'config.toml'),
-    `model = "gpt-5.5"
-model_provider = "fake"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[features]
-plugins = false
-remote_plugin = false
-plugin_sharing = false
-apps = false
-in_app_updates = false
-
-[model_providers.fake]
-name = "Fake Responses API"
-base_url = "http://127.0.0.1:${api.port}/v1"
-wire_api = "responses"
-env_key = "SESS_FAKE_OPENAI_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-`,
-  );
+  writeConfig(codexHome, api.port);
   const env = agentEnv({ HOME: home, CODEX_HOME: codexHome, SESS_FAKE_OPENAI_API_KEY: 'fake-key' });
   try {
     const args = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', 'resume', id, prompt];

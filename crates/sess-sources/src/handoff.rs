@@ -236,6 +236,53 @@ pub(crate) fn timestamp_at(start: jiff::Timestamp, step: usize) -> String {
     format!("{}.{:03}Z", at.strftime("%Y-%m-%dT%H:%M:%S"), at.subsec_millisecond())
 }
 
+/// Lines that name their parent (`parentUuid`), as Claude Code and Qwen Code
+/// chain theirs: each gets its own `uuid`, its parent's, the fields every
+/// line of the session has, and a timestamp a millisecond after the line
+/// before.
+pub(crate) struct Chain {
+    common: serde_json::Map<String, Value>,
+    start: jiff::Timestamp,
+    parent: Option<String>,
+    count: usize,
+    /// The lines so far, each ended by a newline.
+    pub(crate) out: String,
+}
+
+impl Chain {
+    /// A chain whose lines all carry `common` (the session's id, its
+    /// directory, …).
+    pub(crate) fn new(common: Value) -> Self {
+        let common = match common {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        Self { common, start: jiff::Timestamp::now(), parent: None, count: 0, out: String::new() }
+    }
+
+    /// Adds `line`, chained to the line before; a `root` starts a chain of
+    /// its own (its parent is null).
+    pub(crate) fn push(&mut self, mut line: Value, root: bool) {
+        let uuid = uuid::Uuid::new_v4().to_string();
+        if let Value::Object(map) = &mut line {
+            map.insert("uuid".into(), Value::String(uuid.clone()));
+            let parent = if root { None } else { self.parent.clone() };
+            map.insert("parentUuid".into(), parent.map_or(Value::Null, Value::String));
+            map.insert("timestamp".into(), Value::String(timestamp_at(self.start, self.count)));
+            map.extend(self.common.clone());
+        }
+        self.count += 1;
+        self.parent = Some(uuid);
+        self.line(&line);
+    }
+
+    /// Adds `line` as it is, outside the chain.
+    pub(crate) fn line(&mut self, line: &Value) {
+        self.out.push_str(&line.to_string());
+        self.out.push('\n');
+    }
+}
+
 /// Builds the items from messages: an assistant message splits where a
 /// call is followed by more of the model's output, and the results of its
 /// calls come between.

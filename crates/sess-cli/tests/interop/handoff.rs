@@ -578,90 +578,126 @@ fn driver(folder: &str, name: &'static str, package: &str) -> Option<Peer> {
     peer_in(&repo().join("interop").join(folder), name, "node", driver.to_str().unwrap(), package)
 }
 
-/// Runs the driver for `target` on the handed-over session and returns its report.
-fn resume(peer: &Peer, target: &str, home: &Path, handed: &Value) -> Value {
-    let cwd = handed["cwd"].as_str().unwrap();
-    let id = handed["id"].as_str().unwrap();
-    let report = peer.run(home, &[target, home.to_str().unwrap(), cwd, id, PROMPT]);
-    assert_eq!(report["exitCode"], 0, "{target} resumed {id}: {}", report["stderr"]);
-    report
+/// A target agent run by `interop/handoff/driver.mjs`.
+struct Resumed {
+    /// The folder of its packages, under `interop/`.
+    folder: &'static str,
+    /// Its name in messages.
+    name: &'static str,
+    /// Its npm package.
+    package: &'static str,
+    /// `--to`, and the driver's command.
+    target: &'static str,
+    /// What it makes of thinking.
+    thinking: Thinking,
+    /// Whether it must have run in the directory first (`TARGET-init`).
+    init: bool,
+    /// Where the driver's report has the first request's conversation.
+    key: &'static str,
+    /// That conversation as steps.
+    steps: fn(&Value) -> Vec<Step>,
 }
 
-#[test]
-fn claude_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
-    let Some(peer) = driver("claude-code", "claude-code", "@anthropic-ai/claude-code") else { return };
-    hand_every_source(
-        "claude",
-        Thinking::Dropped,
+/// Hands every source to the target, resumes each new session in the real
+/// agent with [`PROMPT`], and checks its first request.
+fn resumed(agent: &Resumed) {
+    let Some(peer) = driver(agent.folder, agent.name, agent.package) else { return };
+    let target = agent.target;
+    hand_every_source_after(
+        target,
+        agent.thinking,
+        |home, work| {
+            if agent.init {
+                let init = format!("{target}-init");
+                let report = peer.run(home, &[&init, home.to_str().unwrap(), work.to_str().unwrap()]);
+                assert_eq!(report["exitCode"], 0, "{target} in {}: {}", work.display(), report["stderr"]);
+            }
+        },
         |home, handed| {
-            let report = resume(&peer, "claude", home, handed);
-            claude_steps(&report["messages"])
+            // pi resumes a file; the others an id.
+            let session = handed[if target == "pi" { "path" } else { "id" }].as_str().unwrap();
+            let cwd = handed["cwd"].as_str().unwrap();
+            let report = peer.run(home, &[target, home.to_str().unwrap(), cwd, session, PROMPT]);
+            assert_eq!(report["exitCode"], 0, "{target} resumed {session}: {}", report["stderr"]);
+            (agent.steps)(&report[agent.key])
         },
         Some(PROMPT),
     );
+}
+
+/// The fields most targets share: a session id, thinking dropped.
+const AGENT: Resumed = Resumed {
+    folder: "",
+    name: "",
+    package: "",
+    target: "",
+    thinking: Thinking::Dropped,
+    init: false,
+    key: "messages",
+    steps: claude_steps,
+};
+
+#[test]
+fn claude_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
+    resumed(&Resumed {
+        folder: "claude-code",
+        name: "claude-code",
+        package: "@anthropic-ai/claude-code",
+        target: "claude",
+        ..AGENT
+    });
 }
 
 #[test]
 fn codex_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
-    let Some(peer) = driver("codex", "codex", "@openai/codex") else { return };
-    hand_every_source(
-        "codex",
-        Thinking::Dropped,
-        |home, handed| {
-            let report = resume(&peer, "codex", home, handed);
-            codex_steps(&report["input"])
-        },
-        Some(PROMPT),
-    );
+    resumed(&Resumed {
+        folder: "codex",
+        name: "codex",
+        package: "@openai/codex",
+        target: "codex",
+        key: "input",
+        steps: codex_steps,
+        ..AGENT
+    });
 }
 
 #[test]
 fn pi_mono_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
-    let Some(peer) = driver("peers/pi-mono", "pi-mono 0.73.1", "@mariozechner/pi-coding-agent") else { return };
-    hand_every_source(
-        "pi",
-        Thinking::AsText,
-        |home, handed| {
-            let path = handed["path"].as_str().unwrap();
-            let report = peer.run(home, &["pi", home.to_str().unwrap(), handed["cwd"].as_str().unwrap(), path, PROMPT]);
-            assert_eq!(report["exitCode"], 0, "pi resumed {path}: {}", report["stderr"]);
-            claude_steps(&report["messages"])
-        },
-        Some(PROMPT),
-    );
+    resumed(&Resumed {
+        folder: "peers/pi-mono",
+        name: "pi-mono 0.73.1",
+        package: "@mariozechner/pi-coding-agent",
+        target: "pi",
+        thinking: Thinking::AsText,
+        ..AGENT
+    });
 }
 
 #[test]
 fn qwen_code_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
-    let Some(peer) = driver("qwen-code", "qwen-code", "@qwen-code/qwen-code") else { return };
-    hand_every_source(
-        "qwen",
-        Thinking::Dropped,
-        |home, handed| {
-            let report = resume(&peer, "qwen", home, handed);
-            qwen_steps(&report["messages"])
-        },
-        Some(PROMPT),
-    );
+    resumed(&Resumed {
+        folder: "qwen-code",
+        name: "qwen-code",
+        package: "@qwen-code/qwen-code",
+        target: "qwen",
+        steps: qwen_steps,
+        ..AGENT
+    });
 }
 
 #[test]
 fn the_gemini_cli_resumes_a_handoff_of_every_agent_with_the_whole_conversation() {
-    let Some(peer) = driver("gemini", "gemini", "@google/gemini-cli") else { return };
-    hand_every_source_after(
-        "gemini",
-        Thinking::Dropped,
+    resumed(&Resumed {
+        folder: "gemini",
+        name: "gemini",
+        package: "@google/gemini-cli",
+        target: "gemini",
         // The CLI names its folder for a directory when it first runs there.
-        |home, work| {
-            let report = peer.run(home, &["gemini-init", home.to_str().unwrap(), work.to_str().unwrap()]);
-            assert_eq!(report["exitCode"], 0, "gemini in {}: {}", work.display(), report["stderr"]);
-        },
-        |home, handed| {
-            let report = resume(&peer, "gemini", home, handed);
-            gemini_steps(&report["contents"])
-        },
-        Some(PROMPT),
-    );
+        init: true,
+        key: "contents",
+        steps: gemini_steps,
+        ..AGENT
+    });
 }
 
 /// pi's `SessionManager.open` and `buildSessionContext` of the new file.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::handoff::{AssistantPart, Handoff, Item, UserPart, Written, create_new, timestamp_at};
+use crate::handoff::{AssistantPart, Chain, Handoff, Item, UserPart, Written, create_new};
 
 /// The model the handed-over assistant messages name: no model of the API
 /// wrote them (the CLI's own `<synthetic>` marks its error notices, which a
@@ -31,21 +31,24 @@ pub(crate) fn write(config_dir: &Path, handoff: &Handoff) -> Result<Written> {
     let cwd = handoff.cwd.display().to_string();
     let path: PathBuf =
         config_dir.join("projects").join(super::paths::project_folder(&cwd)).join(format!("{id}.jsonl"));
-    let mut lines =
-        Lines { id: &id, cwd: &cwd, start: jiff::Timestamp::now(), parent: None, out: String::new(), count: 0, n: 0 };
+    let mut lines = Chain::new(json!({"isSidechain": false, "userType": "external", "cwd": cwd, "sessionId": id}));
+    let mut answers = 0;
     for item in &handoff.items {
         match item {
             Item::Summary(summary) => {
-                lines.push(json!({
+                // A compact boundary starts a chain of its own, as the CLI writes it.
+                let boundary = json!({
                     "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
                     "isMeta": false, "level": "info",
                     "compactMetadata": {"trigger": "manual", "preTokens": 0},
-                }));
+                });
+                lines.push(boundary, true);
                 let text = format!("The conversation so far, summarized:\n\n{summary}");
-                lines.push(json!({
+                let summary = json!({
                     "type": "user", "message": {"role": "user", "content": text},
                     "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
-                }));
+                });
+                lines.push(summary, false);
             }
             Item::User(parts) => {
                 let content: Vec<Value> = parts
@@ -57,7 +60,7 @@ pub(crate) fn write(config_dir: &Path, handoff: &Handoff) -> Result<Written> {
                         }),
                     })
                     .collect();
-                lines.push(json!({"type": "user", "message": {"role": "user", "content": content}}));
+                lines.push(json!({"type": "user", "message": {"role": "user", "content": content}}), false);
             }
             Item::Assistant(parts) => {
                 let content: Vec<Value> = parts
@@ -74,70 +77,28 @@ pub(crate) fn write(config_dir: &Path, handoff: &Handoff) -> Result<Written> {
                     continue;
                 }
                 let calls = content.iter().any(|block| block["type"] == "tool_use");
-                lines.n += 1;
-                lines.push(json!({
-                    "type": "assistant",
-                    "message": {
-                        "id": format!("msg_sess_handoff_{:04}", lines.n), "type": "message", "role": "assistant",
-                        "model": MODEL, "content": content,
-                        "stop_reason": if calls { "tool_use" } else { "end_turn" }, "stop_sequence": null,
-                        "usage": {"input_tokens": 0, "output_tokens": 0},
-                    },
-                }));
+                answers += 1;
+                let message = json!({
+                    "id": format!("msg_sess_handoff_{answers:04}"), "type": "message", "role": "assistant",
+                    "model": MODEL, "content": content,
+                    "stop_reason": if calls { "tool_use" } else { "end_turn" }, "stop_sequence": null,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                });
+                lines.push(json!({"type": "assistant", "message": message}), false);
             }
             Item::Results(results) => {
                 let content: Vec<Value> = results
                     .iter()
                     .map(|r| json!({"type": "tool_result", "tool_use_id": r.id, "content": r.output, "is_error": r.is_error}))
                     .collect();
-                lines.push(json!({"type": "user", "message": {"role": "user", "content": content}}));
+                lines.push(json!({"type": "user", "message": {"role": "user", "content": content}}), false);
             }
         }
     }
     if let Some(title) = &handoff.title {
-        lines.out.push_str(&json!({"type": "custom-title", "customTitle": title, "sessionId": id}).to_string());
-        lines.out.push('\n');
+        lines.line(&json!({"type": "custom-title", "customTitle": title, "sessionId": id}));
     }
     create_new(&path, lines.out.as_bytes())?;
     let resume = crate::source::command(&["claude", "--resume", &id]);
     Ok(Written { id, path, resume, window_tokens: WINDOW_TOKENS })
-}
-
-/// The lines being written, each chained to the one before.
-struct Lines<'a> {
-    id: &'a str,
-    cwd: &'a str,
-    start: jiff::Timestamp,
-    parent: Option<String>,
-    out: String,
-    /// Lines so far.
-    count: usize,
-    /// Assistant messages so far.
-    n: usize,
-}
-
-impl Lines<'_> {
-    /// Adds `line` with the fields every line has: its own `uuid`, its
-    /// parent's, the session, the directory and a timestamp a millisecond
-    /// after the line before.
-    fn push(&mut self, mut line: Value) {
-        let uuid = uuid::Uuid::new_v4().to_string();
-        let step = self.count;
-        self.count += 1;
-        if let Value::Object(map) = &mut line {
-            // A compact boundary starts a chain of its own, as the CLI writes it.
-            let boundary = map.get("subtype").is_some_and(|s| s == "compact_boundary");
-            let parent = if boundary { Value::Null } else { json!(self.parent) };
-            map.insert("parentUuid".into(), parent);
-            map.insert("isSidechain".into(), json!(false));
-            map.insert("userType".into(), json!("external"));
-            map.insert("cwd".into(), json!(self.cwd));
-            map.insert("sessionId".into(), json!(self.id));
-            map.insert("uuid".into(), json!(uuid));
-            map.insert("timestamp".into(), json!(timestamp_at(self.start, step)));
-        }
-        self.parent = Some(uuid);
-        self.out.push_str(&line.to_string());
-        self.out.push('\n');
-    }
 }

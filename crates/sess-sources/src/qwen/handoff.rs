@@ -16,7 +16,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::error::Result;
-use crate::handoff::{AssistantPart, Handoff, Item, UserPart, Written, create_new, timestamp_at};
+use crate::handoff::{AssistantPart, Chain, Handoff, Item, UserPart, Written, create_new};
 
 /// The model the handed-over assistant records name.
 const MODEL: &str = "sess-handoff";
@@ -29,15 +29,18 @@ pub(crate) fn write(dir: &Path, handoff: &Handoff) -> Result<Written> {
     let id = uuid::Uuid::new_v4().to_string();
     let cwd = handoff.cwd.display().to_string();
     let path = dir.join("projects").join(super::project_dir_name(&cwd)).join("chats").join(format!("{id}.jsonl"));
-    let mut records =
-        Records { id: &id, cwd: &cwd, start: jiff::Timestamp::now(), parent: None, out: String::new(), count: 0 };
+    let mut records = Chain::new(json!({"sessionId": id, "cwd": cwd}));
+    let mut push = |kind: &str, mut record: Value| {
+        record["type"] = json!(kind);
+        records.push(record, false);
+    };
     for item in &handoff.items {
         match item {
             Item::Summary(summary) => {
                 let text = format!("The conversation so far, summarized:\n\n{summary}");
                 let history = json!([{"role": "user", "parts": [{"text": text}]}]);
                 let payload = json!({"info": {"triggerReason": "manual"}, "compressedHistory": history});
-                records.push("system", json!({"subtype": "chat_compression", "systemPayload": payload}));
+                push("system", json!({"subtype": "chat_compression", "systemPayload": payload}));
             }
             Item::User(parts) => {
                 let parts: Vec<Value> = parts
@@ -49,7 +52,7 @@ pub(crate) fn write(dir: &Path, handoff: &Handoff) -> Result<Written> {
                         }
                     })
                     .collect();
-                records.push("user", json!({"message": {"role": "user", "parts": parts}}));
+                push("user", json!({"message": {"role": "user", "parts": parts}}));
             }
             Item::Assistant(parts) => {
                 let parts: Vec<Value> = parts
@@ -63,14 +66,14 @@ pub(crate) fn write(dir: &Path, handoff: &Handoff) -> Result<Written> {
                     })
                     .collect();
                 if !parts.is_empty() {
-                    records.push("assistant", json!({"model": MODEL, "message": {"role": "model", "parts": parts}}));
+                    push("assistant", json!({"model": MODEL, "message": {"role": "model", "parts": parts}}));
                 }
             }
             Item::Results(results) => {
                 for result in results {
                     let (key, status) = if result.is_error { ("error", "error") } else { ("output", "success") };
                     let response = json!({"id": result.id, "name": result.name, "response": {key: result.output}});
-                    records.push(
+                    push(
                         "tool_result",
                         json!({
                             "message": {"role": "user", "parts": [{"functionResponse": response}]},
@@ -83,37 +86,9 @@ pub(crate) fn write(dir: &Path, handoff: &Handoff) -> Result<Written> {
     }
     if let Some(title) = &handoff.title {
         let payload = json!({"customTitle": title, "titleSource": "manual"});
-        records.push("system", json!({"subtype": "custom_title", "systemPayload": payload}));
+        push("system", json!({"subtype": "custom_title", "systemPayload": payload}));
     }
     create_new(&path, records.out.as_bytes())?;
     let resume = crate::source::command(&["qwen", "--resume", &id]);
     Ok(Written { id, path, resume, window_tokens: WINDOW_TOKENS })
-}
-
-/// The records being written, each chained to the one before.
-struct Records<'a> {
-    id: &'a str,
-    cwd: &'a str,
-    start: jiff::Timestamp,
-    parent: Option<String>,
-    out: String,
-    count: usize,
-}
-
-impl Records<'_> {
-    /// Adds a record of `kind` with `fields` and those every record has.
-    fn push(&mut self, kind: &str, fields: Value) {
-        let uuid = uuid::Uuid::new_v4().to_string();
-        let mut record = json!({
-            "uuid": uuid, "parentUuid": self.parent, "sessionId": self.id,
-            "timestamp": timestamp_at(self.start, self.count), "type": kind, "cwd": self.cwd,
-        });
-        if let (Value::Object(record), Value::Object(fields)) = (&mut record, fields) {
-            record.extend(fields);
-        }
-        self.count += 1;
-        self.parent = Some(uuid);
-        self.out.push_str(&record.to_string());
-        self.out.push('\n');
-    }
 }
