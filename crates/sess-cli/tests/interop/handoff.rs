@@ -197,6 +197,15 @@ impl Flat {
     }
 }
 
+/// A message's content as parts: a string is one text part.
+fn parts_of(content: &Value) -> Vec<Value> {
+    match content {
+        Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+        Value::Array(parts) => parts.clone(),
+        _ => Vec::new(),
+    }
+}
+
 /// The text of a Messages API or pi content block list (or string).
 fn content_text(content: &Value) -> String {
     match content {
@@ -237,11 +246,7 @@ fn claude_steps(messages: &Value) -> Vec<Step> {
         if role == "system" {
             continue;
         }
-        let blocks = match &message["content"] {
-            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-            Value::Array(blocks) => blocks.clone(),
-            other => panic!("content {other}"),
-        };
+        let blocks = parts_of(&message["content"]);
         for block in &blocks {
             let text = block["text"].as_str().unwrap_or_default();
             match (role, block["type"].as_str().unwrap()) {
@@ -332,17 +337,12 @@ fn codex_steps(input: &Value) -> Vec<Step> {
 fn qwen_steps(messages: &Value) -> Vec<Step> {
     let mut flat = Flat::default();
     for message in messages.as_array().unwrap() {
-        let parts = match &message["content"] {
-            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-            Value::Array(parts) => parts.clone(),
-            _ => Vec::new(),
-        };
+        let parts = parts_of(&message["content"]);
         match message["role"].as_str().unwrap() {
             "system" => {}
-            "tool" => {
-                let (output, failed) = qwen_result(&content_text(&message["content"]));
-                flat.result(message["tool_call_id"].as_str().unwrap(), output, failed);
-            }
+            // A failed call's error is its result's text, unmarked (the failure
+            // is in the session's `toolCallResult`, which `sess` reads back).
+            "tool" => flat.result(message["tool_call_id"].as_str().unwrap(), content_text(&message["content"]), false),
             role => {
                 for part in &parts {
                     let text = part["text"].as_str().unwrap_or_default();
@@ -369,13 +369,6 @@ fn qwen_steps(messages: &Value) -> Vec<Step> {
         }
     }
     flat.finish("Qwen Code")
-}
-
-/// A tool result as Qwen Code sends it: the text of its `output`, or of its
-/// `error` for a failure, which the request does not mark (the failure is in
-/// the session's `toolCallResult`, which `sess` reads back).
-fn qwen_result(content: &str) -> (String, bool) {
-    (content.to_owned(), false)
 }
 
 /// The conversation of the Gemini CLI's first request (`contents`), without
@@ -446,11 +439,7 @@ fn injected_by_codex(text: &str) -> bool {
 fn pi_steps(messages: &Value) -> Vec<Step> {
     let mut flat = Flat::default();
     for message in messages.as_array().unwrap() {
-        let parts = match &message["content"] {
-            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
-            Value::Array(parts) => parts.clone(),
-            _ => Vec::new(),
-        };
+        let parts = parts_of(&message["content"]);
         match message["role"].as_str().unwrap() {
             "compactionSummary" => flat.steps.push(Step::Summary(message["summary"].as_str().unwrap().into())),
             "toolResult" => flat.result(
