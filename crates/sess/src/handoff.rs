@@ -64,8 +64,8 @@ pub struct HandedOff {
     pub resume: Resume,
     /// About how many tokens the conversation takes.
     pub tokens: usize,
-    /// How many of the session's messages went over (after the last
-    /// compaction summary, when it has one).
+    /// How many turns went over (the summary, user turns, model turns, the
+    /// results of their calls), from the last compaction summary on.
     pub turns: usize,
     /// How many blocks stayed behind (errors, the harness's notices, parts
     /// no reader understands).
