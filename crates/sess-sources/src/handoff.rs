@@ -15,9 +15,9 @@
 //! the session it came from ([`Origin::note`]).
 
 use std::collections::HashMap;
-use std::fs::{self, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use sess_store::SessionStorage as _;
 
 use serde_json::Value;
 
@@ -212,21 +212,19 @@ pub struct Written {
 }
 
 /// Writes `bytes` as the new file `path` (its folders made as needed):
-/// created, never replacing a file ([`Error::Exists`] when one is there),
-/// synced before it counts as written.
+/// `sess_store`'s `write_new`, the one way `sess` makes a file where nothing
+/// may be replaced (written and synced under another name, then given its
+/// own, which fails when anything is there: [`Error::Exists`]).
 pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |source| Error::Io { path: path.to_owned(), source };
+    let storage = sess_store::FileStorage;
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+        storage.create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_owned(), source })?;
     }
-    let mut file = match OpenOptions::new().write(true).create_new(true).open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-            return Err(Error::Exists { path: path.to_owned() });
-        }
-        Err(err) => return Err(io(err)),
-    };
-    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)
+    match sess_store::storage::write_new(&storage, path, bytes) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::Exists { path: path.to_owned() }),
+        Err(source) => Err(Error::Io { path: path.to_owned(), source }),
+    }
 }
 
 /// A timestamp `step` milliseconds after `start`, as the agents write them:
@@ -500,7 +498,7 @@ mod tests {
         let path = dir.path().join("a/b.jsonl");
         create_new(&path, b"one").unwrap();
         assert!(matches!(create_new(&path, b"two"), Err(Error::Exists { .. })));
-        assert_eq!(fs::read(&path).unwrap(), b"one");
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
     }
 
     #[test]
