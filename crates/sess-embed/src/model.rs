@@ -1,0 +1,105 @@
+//! A static embedding model: a tokenizer and an embedding table.
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tokenizers::Tokenizer;
+
+use crate::error::{Error, Result};
+use crate::table::Table;
+
+/// A model loaded from its folder.
+pub struct Model {
+    dir: PathBuf,
+    tokenizer: Tokenizer,
+    table: Table,
+    /// The tokenizer's special tokens (`[UNK]`, `<s>`, …): no part of a
+    /// text's meaning.
+    special: HashSet<u32>,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model").field("dir", &self.dir).field("dims", &self.dims()).finish_non_exhaustive()
+    }
+}
+
+impl Model {
+    /// The model in `dir`: its `tokenizer.json` and its one `.safetensors`
+    /// file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Missing`] when a file is not there (or there are several
+    /// `.safetensors` files), [`Error::Io`] when one cannot be read, and
+    /// [`Error::Tokenizer`] or [`Error::Table`] when one is not what a model
+    /// holds.
+    pub fn load(dir: &Path) -> Result<Self> {
+        let missing = |what: &str| Error::Missing { dir: dir.to_owned(), what: what.to_owned() };
+        let tokenizer_path = dir.join("tokenizer.json");
+        if !tokenizer_path.is_file() {
+            return Err(missing("tokenizer.json"));
+        }
+        let entries = fs::read_dir(dir).map_err(|source| Error::Io { path: dir.to_owned(), source })?;
+        let mut tables: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "safetensors") && path.is_file())
+            .collect();
+        let table_path = match tables.len() {
+            0 => return Err(missing("`.safetensors` file")),
+            1 => tables.remove(0),
+            _ => return Err(missing("single `.safetensors` file (it has several)")),
+        };
+        let tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|err| Error::Tokenizer { path: tokenizer_path.clone(), message: err.to_string() })?;
+        let bytes = fs::read(&table_path).map_err(|source| Error::Io { path: table_path.clone(), source })?;
+        let table = Table::read(&table_path, &bytes)?;
+        let vocabulary = tokenizer.get_vocab_size(true);
+        if table.rows() < vocabulary {
+            return Err(Error::Table {
+                path: table_path,
+                message: format!("{} rows for the tokenizer's {vocabulary} tokens", table.rows()),
+            });
+        }
+        let special =
+            tokenizer.get_added_tokens_decoder().into_iter().filter(|(_, t)| t.special).map(|(id, _)| id).collect();
+        Ok(Self { dir: dir.to_owned(), tokenizer, table, special })
+    }
+
+    /// The folder it was loaded from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// How many numbers a vector has.
+    pub fn dims(&self) -> usize {
+        self.table.dims()
+    }
+
+    /// The vector of `text`: the mean of its tokens' rows (without the
+    /// tokenizer's special tokens, an unknown word's included), normalized
+    /// to length 1; `None` when it has no other token (blank text).
+    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        let encoding = self.tokenizer.encode(text, false).ok()?;
+        let mut sum = vec![0.0_f32; self.dims()];
+        let mut count = 0_usize;
+        for &id in encoding.get_ids() {
+            if !self.special.contains(&id) && self.table.add_row(id as usize, &mut sum) {
+                count += 1;
+            }
+        }
+        if count == 0 {
+            return None;
+        }
+        let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm == 0.0 || !norm.is_finite() {
+            return None;
+        }
+        for x in &mut sum {
+            *x /= norm;
+        }
+        Some(sum)
+    }
+}
