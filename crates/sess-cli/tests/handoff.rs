@@ -193,7 +193,10 @@ fn handoff_refuses_what_does_not_apply_and_writes_nothing() {
     let home = tempfile::tempdir().unwrap();
     copy_dir(&fixture("codex/real-0.171.0/codex-home"), &home.path().join(".codex"));
     let before = snapshot(home.path());
-    let cases: [(&[&str], &str); 4] = [
+    let empty = fixture("gemini/real-0.61.0/home/.gemini/tmp/beta/chats/session-2026-12-01T09-18-2e507ed4.jsonl");
+    let empty = empty.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["handoff", empty, "--to", "claude", "--cwd", "/tmp"], "has no messages to hand over"),
         (
             &["handoff", "01a22bd9-19", "--to", "gemini", "--print"],
             "the Gemini CLI has not run in `/home/dev/projects/beta`",

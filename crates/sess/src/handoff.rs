@@ -86,7 +86,7 @@ impl HandedOff {
 /// # Errors
 ///
 /// [`Error::Unsupported`] when `to` takes no handoff; [`Error::Invalid`]
-/// when the session names no directory; [`Error::Store`] when the new file
+/// when the session names no directory or has no message; [`Error::Store`] when the new file
 /// cannot be written.
 pub fn hand_off(
     found: &Located,
@@ -110,6 +110,10 @@ pub fn hand_off(
     };
     let origin = Origin { source: found.kind, id: transcript.id.clone(), path };
     let handoff = Handoff::new(transcript, origin, cwd.to_owned());
+    // The note alone: nothing was said.
+    if handoff.items.len() <= 1 {
+        return Err(Error::Invalid { reason: format!("`{}` has no messages to hand over", found.path.display()) });
+    }
     let write = to
         .source()
         .hand_off()
