@@ -59,6 +59,7 @@ mod stop;
 mod stores;
 mod text;
 mod usage;
+mod vectors;
 
 pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
@@ -70,3 +71,4 @@ pub use search::{Hit, SearchParams, SnippetPart, snippet_window};
 pub use stop::{Stop, Stopped};
 pub use stores::StoredSession;
 pub use usage::UsageParams;
+pub use vectors::EmbedReport;

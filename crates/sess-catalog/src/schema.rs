@@ -47,7 +47,13 @@
 //! sessions, which version 4 kept for pi-family only, and the token counts
 //! that are not counts, `usage.not_counts`; version 6 re-reads every session
 //! for what the pi family writes today: pi 1.6's `usage` entries and the title
-//! oh-my-pi keeps in its title line).
+//! oh-my-pi keeps in its title line; version 7 adds `doc_vectors` and
+//! `meta`, the vectors of search by meaning, which the older versions' writes
+//! would have left stale).
+//! - `doc_vectors`: for each document of the conversation and of tools, the
+//!   int8 vectors of its pieces, one after another (`sess_embed`), made with
+//!   the model `meta`'s `model` names; an empty blob for a document with no
+//!   vector (blank). Filled by `Catalog::embed`, after a refresh.
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -55,7 +61,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 6;
+pub(crate) const VERSION: i64 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -141,6 +147,16 @@ CREATE TABLE usage_parts (
     file_mtime_ns INTEGER NOT NULL
 );
 CREATE INDEX usage_parts_session ON usage_parts (session);
+CREATE TABLE doc_vectors (
+    doc INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (id),
+    vectors BLOB NOT NULL
+);
+CREATE INDEX doc_vectors_session ON doc_vectors (session);
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 CREATE TABLE failures (
     path TEXT PRIMARY KEY,
     source TEXT NOT NULL,
@@ -161,6 +177,8 @@ DROP VIEW IF EXISTS docs_text;
 DROP TABLE IF EXISTS docs;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS failures;
+DROP TABLE IF EXISTS doc_vectors;
+DROP TABLE IF EXISTS meta;
 ";
 
 /// Brings the database to [`VERSION`] (an older catalog is emptied, to be

@@ -489,6 +489,12 @@ pub(crate) struct IndexArgs {
     /// Print the counts as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Also embed every message that has no vector yet with the static
+    /// embedding model in DIR (a Hugging Face `tokenizer.json` and one
+    /// `.safetensors` table; default `$SESS_EMBED_MODEL`), for search by
+    /// meaning.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) model: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

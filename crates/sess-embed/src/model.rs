@@ -73,6 +73,19 @@ impl Model {
         &self.dir
     }
 
+    /// What tells this model from another, for vectors made with it: its
+    /// folder, its table's shape and its tokenizer's vocabulary size
+    /// (`/models/potion:29528x256:29528`).
+    pub fn id(&self) -> String {
+        format!(
+            "{}:{}x{}:{}",
+            self.dir.display(),
+            self.table.rows(),
+            self.table.dims(),
+            self.tokenizer.get_vocab_size(true)
+        )
+    }
+
     /// How many numbers a vector has.
     pub fn dims(&self) -> usize {
         self.table.dims()

@@ -2,13 +2,15 @@
 
 use std::io::Write;
 
+use anyhow::Context as _;
+
 use serde::Serialize;
 use sess_catalog::RefreshReport;
 
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::IndexArgs;
-use crate::output::{print_json, stdout};
+use crate::output::{Progress, print_json, stdout};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -20,6 +22,19 @@ struct Json<'a> {
     report: &'a RefreshReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     store: Option<&'a RefreshReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedded: Option<Embedded>,
+}
+
+/// What embedding the messages did.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Embedded {
+    model: std::path::PathBuf,
+    documents: usize,
+    vectors: usize,
+    text_bytes: usize,
+    millis: u128,
 }
 
 pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -28,9 +43,12 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
     let report = &refreshed.report;
     let sessions = catalog.len()?;
+    let model = args.model.clone().or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(std::path::PathBuf::from));
+    let embedded = model.map(|dir| embed(&mut catalog, &dir)).transpose()?;
     if args.json {
         let millis = refreshed.took.as_millis();
-        print_json(&Json { catalog: &path, sessions, millis, report, store: refreshed.store.as_ref() }, false)?;
+        let store = refreshed.store.as_ref();
+        print_json(&Json { catalog: &path, sessions, millis, report, store, embedded }, false)?;
         return Ok(Outcome::Clean);
     }
     catalog::warn_problems(&refreshed);
@@ -41,8 +59,41 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
         writeln!(out, "{} sessions of `{url}`: {}", report.files, counts(report, false))?;
     }
     writeln!(out, "in {} ms", refreshed.took.as_millis())?;
+    if let Some(done) = embedded {
+        writeln!(
+            out,
+            "{} messages embedded ({} vectors, {} KiB of text) with `{}` in {} ms",
+            done.documents,
+            done.vectors,
+            done.text_bytes / 1024,
+            done.model.display(),
+            done.millis
+        )?;
+    }
     out.flush()?;
     Ok(Outcome::Clean)
+}
+
+/// Embeds the catalog's messages that have no vector with the model in `dir`,
+/// a progress bar on a terminal.
+fn embed(catalog: &mut sess_catalog::Catalog, dir: &std::path::Path) -> anyhow::Result<Embedded> {
+    let started = std::time::Instant::now();
+    let model = sess_embed::Model::load(dir)
+        .with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))?;
+    let bar = Progress::new(0, "messages embedded");
+    let report = catalog.embed(&model, &mut |done, total| {
+        bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
+        bar.set(u64::try_from(done).unwrap_or(u64::MAX));
+    });
+    bar.finish();
+    let report = report?;
+    Ok(Embedded {
+        model: dir.to_owned(),
+        documents: report.documents,
+        vectors: report.vectors,
+        text_bytes: report.bytes,
+        millis: started.elapsed().as_millis(),
+    })
 }
 
 /// What a refresh did, in words (`grown` only where files can grow).
