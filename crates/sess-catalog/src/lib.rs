@@ -71,4 +71,4 @@ pub use search::{Hit, SearchParams, SnippetPart, snippet_window};
 pub use stop::{Stop, Stopped};
 pub use stores::StoredSession;
 pub use usage::UsageParams;
-pub use vectors::EmbedReport;
+pub use vectors::{EmbedReport, Fused, fuse};

@@ -527,8 +527,29 @@ pub(crate) struct SearchArgs {
     /// Seconds the search may run before it is stopped (0: no limit).
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = budget)]
     pub(crate) timeout: std::time::Duration,
+    /// How to search: by the query's words, by its meaning (the messages
+    /// nearest it, with an embedding model), or both, ranked together
+    /// (default: hybrid with a model, else lexical).
+    #[arg(long, value_enum)]
+    pub(crate) mode: Option<SearchMode>,
+    /// The static embedding model of search by meaning (a folder with a
+    /// Hugging Face `tokenizer.json` and one `.safetensors` table; default
+    /// `$SESS_EMBED_MODEL`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) model: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
+}
+
+/// How `sess search` finds sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SearchMode {
+    /// By the query's words (BM25).
+    Lexical,
+    /// By meaning: the messages whose vectors are nearest the query's.
+    Semantic,
+    /// Both, by reciprocal rank fusion.
+    Hybrid,
 }
 
 #[derive(Debug, Args)]

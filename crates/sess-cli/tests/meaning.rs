@@ -51,3 +51,45 @@ fn a_folder_that_is_no_model_is_named() {
     assert!(says.contains("cannot load the embedding model in `/nonexistent/model`"), "{says}");
     assert!(says.contains("has no tokenizer.json"), "{says}");
 }
+
+#[test]
+fn a_search_by_meaning_without_a_model_says_how_to_give_one() {
+    let home = claude_codex_pi_home();
+    for mode in ["semantic", "hybrid"] {
+        let output = SessRun::new(home.path(), &["search", "slow build", "--mode", mode, "--all-projects"]).output();
+        assert_eq!(output.status.code(), Some(2), "{mode}");
+        let says = stderr(&output);
+        assert!(says.contains("search by meaning needs an embedding model"), "{says}");
+        assert!(says.contains("--model DIR or $SESS_EMBED_MODEL"), "{says}");
+    }
+}
+
+#[test]
+fn a_paraphrase_finds_its_session_by_meaning_and_not_by_words() {
+    let Some(model) = model() else { return };
+    let home = claude_codex_pi_home();
+    let model = model.to_str().unwrap();
+    // Claude Code's "Start the slow build in the background.", in other words.
+    let query = "kick off a long compilation that runs behind the scenes";
+    let search = |mode: &str| {
+        let output = SessRun::new(home.path(), &["search", query, "--all-projects", "--json", "--mode", mode])
+            .env("SESS_EMBED_MODEL", model)
+            .output();
+        assert!(output.status.success(), "{mode}: {}", stderr(&output));
+        json_out(&output)
+    };
+    assert_eq!(search("lexical"), serde_json::json!([]));
+    for mode in ["semantic", "hybrid"] {
+        let hits = search(mode);
+        assert_eq!(hits[0]["id"], "8b6d40a5-430e-448a-b2d4-e0292f81d519", "{mode}: {hits}");
+        assert_eq!(hits[0]["matched"], serde_json::json!(["meaning"]), "{mode}");
+        assert!(hits[0]["snippet"].as_str().unwrap().contains("build"), "{mode}: {hits}");
+    }
+    // A word search with a model: both sides, each hit saying which found it.
+    let output = SessRun::new(home.path(), &["search", "slow build", "--all-projects", "--json"])
+        .env("SESS_EMBED_MODEL", model)
+        .output();
+    let hits = json_out(&output);
+    assert_eq!(hits[0]["id"], "8b6d40a5-430e-448a-b2d4-e0292f81d519", "{hits}");
+    assert_eq!(hits[0]["matched"], serde_json::json!(["words", "meaning"]), "{hits}");
+}

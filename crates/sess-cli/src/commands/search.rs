@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use console::Style;
 use serde::Serialize;
 use sess_archive::Filter;
-use sess_catalog::{Hit, SearchParams, Stop, Stopped};
+use sess_catalog::{Fused, Hit, SearchParams, Stop, Stopped};
 use sess_core::format_iso_millis;
 
 use crate::Outcome;
 use crate::catalog;
-use crate::cli::SearchArgs;
+use crate::cli::{SearchArgs, SearchMode};
 use crate::commands::archived;
 use crate::env::host;
-use crate::output::{Hint, print_json, shell_word, stdout};
+use crate::output::{Hint, Progress, print_json, shell_word, stdout};
 use crate::summary::{one_line, short};
 
 #[derive(Serialize)]
@@ -35,6 +35,8 @@ struct Item<'a> {
     /// Where the matched words are in `snippet`, as `[start, end)` byte ranges.
     matches: Vec<[usize; 2]>,
     score: f64,
+    /// Which sides found it: `words`, `meaning`.
+    matched: Vec<&'static str>,
 }
 
 pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -78,12 +80,15 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         if !args.reveal_secrets {
             crate::redact::hits(&mut hits);
         }
-        return print(args, &hits, cwd.as_ref(), None);
+        let matched = vec![vec!["words"]; hits.len()];
+        return print(args, &hits, &matched, cwd.as_ref(), None);
     }
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
-    let catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
+    let mut catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
+    let model_dir = args.model.clone().or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(PathBuf::from));
+    let how = args.mode.unwrap_or(if model_dir.is_some() { SearchMode::Hybrid } else { SearchMode::Lexical });
     let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
@@ -101,6 +106,21 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         offset: 0,
         stop: stop.clone(),
     };
+    if how != SearchMode::Lexical {
+        let Some(dir) = &model_dir else {
+            return Err(anyhow::Error::new(Hint(
+                "give the model with --model DIR or $SESS_EMBED_MODEL (README: \"Search by meaning\")".to_owned(),
+            ))
+            .context("search by meaning needs an embedding model"));
+        };
+        let fused = by_meaning(&mut catalog, dir, how, &params, args.no_refresh)?;
+        let mut hits: Vec<Hit> = fused.iter().map(|f| f.hit.clone()).collect();
+        if !args.reveal_secrets {
+            crate::redact::hits(&mut hits);
+        }
+        let matched: Vec<Vec<&'static str>> = fused.iter().map(sides).collect();
+        return print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)));
+    }
     let mut hits = catalog.search(&params)?;
     // The default archive keeps what the agents deleted: those sessions too.
     if store.is_none()
@@ -119,7 +139,60 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if !args.reveal_secrets {
         crate::redact::hits(&mut hits);
     }
-    print(args, &hits, cwd.as_ref(), Some((&catalog, &params)))
+    let matched = vec![vec!["words"]; hits.len()];
+    print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)))
+}
+
+/// How many hits of each side a hybrid search ranks together.
+const FUSED_WINDOW: usize = 100;
+
+/// The hits of a search by meaning (`semantic`), or by words and meaning
+/// ranked together (`hybrid`): the catalog's messages embedded first (those
+/// without a vector), unless the catalog is searched as it is.
+fn by_meaning(
+    catalog: &mut sess_catalog::Catalog,
+    dir: &std::path::Path,
+    mode: SearchMode,
+    params: &SearchParams,
+    as_it_is: bool,
+) -> anyhow::Result<Vec<Fused>> {
+    use anyhow::Context as _;
+    let model = sess_embed::Model::load(dir)
+        .with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))?;
+    if !as_it_is {
+        let bar = Progress::new(0, "messages embedded");
+        let embedded = catalog.embed(&model, &mut |done, total| {
+            bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
+            bar.set(u64::try_from(done).unwrap_or(u64::MAX));
+        });
+        bar.finish();
+        embedded?;
+    }
+    let wanted = params.offset + params.limit;
+    let window = SearchParams { offset: 0, limit: wanted.max(FUSED_WINDOW), ..params.clone() };
+    let meaning = match model.embed(&params.query) {
+        Some(vector) => catalog.search_meaning(&sess_embed::quantize(&vector), &window)?,
+        None => Vec::new(),
+    };
+    if mode == SearchMode::Semantic {
+        return Ok(meaning
+            .into_iter()
+            .skip(params.offset)
+            .take(params.limit)
+            .map(|hit| Fused { hit, words: false, meaning: true })
+            .collect());
+    }
+    let words = catalog.search(&window)?;
+    Ok(sess_catalog::fuse(words, meaning, wanted).into_iter().skip(params.offset).collect())
+}
+
+/// The sides that found a hit, as `--json` names them.
+fn sides(fused: &Fused) -> Vec<&'static str> {
+    [(fused.words, "words"), (fused.meaning, "meaning")]
+        .into_iter()
+        .filter(|(yes, _)| *yes)
+        .map(|(_, side)| side)
+        .collect()
 }
 
 /// Prints `hits`; with none, says whether other projects have some (with
@@ -127,11 +200,12 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
 fn print(
     args: &SearchArgs,
     hits: &[Hit],
+    matched: &[Vec<&'static str>],
     cwd: Option<&PathBuf>,
     catalog: Option<(&sess_catalog::Catalog, &SearchParams)>,
 ) -> anyhow::Result<Outcome> {
     if args.json {
-        let items: Vec<Item<'_>> = hits.iter().map(item).collect();
+        let items: Vec<Item<'_>> = hits.iter().zip(matched).map(|(hit, sides)| item(hit, sides.clone())).collect();
         print_json(&items, false)?;
         return Ok(Outcome::Clean);
     }
@@ -201,7 +275,7 @@ fn print(
     Ok(Outcome::Clean)
 }
 
-fn item(hit: &Hit) -> Item<'_> {
+fn item<'a>(hit: &'a Hit, sides: Vec<&'static str>) -> Item<'a> {
     let s = &hit.session;
     let mut snippet = String::new();
     let mut matches = Vec::new();
@@ -224,6 +298,7 @@ fn item(hit: &Hit) -> Item<'_> {
         snippet,
         matches,
         score: hit.score,
+        matched: sides,
     }
 }
 
