@@ -9,24 +9,11 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::Setup;
 use sess_embed::Model;
 
 fn model() -> Option<Model> {
-    let Some(dir) = std::env::var_os("SESS_TEST_EMBED_MODEL") else {
-        assert!(
-            std::env::var("SESS_REQUIRE_EMBED").as_deref() != Ok("1"),
-            "SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)"
-        );
-        #[allow(clippy::print_stderr)] // The suite says what it skipped.
-        {
-            eprintln!("sess-catalog vectors: SKIPPED: SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)");
-        }
-        return None;
-    };
-    Some(Model::load(Path::new(&dir)).unwrap())
+    Some(Model::load(&sess_testkit::embed::embed_model_dir()?).unwrap())
 }
 
 #[test]

@@ -10,19 +10,8 @@ mod common;
 
 use common::{SessRun, claude_codex_pi_home, json_out, stderr};
 
-fn model() -> Option<std::ffi::OsString> {
-    let dir = std::env::var_os("SESS_TEST_EMBED_MODEL");
-    if dir.is_none() {
-        assert!(
-            std::env::var("SESS_REQUIRE_EMBED").as_deref() != Ok("1"),
-            "SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)"
-        );
-        #[allow(clippy::print_stderr)] // The suite says what it skipped.
-        {
-            eprintln!("meaning: SKIPPED: SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)");
-        }
-    }
-    dir
+fn model() -> Option<std::path::PathBuf> {
+    sess_testkit::embed::embed_model_dir()
 }
 
 #[test]

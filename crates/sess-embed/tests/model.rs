@@ -151,21 +151,9 @@ fn a_folder_that_is_not_a_model_says_what_it_lacks() {
     assert!(matches!(&err, Error::Tokenizer { path, .. } if path.ends_with("tokenizer.json")), "{err}");
 }
 
-/// The model the test setup fetched (`scripts/embed-model`), or
-/// `None` after saying it is skipped (failing when `SESS_REQUIRE_EMBED=1`).
+/// The model the test setup fetched (`scripts/embed-model`), or `None`.
 fn real_model() -> Option<Model> {
-    let Some(dir) = std::env::var_os("SESS_TEST_EMBED_MODEL") else {
-        assert!(
-            std::env::var("SESS_REQUIRE_EMBED").as_deref() != Ok("1"),
-            "SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)"
-        );
-        #[allow(clippy::print_stderr)] // The suite says what it skipped.
-        {
-            eprintln!("sess-embed: SKIPPED: SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)");
-        }
-        return None;
-    };
-    Some(Model::load(Path::new(&dir)).unwrap())
+    Some(Model::load(&sess_testkit::embed::embed_model_dir()?).unwrap())
 }
 
 #[test]

@@ -23,6 +23,7 @@
 pub mod backends;
 pub mod conformance;
 mod crash;
+pub mod embed;
 mod fault;
 pub mod workload;
 
