@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use rusqlite::params;
-use sess_embed::{CHUNK_CHARS, Model, chunks, quantize, similarity};
+use sess_embed::{CHUNK_CHARS, Model, chunks, quantize, similarity_stored};
 
 use crate::catalog::{Catalog, SESSION_COLUMNS, session_row};
 use crate::error::Result;
@@ -115,14 +115,10 @@ impl Catalog {
         let mut rows = scan.query(params![source, params.cwd, params.store])?;
         while let Some(row) = rows.next()? {
             let (doc, session): (i64, i64) = (row.get(0)?, row.get(1)?);
-            let bytes: Vec<u8> = row.get(2)?;
+            let bytes = row.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
             let score = bytes
-                .as_slice()
                 .chunks_exact(query.len().max(1))
-                .map(|piece| {
-                    let piece: Vec<i8> = piece.iter().map(|b| b.cast_signed()).collect();
-                    similarity(query, &piece)
-                })
+                .map(|piece| similarity_stored(query, piece))
                 .fold(f32::MIN, f32::max);
             let entry = best.entry(session).or_insert((f32::MIN, doc));
             if score > entry.0 {

@@ -106,3 +106,26 @@ pub(crate) fn refresh_found(catalog: &mut Catalog, bar: Bar) -> anyhow::Result<(
     let mut drawn = Drawn::new(bar);
     Ok(sess::catalog::refresh_found(catalog, sources_env(), &mut |p| drawn.tell(p))?)
 }
+
+/// The embedding model's folder: `arg` (`--model`), else `$SESS_EMBED_MODEL`.
+pub(crate) fn model_dir(arg: Option<&Path>) -> Option<PathBuf> {
+    arg.map(Path::to_owned).or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(PathBuf::from))
+}
+
+/// The embedding model in `dir`, said by its folder when it cannot be loaded.
+pub(crate) fn load_model(dir: &Path) -> anyhow::Result<sess_embed::Model> {
+    use anyhow::Context as _;
+    sess_embed::Model::load(dir).with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))
+}
+
+/// Embeds the catalog's messages that have no vector with `model`, a
+/// progress bar on a terminal.
+pub(crate) fn embed(catalog: &mut Catalog, model: &sess_embed::Model) -> anyhow::Result<sess_catalog::EmbedReport> {
+    let bar = Progress::new(0, "messages embedded");
+    let report = catalog.embed(model, &mut |done, total| {
+        bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
+        bar.set(u64::try_from(done).unwrap_or(u64::MAX));
+    });
+    bar.finish();
+    Ok(report?)
+}

@@ -23,7 +23,17 @@ pub fn quantize(vector: &[f32]) -> Vec<i8> {
 /// dot product over 127². 1 for the same direction, 0 for unrelated, −1 for
 /// opposite; vectors of other lengths compare over the shorter.
 pub fn similarity(a: &[i8], b: &[i8]) -> f32 {
-    let dot: i32 = a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+    scaled(a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum())
+}
+
+/// [`similarity`] of `a` and a vector stored as bytes (each an `i8`'s
+/// bits, as a database keeps it), read in place.
+pub fn similarity_stored(a: &[i8], stored: &[u8]) -> f32 {
+    scaled(a.iter().zip(stored).map(|(x, y)| i32::from(*x) * i32::from(y.cast_signed())).sum())
+}
+
+/// A dot product of quantized vectors as a cosine.
+fn scaled(dot: i32) -> f32 {
     // At most 256 × 127² per 256 components: exact in an f32 up to 2^24.
     #[allow(clippy::cast_precision_loss)]
     let dot = dot as f32;
@@ -45,5 +55,7 @@ mod tests {
         assert!((similarity(&qa, &qa) - 1.0).abs() < 0.01);
         assert!((similarity(&qa, &quantize(&[-0.6, -0.8, 0.0])) + 1.0).abs() < 0.01);
         assert_eq!(quantize(&[2.0, -2.0]), [127, -127]);
+        let stored: Vec<u8> = qb.iter().map(|x| x.cast_unsigned()).collect();
+        assert!((similarity_stored(&qa, &stored) - similarity(&qa, &qb)).abs() < f32::EPSILON);
     }
 }

@@ -142,10 +142,7 @@ pub fn read(arg: &str, leaf: Option<&str>, store: Option<&str>, host: &Host, tel
         let file = load_session(session, host, tell)?;
         return Ok(Read { transcript: pi_transcript(&file, leaf, arg)?, file: None });
     }
-    let mut found: Located = crate::resolve::locate(arg, host, tell)?;
-    if !found.recognised {
-        found.kind = crate::resolve::agent_of(&found.path)?;
-    }
+    let found: Located = crate::resolve::locate_agent(arg, host, tell)?;
     if leaf.is_some() && !found.kind.is_native() {
         return Err(Error::read(format!("--leaf works on pi-family sessions; `{arg}` is a {} session", found.kind)));
     }

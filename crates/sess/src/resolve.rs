@@ -192,6 +192,20 @@ fn name_matches(path: &Path, needle: &str) -> bool {
     path.file_name().is_some_and(|name| name.to_string_lossy().to_lowercase().starts_with(needle))
 }
 
+/// [`locate`], with the agent read from the file when its first lines did
+/// not say ([`agent_of`]).
+///
+/// # Errors
+///
+/// As [`locate`] and [`agent_of`].
+pub fn locate_agent(arg: &str, host: &Host, tell: &dyn Tell) -> Result<Located> {
+    let mut found = locate(arg, host, tell)?;
+    if !found.recognised {
+        found.kind = agent_of(&found.path)?;
+    }
+    Ok(found)
+}
+
 /// The agent that wrote the file at `path` (`None` when none of its first
 /// lines says), which must be a regular file: a FIFO or a device is refused
 /// without being opened. A missing file is `None`.

@@ -13,7 +13,7 @@ pub(crate) fn run(args: &HandoffArgs, store: Option<&str>) -> anyhow::Result<Out
     if store.is_some() {
         bail!("sess handoff hands over the sessions the agents keep on this machine, not those of a store (--store)");
     }
-    let found = super::resume::located(&args.session)?;
+    let found = sess::resolve::locate_agent(&args.session, host(), &Printed)?;
     if args.leaf.is_some() && !found.kind.is_native() {
         bail!("--leaf works on pi-family sessions; `{}` is a {} session", args.session, found.kind);
     }

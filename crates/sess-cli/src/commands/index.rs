@@ -2,15 +2,13 @@
 
 use std::io::Write;
 
-use anyhow::Context as _;
-
 use serde::Serialize;
 use sess_catalog::RefreshReport;
 
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::IndexArgs;
-use crate::output::{Progress, print_json, stdout};
+use crate::output::{print_json, stdout};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,7 +41,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
     let report = &refreshed.report;
     let sessions = catalog.len()?;
-    let model = args.model.clone().or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(std::path::PathBuf::from));
+    let model = catalog::model_dir(args.model.as_deref());
     let embedded = model.map(|dir| embed(&mut catalog, &dir)).transpose()?;
     if args.json {
         let millis = refreshed.took.as_millis();
@@ -74,19 +72,11 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     Ok(Outcome::Clean)
 }
 
-/// Embeds the catalog's messages that have no vector with the model in `dir`,
-/// a progress bar on a terminal.
+/// Embeds the catalog's messages that have no vector with the model in `dir`.
 fn embed(catalog: &mut sess_catalog::Catalog, dir: &std::path::Path) -> anyhow::Result<Embedded> {
     let started = std::time::Instant::now();
-    let model = sess_embed::Model::load(dir)
-        .with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))?;
-    let bar = Progress::new(0, "messages embedded");
-    let report = catalog.embed(&model, &mut |done, total| {
-        bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
-        bar.set(u64::try_from(done).unwrap_or(u64::MAX));
-    });
-    bar.finish();
-    let report = report?;
+    let model = catalog::load_model(dir)?;
+    let report = catalog::embed(catalog, &model)?;
     Ok(Embedded {
         model: dir.to_owned(),
         documents: report.documents,

@@ -9,7 +9,6 @@ use std::process::Command;
 use anyhow::{Context as _, bail};
 use serde_json::json;
 use sess::handoff::Resume;
-use sess::resolve::Located;
 
 use crate::Outcome;
 use crate::cli::ResumeArgs;
@@ -20,7 +19,7 @@ pub(crate) fn run(args: &ResumeArgs, store: Option<&str>) -> anyhow::Result<Outc
     if store.is_some() {
         bail!("sess resume goes on with the sessions the agents keep on this machine, not those of a store (--store)");
     }
-    let found = located(&args.session)?;
+    let found = sess::resolve::locate_agent(&args.session, host(), &Printed)?;
     let transcript = sess::load::transcript(&found, None, host(), &Printed)?;
     let id = found.row.clone().unwrap_or_else(|| transcript.id.clone());
     let cwd = transcript.cwd.as_deref();
@@ -45,15 +44,6 @@ pub(crate) fn run(args: &ResumeArgs, store: Option<&str>) -> anyhow::Result<Outc
         return Ok(Outcome::Clean);
     }
     start(&resume)
-}
-
-/// The session `arg` names, with the agent that wrote it.
-pub(crate) fn located(arg: &str) -> anyhow::Result<Located> {
-    let mut found = sess::resolve::locate(arg, host(), &Printed)?;
-    if !found.recognised {
-        found.kind = sess::resolve::agent_of(&found.path)?;
-    }
-    Ok(found)
 }
 
 /// Runs `resume` in its directory and ends with the agent's exit code; when

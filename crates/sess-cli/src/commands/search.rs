@@ -14,7 +14,7 @@ use crate::catalog;
 use crate::cli::{SearchArgs, SearchMode};
 use crate::commands::archived;
 use crate::env::host;
-use crate::output::{Hint, Progress, print_json, shell_word, stdout};
+use crate::output::{Hint, print_json, shell_word, stdout};
 use crate::summary::{one_line, short};
 
 #[derive(Serialize)]
@@ -87,7 +87,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
     let mut catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
-    let model_dir = args.model.clone().or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(PathBuf::from));
+    let model_dir = catalog::model_dir(args.model.as_deref());
     let how = args.mode.unwrap_or(if model_dir.is_some() { SearchMode::Hybrid } else { SearchMode::Lexical });
     let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
@@ -156,17 +156,9 @@ fn by_meaning(
     params: &SearchParams,
     as_it_is: bool,
 ) -> anyhow::Result<Vec<Fused>> {
-    use anyhow::Context as _;
-    let model = sess_embed::Model::load(dir)
-        .with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))?;
+    let model = catalog::load_model(dir)?;
     if !as_it_is {
-        let bar = Progress::new(0, "messages embedded");
-        let embedded = catalog.embed(&model, &mut |done, total| {
-            bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
-            bar.set(u64::try_from(done).unwrap_or(u64::MAX));
-        });
-        bar.finish();
-        embedded?;
+        catalog::embed(catalog, &model)?;
     }
     let wanted = params.offset + params.limit;
     let window = SearchParams { offset: 0, limit: wanted.max(FUSED_WINDOW), ..params.clone() };
