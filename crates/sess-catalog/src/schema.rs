@@ -49,11 +49,14 @@
 //! for what the pi family writes today: pi 1.6's `usage` entries and the title
 //! oh-my-pi keeps in its title line; version 7 adds `doc_vectors` and
 //! `meta`, the vectors of search by meaning, which the older versions' writes
-//! would have left stale).
+//! would have left stale; version 8 adds `doc_bits`).
 //! - `doc_vectors`: for each document of the conversation and of tools, the
 //!   int8 vectors of its pieces, one after another (`sess_embed`), made with
 //!   the model `meta`'s `model` names; an empty blob for a document with no
 //!   vector (blank). Filled by `Catalog::embed`, after a refresh.
+//! - `doc_bits`: the same pieces' sign bits (`sess_embed::binarize`), a
+//!   table of its own so that the first pass of a search reads an eighth of
+//!   the bytes.
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -61,7 +64,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub(crate) const VERSION: i64 = 7;
+pub(crate) const VERSION: i64 = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE sessions (
@@ -153,6 +156,11 @@ CREATE TABLE doc_vectors (
     vectors BLOB NOT NULL
 );
 CREATE INDEX doc_vectors_session ON doc_vectors (session);
+CREATE TABLE doc_bits (
+    doc INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL REFERENCES sessions (id),
+    bits BLOB NOT NULL
+);
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -178,6 +186,7 @@ DROP TABLE IF EXISTS docs;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS failures;
 DROP TABLE IF EXISTS doc_vectors;
+DROP TABLE IF EXISTS doc_bits;
 DROP TABLE IF EXISTS meta;
 ";
 

@@ -1,24 +1,28 @@
 //! The vectors of search by meaning: every document of the conversation and
 //! of tools embedded with a model (`sess_embed`), in pieces, kept as int8 in
-//! `doc_vectors`. Made after a refresh, for the documents that have none
-//! ([`Catalog::embed`]), so a refresh costs the same with or without a model;
-//! a document a refresh replaces loses its vectors with it. Vectors made with
-//! another model are dropped first.
+//! `doc_vectors` and as sign bits in `doc_bits` (the first pass of a search,
+//! [`Catalog::search_meaning`]). Made after a refresh, for the documents that
+//! have none ([`Catalog::embed`]), so a refresh costs the same with or
+//! without a model; a document a refresh replaces loses its vectors with it.
+//! Vectors made with another model are dropped first.
 
-use std::collections::HashMap;
+use std::num::NonZeroUsize;
 
 use rusqlite::params;
-use sess_embed::{CHUNK_CHARS, Model, chunks, quantize, similarity_stored};
+use sess_embed::{CHUNK_CHARS, Model, binarize, chunks, quantize};
 
-use crate::catalog::{Catalog, SESSION_COLUMNS, session_row};
+use crate::catalog::Catalog;
 use crate::error::Result;
-use crate::search::{Hit, SearchParams, SnippetPart};
 
-/// How many words a hit's snippet has.
-const SNIPPET_WORDS: usize = 40;
+/// The documents with no vector yet: those past the last one embedded.
+/// Documents are embedded in the order of their ids, and a refresh gives
+/// the documents it writes ids past every other (SQLite's rowids: one past
+/// the largest), so every document up to the last with a vector has one;
+/// this is a range of the primary key, not a scan of every document.
+const PENDING: &str = "d.id > (SELECT coalesce(max(doc), 0) FROM doc_vectors) AND d.role <> 'title'";
 
 /// Documents embedded per transaction.
-const BATCH: usize = 256;
+const BATCH: usize = 512;
 
 /// What [`Catalog::embed`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,26 +49,24 @@ impl Catalog {
             tx.query_row("SELECT value FROM meta WHERE key = 'model'", [], |row| row.get(0)).ok();
         if made_with.as_deref() != Some(id.as_str()) {
             report.dropped = tx.execute("DELETE FROM doc_vectors", [])? > 0;
+            tx.execute("DELETE FROM doc_bits", [])?;
             tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)", [&id])?;
         }
         tx.commit()?;
         let pending = |catalog: &Self| -> Result<usize> {
-            let count: i64 = catalog.conn.query_row(
-                "SELECT count(*) FROM docs d WHERE d.role <> 'title'
-                 AND NOT EXISTS (SELECT 1 FROM doc_vectors v WHERE v.doc = d.id)",
-                [],
-                |row| row.get(0),
-            )?;
+            let count: i64 =
+                catalog
+                    .conn
+                    .query_row(&format!("SELECT count(*) FROM docs d WHERE {PENDING}"), [], |row| row.get(0))?;
             Ok(usize::try_from(count).unwrap_or(0))
         };
         let total = pending(self)?;
         progress(0, total);
         loop {
             let batch: Vec<(i64, i64, String)> = {
-                let mut select = self.conn.prepare_cached(
-                    "SELECT d.id, d.session, doc_text(d.body) FROM docs d WHERE d.role <> 'title'
-                     AND NOT EXISTS (SELECT 1 FROM doc_vectors v WHERE v.doc = d.id) ORDER BY d.id LIMIT ?1",
-                )?;
+                let mut select = self.conn.prepare_cached(&format!(
+                    "SELECT d.id, d.session, doc_text(d.body) FROM docs d WHERE {PENDING} ORDER BY d.id LIMIT ?1"
+                ))?;
                 let rows = select.query_map([i64::try_from(BATCH).unwrap_or(i64::MAX)], |row| {
                     Ok((row.get(0)?, row.get(1)?, row.get(2)?))
                 })?;
@@ -73,19 +75,17 @@ impl Catalog {
             if batch.is_empty() {
                 break;
             }
+            let embedded = embed_all(model, &batch);
             let tx = self.conn.transaction()?;
             {
-                let mut insert =
+                let mut vectors_row =
                     tx.prepare_cached("INSERT INTO doc_vectors (doc, session, vectors) VALUES (?1, ?2, ?3)")?;
-                for (doc, session, text) in &batch {
-                    let mut vectors = Vec::new();
-                    for piece in chunks(text, CHUNK_CHARS) {
-                        if let Some(vector) = model.embed(piece) {
-                            vectors.extend(quantize(&vector).into_iter().map(i8::cast_unsigned));
-                            report.vectors += 1;
-                        }
-                    }
-                    insert.execute(params![doc, session, vectors])?;
+                let mut bits_row =
+                    tx.prepare_cached("INSERT INTO doc_bits (doc, session, bits) VALUES (?1, ?2, ?3)")?;
+                for ((doc, session, text), (vectors, bits, count)) in batch.iter().zip(embedded) {
+                    vectors_row.execute(params![doc, session, vectors])?;
+                    bits_row.execute(params![doc, session, bits])?;
+                    report.vectors += count;
                     report.bytes += text.len();
                 }
             }
@@ -94,56 +94,6 @@ impl Catalog {
             progress(report.documents, total);
         }
         Ok(report)
-    }
-
-    /// The sessions whose messages are nearest in meaning to the query whose
-    /// vector (quantized, of the model the catalog's vectors were made with)
-    /// is `query`, best first, one per session at its nearest message:
-    /// `params.limit` of them from `params.offset` on, within `params`'s
-    /// source, directory and store (its query's words are not used). A hit's
-    /// `score` is the similarity, negated so that lower is better as for
-    /// words; its snippet is the message's first words. Every vector in
-    /// scope is compared.
-    pub fn search_meaning(&self, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
-        let source = params.source.map(sess_sources::SourceKind::as_str);
-        let mut scan = self.conn.prepare_cached(
-            "SELECT v.doc, v.session, v.vectors FROM doc_vectors v JOIN sessions s ON s.id = v.session
-             WHERE length(v.vectors) > 0 AND (?1 IS NULL OR s.source = ?1) AND (?2 IS NULL OR s.cwd = ?2)
-             AND (?3 IS NULL OR s.store = ?3)",
-        )?;
-        let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
-        let mut rows = scan.query(params![source, params.cwd, params.store])?;
-        while let Some(row) = rows.next()? {
-            let (doc, session): (i64, i64) = (row.get(0)?, row.get(1)?);
-            let bytes = row.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
-            let score = bytes
-                .chunks_exact(query.len().max(1))
-                .map(|piece| similarity_stored(query, piece))
-                .fold(f32::MIN, f32::max);
-            let entry = best.entry(session).or_insert((f32::MIN, doc));
-            if score > entry.0 {
-                *entry = (score, doc);
-            }
-        }
-        let mut ranked: Vec<(i64, f32, i64)> =
-            best.into_iter().map(|(session, (score, doc))| (session, score, doc)).collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut hits = Vec::new();
-        for (session, score, doc) in ranked.into_iter().skip(params.offset).take(params.limit) {
-            let row = self.conn.query_row(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1"),
-                [session],
-                session_row,
-            )?;
-            let (entry_id, role, text): (Option<String>, String, String) =
-                self.conn.query_row("SELECT entry_id, role, doc_text(body) FROM docs WHERE id = ?1", [doc], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })?;
-            let words: Vec<&str> = text.split_whitespace().take(SNIPPET_WORDS).collect();
-            let snippet = vec![SnippetPart { text: words.join(" "), hit: false }];
-            hits.push(Hit { session: row, entry_id, role, snippet, score: f64::from(-score) });
-        }
-        Ok(hits)
     }
 
     /// How many documents have vectors, and the bytes those take.
@@ -156,52 +106,35 @@ impl Catalog {
     }
 }
 
-/// How far down a list a hit still counts in [`fuse`] (reciprocal rank
-/// fusion's constant).
-const FUSION_K: f64 = 60.0;
-
-/// A hit of a search by words and meaning, with the sides that found it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fused {
-    /// The hit: the words' one when both sides found the session (its
-    /// snippet marks the words).
-    pub hit: Hit,
-    /// Whether the words found the session.
-    pub words: bool,
-    /// Whether the meaning found it.
-    pub meaning: bool,
-}
-
-/// The hits of both sides as one list, one per session, by reciprocal rank
-/// fusion: a session's score is the sum over the sides that found it of
-/// 1 / (60 + its rank there); the best `limit`, best first. A hit's `score`
-/// becomes the fused one, negated (lower is better).
-pub fn fuse(words: Vec<Hit>, meaning: Vec<Hit>, limit: usize) -> Vec<Fused> {
-    let mut fused: Vec<(f64, Fused)> = Vec::new();
-    let rank_score = |rank: usize| {
-        #[allow(clippy::cast_precision_loss, reason = "ranks are small")]
-        let rank = rank as f64;
-        1.0 / (FUSION_K + rank + 1.0)
-    };
-    for (rank, hit) in words.into_iter().enumerate() {
-        fused.push((rank_score(rank), Fused { hit, words: true, meaning: false }));
-    }
-    for (rank, hit) in meaning.into_iter().enumerate() {
-        match fused.iter_mut().find(|(_, f)| f.hit.session.key == hit.session.key) {
-            Some((score, found)) => {
-                *score += rank_score(rank);
-                found.meaning = true;
+/// The vectors of each `(doc, session, text)` of `batch`, in order: its
+/// pieces' int8 vectors one after another, their sign bits, and how many
+/// there are. The batch is shared among the machine's cores.
+fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Vec<(Vec<u8>, Vec<u8>, usize)> {
+    let one = |text: &str| {
+        let (mut vectors, mut bits, mut count) = (Vec::new(), Vec::new(), 0);
+        for piece in chunks(text, CHUNK_CHARS) {
+            if let Some(vector) = model.embed(piece) {
+                let quantized = quantize(&vector);
+                bits.extend(binarize(&quantized));
+                vectors.extend(quantized.into_iter().map(i8::cast_unsigned));
+                count += 1;
             }
-            None => fused.push((rank_score(rank), Fused { hit, words: false, meaning: true })),
         }
+        (vectors, bits, count)
+    };
+    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    if threads < 2 || batch.len() < 2 {
+        return batch.iter().map(|(_, _, text)| one(text)).collect();
     }
-    fused.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.hit.session.key.cmp(&b.1.hit.session.key)));
-    fused
-        .into_iter()
-        .take(limit)
-        .map(|(score, mut f)| {
-            f.hit.score = -score;
-            f
-        })
-        .collect()
+    let share = batch.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = batch
+            .chunks(share)
+            .map(|part| scope.spawn(move || part.iter().map(|(_, _, text)| one(text)).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
 }

@@ -114,15 +114,14 @@ pub(crate) fn model_dir(arg: Option<&Path>) -> Option<PathBuf> {
 
 /// The embedding model in `dir`, said by its folder when it cannot be loaded.
 pub(crate) fn load_model(dir: &Path) -> anyhow::Result<sess_embed::Model> {
-    use anyhow::Context as _;
-    sess_embed::Model::load(dir).with_context(|| format!("cannot load the embedding model in `{}`", dir.display()))
+    Ok(sess::meaning::load_model(dir)?)
 }
 
 /// Embeds the catalog's messages that have no vector with `model`, a
 /// progress bar on a terminal.
 pub(crate) fn embed(catalog: &mut Catalog, model: &sess_embed::Model) -> anyhow::Result<sess_catalog::EmbedReport> {
     let bar = Progress::new(0, "messages embedded");
-    let report = catalog.embed(model, &mut |done, total| {
+    let report = sess::catalog::embed(catalog, model, &mut |done, total| {
         bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
         bar.set(u64::try_from(done).unwrap_or(u64::MAX));
     });

@@ -1,5 +1,6 @@
 //! Command-line arguments.
 
+use sess::meaning::SearchMode;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -155,6 +156,9 @@ pub(crate) struct McpArgs {
     /// model contexts too, not only the titles and snippets of listings.
     #[arg(long)]
     pub(crate) redact: bool,
+    /// With a model, `search_sessions` searches by meaning too.
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
 }
@@ -489,12 +493,9 @@ pub(crate) struct IndexArgs {
     /// Print the counts as JSON.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Also embed every message that has no vector yet with the static
-    /// embedding model in DIR (a Hugging Face `tokenizer.json` and one
-    /// `.safetensors` table; default `$SESS_EMBED_MODEL`), for search by
-    /// meaning.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) model: Option<PathBuf>,
+    /// With a model, also embed every message that has no vector yet.
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
 }
 
 #[derive(Debug, Args)]
@@ -530,26 +531,12 @@ pub(crate) struct SearchArgs {
     /// How to search: by the query's words, by its meaning (the messages
     /// nearest it, with an embedding model), or both, ranked together
     /// (default: hybrid with a model, else lexical).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = search_mode())]
     pub(crate) mode: Option<SearchMode>,
-    /// The static embedding model of search by meaning (a folder with a
-    /// Hugging Face `tokenizer.json` and one `.safetensors` table; default
-    /// `$SESS_EMBED_MODEL`).
-    #[arg(long, value_name = "DIR")]
-    pub(crate) model: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
-}
-
-/// How `sess search` finds sessions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum SearchMode {
-    /// By the query's words (BM25).
-    Lexical,
-    /// By meaning: the messages whose vectors are nearest the query's.
-    Semantic,
-    /// Both, by reciprocal rank fusion.
-    Hybrid,
 }
 
 #[derive(Debug, Args)]
@@ -653,6 +640,9 @@ pub(crate) struct ServeArgs {
     /// 408 and closes the connection.
     #[arg(long, value_name = "SECS", default_value = "30", value_parser = seconds)]
     pub(crate) idle_timeout: std::time::Duration,
+    /// With a model, the search box searches by meaning too.
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
     #[command(flatten)]
     pub(crate) catalog: CatalogArg,
 }
@@ -680,6 +670,16 @@ fn budget(text: &str) -> Result<std::time::Duration, String> {
     std::time::Duration::try_from_secs_f64(value).map_err(|_| invalid())
 }
 
+/// The embedding model of search by meaning.
+#[derive(Debug, Args)]
+pub(crate) struct ModelArg {
+    /// The static embedding model of search by meaning: a folder with a
+    /// Hugging Face `tokenizer.json` and one `.safetensors` table (default
+    /// `$SESS_EMBED_MODEL`; README: "Search by meaning").
+    #[arg(long = "model", value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
+}
+
 /// Where the search catalog is.
 #[derive(Debug, Args)]
 pub(crate) struct CatalogArg {
@@ -700,4 +700,11 @@ pub(crate) struct ScopeArgs {
     /// Every project.
     #[arg(long)]
     pub(crate) all_projects: bool,
+}
+
+/// `--mode`'s values: lexical, semantic, hybrid.
+fn search_mode() -> impl clap::builder::TypedValueParser<Value = SearchMode> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(SearchMode::ALL.map(SearchMode::as_str))
+        .try_map(|name| name.parse::<SearchMode>())
 }

@@ -33,6 +33,7 @@ pub(crate) fn host() -> &'static sess::Host {
         data_dir: data_dir(),
         host_name: std::env::var("HOSTNAME").ok(),
         cwd: std::env::current_dir().unwrap_or_default(),
+        model: std::env::var_os("SESS_EMBED_MODEL").map(PathBuf::from),
     })
 }
 

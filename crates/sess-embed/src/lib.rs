@@ -18,4 +18,4 @@ mod table;
 pub use chunk::{CHUNK_CHARS, chunks};
 pub use error::{Error, Result};
 pub use model::Model;
-pub use quantize::{SCALE, quantize, similarity, similarity_stored};
+pub use quantize::{SCALE, binarize, hamming, quantize, similarity, similarity_stored};

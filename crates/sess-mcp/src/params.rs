@@ -23,8 +23,10 @@ pub struct Scope {
 /// `search_sessions`.
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct SearchArgs {
-    /// Words (all must match), "a phrase", a prefix*, OR and NOT between terms.
+    /// Words (all must match), "a phrase", a prefix*, OR and NOT between terms; or, by meaning, what the session was about.
     pub query: String,
+    /// How to rank: "lexical" (the words), "semantic" (the meaning: sessions about the same thing in other words), or "hybrid" (both; the default when the server has an embedding model, else lexical).
+    pub mode: Option<String>,
     /// Which sessions, and how long the answer may be.
     #[serde(flatten)]
     pub scope: Scope,

@@ -2,6 +2,7 @@
 //! or message part; long texts folded; every answer under a budget, saying
 //! what it left out and how to get it.
 
+use sess::meaning::Side;
 use std::fmt::Write as _;
 
 use sess::{SearchHit, SessionCard};
@@ -121,7 +122,9 @@ pub(crate) fn hit(hit: &SearchHit) -> String {
     }
     let at = hit.entry_id.as_deref().map(|e| format!("entry {e}, ")).unwrap_or_default();
     let role = hit.role.as_deref().unwrap_or("text");
-    format!("{}  {at}{role}: {}\n", card(&hit.session), one_line(&snippet, 400))
+    // A hit by meaning alone matched no word: its snippet is where the message begins.
+    let how = if hit.matched == [Side::Meaning] { " (by meaning)" } else { "" };
+    format!("{}  {at}{role}{how}: {}\n", card(&hit.session), one_line(&snippet, 400))
 }
 
 /// Message `index` of a transcript, compactly.

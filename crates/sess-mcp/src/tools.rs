@@ -164,6 +164,7 @@ impl Sess {
             machine: None,
             limit: if since.is_some() { limit * 4 } else { limit },
             offset: 0,
+            mode: args.mode.as_deref().map(str::parse).transpose().map_err(|e: sess::Error| e.to_string())?,
         };
         // Dropping the search's future tells the search (`search_within`).
         let mut hits = tokio::select! {
@@ -251,7 +252,8 @@ impl Sess {
         words (all must match), \"a phrase\", prefix*, OR, NOT; at most 64 different words, and a search that \
         runs 10 s is stopped. One hit per session, best first, with its ref \
         (for read_session), agent, session id, time, project, title, and the matching entry with a snippet \
-        ([[…]] marks the words). Default scope: the current project; cwd \"*\" searches every project.")]
+        ([[…]] marks the words). With the server's embedding model, mode \"semantic\" or \"hybrid\" (its \
+        default) also finds sessions about the same thing in other words. Default scope: the current project; cwd \"*\" searches every project.")]
     async fn search_sessions(
         &self,
         Parameters(args): Parameters<SearchArgs>,

@@ -8,7 +8,7 @@
 // Routes (location.hash):
 //   #/?source=&project=&q=&machine=   home: projects and sessions
 //   #/s/{id}?leaf=&entry=&q=          one session (at a leaf; scrolled to an entry)
-//   #/search?q=&source=&machine=      search hits
+//   #/search?q=&source=&machine=&mode=      search hits (mode: lexical, semantic, hybrid)
 //   #/usage?period=&split=&source=&project=&machine=   tokens and cost (usage.js)
 //
 // data-testid attributes, for end-to-end tests:
@@ -38,7 +38,8 @@
 //   fork-button, fork-result (fork-command, fork-session-id, fork-path, fork-close)
 //   tree-panel, tree-node (data-id, data-on-branch, data-leaf), tree-label
 //   search-view, hit-list, search-hit (a link; data-id, data-entry-id), search-snippet,
-//   search-count ("50+ hits" until the last page is in, then "123 hits")
+//   search-count ("50+ hits" until the last page is in, then "123 hits"), search-mode (a select, with an
+//   embedding model), hit-by-meaning (a hit no word matched)
 //   usage-view and what is in it: see usage.js
 
 import { sessionUsage, showUsage } from './usage.js';
@@ -1103,20 +1104,25 @@ import { sessionUsage, showUsage } from './usage.js';
     const q = params.get('q') || '';
     const source = params.get('source') || '';
     const machine = params.get('machine') || '';
+    const mode = params.get('mode') || '';
     searchInput.value = q;
-    const machines = await machineList();
+    const [machines, modes] = await Promise.all([machineList(), searchModes()]);
     if (stale()) return;
     const view = el('section', { class: 'pane main', testid: 'search-view' });
     const sourceFilter = agentSelect();
     sourceFilter.value = source;
     sourceFilter.addEventListener('change', () => {
-      location.hash = `#/search${query({ q, source: sourceFilter.value, machine })}`;
+      location.hash = `#/search${query({ q, source: sourceFilter.value, machine, mode })}`;
     });
     const machineFilter = machineSelect(machines, machine);
     machineFilter?.addEventListener('change', () => {
-      location.hash = `#/search${query({ q, source, machine: machineFilter.value })}`;
+      location.hash = `#/search${query({ q, source, machine: machineFilter.value, mode })}`;
     });
-    view.append(el('div', { class: 'toolbar' }, el('h2', null, 'Search'), sourceFilter, machineFilter));
+    const modeFilter = modeSelect(modes, mode);
+    modeFilter?.addEventListener('change', () => {
+      location.hash = `#/search${query({ q, source, machine, mode: modeFilter.value })}`;
+    });
+    view.append(el('div', { class: 'toolbar' }, el('h2', null, 'Search'), sourceFilter, machineFilter, modeFilter));
     clear(app);
     app.className = 'layout single';
     app.append(view);
@@ -1132,7 +1138,7 @@ import { sessionUsage, showUsage } from './usage.js';
       list,
       root: view,
       limit: HIT_PAGE,
-      fetchPage: (offset, limit) => apiPage(`/api/search${query({ q, source, machine, limit, offset })}`),
+      fetchPage: (offset, limit) => apiPage(`/api/search${query({ q, source, machine, mode, limit, offset })}`),
       row: (hit) => hitRow(hit, q),
       key: (hit) => hit.session.id,
       onPage({ shown, more }) {
@@ -1146,6 +1152,27 @@ import { sessionUsage, showUsage } from './usage.js';
       },
     });
     await hits.start();
+  }
+
+  /** How the server can rank a search, its default first: `["lexical"]` without an embedding model. */
+  async function searchModes() {
+    try {
+      const modes = await api('/api/search/modes');
+      return Array.isArray(modes) && modes.length ? modes : ['lexical'];
+    } catch {
+      return ['lexical'];
+    }
+  }
+
+  const MODE_NAMES = { hybrid: 'Words and meaning', semantic: 'Meaning', lexical: 'Words' };
+
+  /// The mode filter of the search view: only when the server can search by meaning (or the route names a mode).
+  function modeSelect(modes, value) {
+    if (modes.length < 2 && !value) return null;
+    const select = el('select', { testid: 'search-mode', 'aria-label': 'Search by' },
+      ...modes.map((mode) => el('option', { value: mode === modes[0] ? '' : mode }, MODE_NAMES[mode] || mode)));
+    select.value = value === modes[0] ? '' : value;
+    return select;
   }
 
   function hitRow(hit, q) {
@@ -1163,9 +1190,15 @@ import { sessionUsage, showUsage } from './usage.js';
       sourceBadge(hit.session.source),
       archiveMarks(hit.session),
       hit.role ? el('span', { class: `role role-${hit.role}` }, hit.role) : null,
+      byMeaning(hit) ? el('span', { class: 'badge', testid: 'hit-by-meaning', title: 'Found by meaning: none of the words is in it' }, 'by meaning') : null,
       hit.session.cwd ? el('span', { class: 'path' }, hit.session.cwd) : null,
       el('time', null, relativeTime(hit.session.modifiedMs))),
     snippet));
+  }
+
+  /** Whether only the meaning found a hit (its snippet is where the message begins). */
+  function byMeaning(hit) {
+    return Array.isArray(hit.matched) && hit.matched.length === 1 && hit.matched[0] === 'meaning';
   }
 
   route();

@@ -329,6 +329,7 @@ impl Library for Demo {
                             SnippetPart { text: text[at..end].into(), hit: true },
                             SnippetPart { text: text[end..].into(), hit: false },
                         ],
+                        matched: vec![sess::meaning::Side::Words],
                     });
                 }
             }

@@ -8,6 +8,7 @@ use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use sess::meaning::SearchMode;
 use sess_sources::SourceKind;
 use sess_usage::{By, Date, TimeZone};
 
@@ -68,6 +69,13 @@ pub(crate) async fn projects(State(state): State<AppState>) -> Result<Json<Vec<P
 /// `GET /api/machines`.
 pub(crate) async fn machines(State(state): State<AppState>) -> Result<Json<Vec<MachineCard>>> {
     blocking(&state.library, Library::machines).await.map(Json)
+}
+
+/// `GET /api/search/modes`: how the server can rank a search, its default
+/// first (`["hybrid","semantic","lexical"]` with an embedding model, else
+/// `["lexical"]`).
+pub(crate) async fn search_modes(State(state): State<AppState>) -> Json<Vec<SearchMode>> {
+    Json(state.library.search_modes())
 }
 
 /// The query of `GET /api/sessions`.
@@ -188,9 +196,10 @@ pub(crate) struct SearchQuery {
     machine: Option<String>,
     limit: Option<usize>,
     offset: Option<usize>,
+    mode: Option<String>,
 }
 
-/// `GET /api/search?q=&source=&project=&machine=&limit=&offset=`.
+/// `GET /api/search?q=&source=&project=&machine=&limit=&offset=&mode=`.
 pub(crate) async fn search(
     State(state): State<AppState>,
     raw: Result<Query<SearchQuery>, QueryRejection>,
@@ -207,6 +216,7 @@ pub(crate) async fn search(
         machine: non_empty(raw.machine),
         limit: limit(raw.limit, SearchParams::default().limit),
         offset: raw.offset.unwrap_or(0),
+        mode: non_empty(raw.mode).map(|mode| mode.parse()).transpose()?,
     };
     if params.limit == 0 {
         return Ok(Json(Vec::new()));

@@ -72,6 +72,8 @@ impl From<sess::Error> for Error {
             sess::Error::OutOfTime { budget } => Self::OutOfTime { budget },
             sess::Error::Cancelled => Self::Cancelled,
             sess::Error::Failed(source) => Self::Failed(source),
+            // A search by meaning asked of a server with no model: it says how to give one.
+            model @ sess::Error::Model { .. } => Self::Invalid { reason: sess::chain(&model) },
             // A variant a later `sess` adds: the server failed.
             other => Self::Failed(Box::new(other)),
         }

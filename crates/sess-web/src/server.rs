@@ -112,7 +112,8 @@ async fn index(State(state): State<AppState>) -> Html<Bytes> {
 /// | `GET /api/sessions?source=&project=&q=&machine=&limit=&offset=` | `[SessionCard]`: `limit` (200 by default) from `offset` (0) on, newest first; how many the filters select in all in the header `X-Sess-Total` |
 /// | `GET /api/sessions/{id}?leaf=` | `SessionPage`, each text block of a user or assistant message with `html`: its Markdown rendered by [`sess_export::to_html`] |
 /// | `GET /api/sessions/{id}/export?format=html\|md&redact=1\|0&leaf=` | the session as a file to download ([`Library::export`]; secrets masked unless `redact=0`, and how many in `X-Sess-Masked`) |
-/// | `GET /api/search?q=&source=&project=&machine=&limit=&offset=` | `[SearchHit]`: `limit` (50 by default) from `offset` (0) on, best first; a page shorter than `limit` is the last |
+/// | `GET /api/search?q=&source=&project=&machine=&limit=&offset=&mode=` | `[SearchHit]`: `limit` (50 by default) from `offset` (0) on, best first; a page shorter than `limit` is the last; `mode`: `lexical`, `semantic` or `hybrid` (default: the first of `/api/search/modes`) |
+/// | `GET /api/search/modes` | `[mode]`: the modes the server can search by, its default first |
 /// | `GET /api/usage?by=&source=&project=&machine=&since=&until=&tz=` | [`Report::to_json`](sess_usage::Report::to_json) ([`Library::usage`]) |
 /// | `POST /api/sessions/{id}/fork` `{"entryId": …}`, header `X-Sess-Token` | `Forked` |
 /// | `GET /api/events`, header `Last-Event-ID` | the change feed ([`ServeConfig::feed`]) as server-sent events: `event: appeared`, `changed` or `gone`, `data` the [`Event`](sess::live::Event) as JSON, `id` `RUN-N`; a client that comes back with the last id it saw goes on after it, or gets `event: reset` (read again) when those events are gone or of another run |
@@ -157,6 +158,7 @@ pub fn router(library: Arc<dyn Library>, config: &ServeConfig) -> Router {
         .route("/api/sessions/{id}/export", get(api::export))
         .route("/api/sessions/{id}/fork", post(api::fork))
         .route("/api/search", get(api::search))
+        .route("/api/search/modes", get(api::search_modes))
         .route("/api/usage", get(api::usage))
         .route("/api/events", get(events::events))
         .fallback(api::not_found)

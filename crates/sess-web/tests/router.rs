@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // A panic is how a test fails.
 
+use sess::meaning::{SearchMode, Side};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -150,6 +151,7 @@ impl Library for Fake {
                 SnippetPart { text: "say ".into(), hit: false },
                 SnippetPart { text: "hello".into(), hit: true },
             ],
+            matched: vec![Side::Words],
         }])
     }
 
@@ -696,16 +698,21 @@ async fn an_unknown_session_is_404() {
 #[tokio::test]
 async fn search() {
     let app = app();
-    let response = app.get("/api/search?q=hello%20world&source=pi&project=%2Fp&limit=3").await;
+    let response = app.get("/api/search?q=hello%20world&source=pi&project=%2Fp&limit=3&mode=semantic").await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(
         json_body(response).await,
         json!([{
             "session": card_json("s1"), "entryId": "e1", "role": "user",
-            "snippet": [{"text": "say ", "hit": false}, {"text": "hello", "hit": true}]
+            "snippet": [{"text": "say ", "hit": false}, {"text": "hello", "hit": true}],
+            "matched": ["words"]
         }])
     );
     app.get("/api/search?q=x").await;
+    // A mode the server does not know is a bad request, which the library never hears of.
+    let response = app.get("/api/search?q=x&mode=fuzzy").await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(json_body(response).await, json!({"error": "no search mode `fuzzy`: lexical, semantic or hybrid"}));
     assert_eq!(
         app.calls(),
         [
@@ -716,6 +723,7 @@ async fn search() {
                 machine: None,
                 limit: 3,
                 offset: 0,
+                mode: Some(SearchMode::Semantic),
             }),
             Call::Search(SearchParams { query: "x".into(), ..SearchParams::default() }),
         ]

@@ -92,6 +92,23 @@ pub fn refresh(
     Ok(Refreshed { report, store, skipped: found.skipped, took: started.elapsed() })
 }
 
+/// Embeds with `model` the catalog's messages that have no vector yet
+/// (after a refresh: those it added), telling `progress` the documents done
+/// and those in all; the vectors of another model are dropped first.
+///
+/// # Errors
+///
+/// [`Error::Catalog`] when the catalog cannot be read or written.
+pub fn embed(
+    catalog: &mut Catalog,
+    model: &sess_embed::Model,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<sess_catalog::EmbedReport> {
+    catalog
+        .embed(model, progress)
+        .map_err(|e| Error::catalog_because(format!("cannot embed the messages of `{}`", catalog.path().display()), e))
+}
+
 /// Brings `catalog` up to date with `files`, every session file there is.
 ///
 /// # Errors

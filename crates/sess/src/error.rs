@@ -90,6 +90,16 @@ pub enum Error {
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+    /// The embedding model of search by meaning cannot be loaded, or a
+    /// search by meaning has none ([`meaning`](crate::meaning)).
+    #[error("{message}")]
+    Model {
+        /// What went wrong, naming the model's folder.
+        message: String,
+        /// Why: the model's error, or a [`Hint`](crate::Hint).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// Reading a store failed.
     #[error(transparent)]
     Backend(#[from] sess_store::Error),

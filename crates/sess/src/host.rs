@@ -24,6 +24,9 @@ pub struct Host {
     /// The working directory: written in the header of a session started
     /// here.
     pub cwd: PathBuf,
+    /// The folder of the embedding model of search by meaning
+    /// ([`meaning`](crate::meaning)), when one is given.
+    pub model: Option<PathBuf>,
 }
 
 impl Host {
@@ -36,6 +39,7 @@ impl Host {
             data_dir: crate::archive::data_dir(None, home),
             host_name: None,
             cwd: home.to_owned(),
+            model: None,
         }
     }
 

@@ -123,6 +123,7 @@ mod library;
 pub mod live;
 pub mod load;
 mod masked;
+pub mod meaning;
 pub mod pi;
 pub mod resolve;
 pub mod session;

@@ -5,6 +5,7 @@ use serde::Serialize;
 use sess_sources::{SessionState, SourceKind, Transcript};
 use sess_usage::{By, Date, Report, Sum, TimeZone};
 
+use crate::meaning::{SearchMode, Side};
 use crate::{Cancel, Result};
 
 /// The sessions the browser shows. `sess serve` implements it over its search
@@ -56,6 +57,13 @@ pub trait Library: Send + Sync + 'static {
     /// [`Error::Cancelled`](crate::Error::Cancelled). A query that asks too
     /// much (too many words) is [`Error::Invalid`](crate::Error::Invalid).
     fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>>;
+
+    /// The ways [`Library::search`] can rank hits, the one it takes when a
+    /// search names none first. Lexical alone by default; a library with
+    /// an embedding model searches by meaning too, hybrid first.
+    fn search_modes(&self) -> Vec<SearchMode> {
+        vec![SearchMode::Lexical]
+    }
 
     /// The machines whose sessions an archive holds, for the page's machine
     /// filter ([`SessionsParams::machine`]), by name. None by default: a
@@ -154,11 +162,14 @@ pub struct SearchParams {
     pub limit: usize,
     /// After skipping this many of the best hits: the next page.
     pub offset: usize,
+    /// How the hits are ranked; `None`: hybrid when the library has an
+    /// embedding model ([`Host::model`](crate::Host::model)), else lexical.
+    pub mode: Option<SearchMode>,
 }
 
 impl Default for SearchParams {
     fn default() -> Self {
-        Self { query: String::new(), source: None, project: None, machine: None, limit: 50, offset: 0 }
+        Self { query: String::new(), source: None, project: None, machine: None, limit: 50, offset: 0, mode: None }
     }
 }
 
@@ -331,8 +342,11 @@ pub struct SearchHit {
     pub entry_id: Option<String>,
     /// Who wrote the text: `user`, `assistant`, …
     pub role: Option<String>,
-    /// The text around the match, in pieces.
+    /// The text around the match, in pieces; a hit by meaning alone has the
+    /// message's first words, none of them marked.
     pub snippet: Vec<SnippetPart>,
+    /// Which sides of the search found it: its words, its meaning, or both.
+    pub matched: Vec<Side>,
 }
 
 /// A piece of a snippet.

@@ -109,6 +109,10 @@ impl Library for Masked {
         self.library.machines()
     }
 
+    fn search_modes(&self) -> Vec<crate::meaning::SearchMode> {
+        self.library.search_modes()
+    }
+
     fn usage(&self, params: &UsageParams) -> Result<Report> {
         let mut report = self.library.usage(params)?;
         for group in &mut report.groups {
@@ -183,7 +187,7 @@ mod tests {
                 SnippetPart { text: format!("token {head}"), hit: false },
                 SnippetPart { text: tail.into(), hit: true },
             ];
-            Ok(vec![SearchHit { session: card(), entry_id: None, role: None, snippet }])
+            Ok(vec![SearchHit { session: card(), entry_id: None, role: None, snippet, matched: Vec::new() }])
         }
         fn fork(&self, id: &str, _: &str) -> Result<Forked> {
             Err(Error::NotFound { what: id.into() })

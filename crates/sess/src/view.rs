@@ -39,7 +39,9 @@ pub struct View {
 /// `--catalog`, else in the data folder), brought up to date now with every
 /// agent's files (`progress` told as they are read) and with `store`'s
 /// sessions, shown with the default archive's sessions whose originals are
-/// gone when there is no `store`. Names skipped, sessions that cannot be
+/// gone when there is no `store`; with an embedding model
+/// ([`Host::model`]), its messages embedded after (`progress` told again, in
+/// documents). Names skipped, sessions that cannot be
 /// read and an archive that cannot be opened are told to `tell`, as is
 /// whatever the library notices later.
 ///
@@ -75,6 +77,10 @@ pub fn open(
     for problem in refreshed.problems() {
         tell.warning(&crate::catalog::problem_line(problem));
     }
+    let model = host.model.as_deref().map(crate::meaning::load_model).transpose()?;
+    if let Some(model) = &model {
+        crate::catalog::embed(&mut opened, model, &mut |done, total| progress(Progress { done, total }))?;
+    }
     let gone = if store.is_none() { default_archive(&host, &tell) } else { None };
     let count = opened.len().map_err(boxed)?;
     let said = match &gone {
@@ -90,6 +96,7 @@ pub fn open(
         host,
         tell,
         states: crate::state::States::default(),
+        model,
     };
     Ok(View { library: Arc::new(library), said, catalog })
 }
@@ -114,7 +121,7 @@ fn report(tell: &dyn Tell, error: &Error) {
 
 /// A search's error as the page's: a query it refused is a bad request; a
 /// stopped one says why.
-fn search_error(err: sess_catalog::Error) -> Error {
+pub(crate) fn search_error(err: sess_catalog::Error) -> Error {
     match err {
         sess_catalog::Error::EmptyQuery { .. }
         | sess_catalog::Error::TooManyWords { .. }

@@ -41,7 +41,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     let refreshed = catalog::refresh(&mut catalog, store, catalog::Bar::Shown)?;
     let report = &refreshed.report;
     let sessions = catalog.len()?;
-    let model = catalog::model_dir(args.model.as_deref());
+    let model = catalog::model_dir(args.model.dir.as_deref());
     let embedded = model.map(|dir| embed(&mut catalog, &dir)).transpose()?;
     if args.json {
         let millis = refreshed.took.as_millis();

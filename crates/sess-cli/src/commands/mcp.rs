@@ -11,7 +11,12 @@ use crate::env::host;
 use crate::output::Printed;
 
 pub(crate) fn run(args: &McpArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let (library, _) = crate::commands::serve::library(store, args.catalog.path.as_deref(), catalog::Bar::Hidden)?;
+    let (library, _) = crate::commands::serve::library(
+        store,
+        args.catalog.path.as_deref(),
+        args.model.dir.as_deref(),
+        catalog::Bar::Hidden,
+    )?;
     let library: Arc<dyn sess::Library> =
         Arc::new(if args.redact { sess::Masked::everything(library) } else { sess::Masked::listings(library) });
     // As `sess search`: the current project, unless every one is asked for

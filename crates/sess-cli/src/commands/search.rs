@@ -5,13 +5,14 @@ use std::path::PathBuf;
 
 use console::Style;
 use serde::Serialize;
+use sess::meaning::{SearchMode, Side};
 use sess_archive::Filter;
-use sess_catalog::{Fused, Hit, SearchParams, Stop, Stopped};
+use sess_catalog::{Hit, SearchParams, Stop, Stopped};
 use sess_core::format_iso_millis;
 
 use crate::Outcome;
 use crate::catalog;
-use crate::cli::{SearchArgs, SearchMode};
+use crate::cli::SearchArgs;
 use crate::commands::archived;
 use crate::env::host;
 use crate::output::{Hint, print_json, shell_word, stdout};
@@ -36,12 +37,12 @@ struct Item<'a> {
     matches: Vec<[usize; 2]>,
     score: f64,
     /// Which sides found it: `words`, `meaning`.
-    matched: Vec<&'static str>,
+    matched: Vec<Side>,
 }
 
 pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     search(args, store).map_err(|err| {
-        // The catalog's error, or the archive's that wraps it.
+        // The catalog's error, the archive's that wraps it, or the library's.
         let out_of_time =
             |e: &sess_catalog::Error| matches!(e, sess_catalog::Error::Stopped { reason: Stopped::OutOfTime { .. } });
         let stopped = err.chain().find_map(|cause| {
@@ -49,7 +50,11 @@ pub(crate) fn run(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outc
                 Some(sess_archive::Error::Query(e)) => Some(e),
                 _ => None,
             });
-            catalog.filter(|e| out_of_time(e)).map(ToString::to_string)
+            let library = match cause.downcast_ref() {
+                Some(stopped @ sess::Error::OutOfTime { .. }) => Some(stopped.to_string()),
+                _ => None,
+            };
+            catalog.filter(|e| out_of_time(e)).map(ToString::to_string).or(library)
         });
         match stopped {
             Some(message) => anyhow::Error::new(Hint(
@@ -80,15 +85,15 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         if !args.reveal_secrets {
             crate::redact::hits(&mut hits);
         }
-        let matched = vec![vec!["words"]; hits.len()];
+        let matched = vec![vec![Side::Words]; hits.len()];
         return print(args, &hits, &matched, cwd.as_ref(), None);
     }
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
     let mut catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
-    let model_dir = catalog::model_dir(args.model.as_deref());
-    let how = args.mode.unwrap_or(if model_dir.is_some() { SearchMode::Hybrid } else { SearchMode::Lexical });
+    let model_dir = catalog::model_dir(args.model.dir.as_deref());
+    let how = args.mode.unwrap_or(SearchMode::default_for(model_dir.is_some()));
     let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
@@ -106,19 +111,19 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         offset: 0,
         stop: stop.clone(),
     };
-    if how != SearchMode::Lexical {
-        let Some(dir) = &model_dir else {
-            return Err(anyhow::Error::new(Hint(
-                "give the model with --model DIR or $SESS_EMBED_MODEL (README: \"Search by meaning\")".to_owned(),
-            ))
-            .context("search by meaning needs an embedding model"));
-        };
-        let fused = by_meaning(&mut catalog, dir, how, &params, args.no_refresh)?;
-        let mut hits: Vec<Hit> = fused.iter().map(|f| f.hit.clone()).collect();
+    if how.by_meaning() {
+        let model = model_dir.as_deref().map(catalog::load_model).transpose()?;
+        if let Some(model) = &model
+            && !args.no_refresh
+        {
+            catalog::embed(&mut catalog, model)?;
+        }
+        let fused = sess::meaning::search(&catalog, model.as_ref(), how, &params)?;
+        let matched: Vec<Vec<Side>> = fused.iter().map(Side::of).collect();
+        let mut hits: Vec<Hit> = fused.into_iter().map(|f| f.hit).collect();
         if !args.reveal_secrets {
             crate::redact::hits(&mut hits);
         }
-        let matched: Vec<Vec<&'static str>> = fused.iter().map(sides).collect();
         return print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)));
     }
     let mut hits = catalog.search(&params)?;
@@ -139,52 +144,8 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if !args.reveal_secrets {
         crate::redact::hits(&mut hits);
     }
-    let matched = vec![vec!["words"]; hits.len()];
+    let matched = vec![vec![Side::Words]; hits.len()];
     print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)))
-}
-
-/// How many hits of each side a hybrid search ranks together.
-const FUSED_WINDOW: usize = 100;
-
-/// The hits of a search by meaning (`semantic`), or by words and meaning
-/// ranked together (`hybrid`): the catalog's messages embedded first (those
-/// without a vector), unless the catalog is searched as it is.
-fn by_meaning(
-    catalog: &mut sess_catalog::Catalog,
-    dir: &std::path::Path,
-    mode: SearchMode,
-    params: &SearchParams,
-    as_it_is: bool,
-) -> anyhow::Result<Vec<Fused>> {
-    let model = catalog::load_model(dir)?;
-    if !as_it_is {
-        catalog::embed(catalog, &model)?;
-    }
-    let wanted = params.offset + params.limit;
-    let window = SearchParams { offset: 0, limit: wanted.max(FUSED_WINDOW), ..params.clone() };
-    let meaning = match model.embed(&params.query) {
-        Some(vector) => catalog.search_meaning(&sess_embed::quantize(&vector), &window)?,
-        None => Vec::new(),
-    };
-    if mode == SearchMode::Semantic {
-        return Ok(meaning
-            .into_iter()
-            .skip(params.offset)
-            .take(params.limit)
-            .map(|hit| Fused { hit, words: false, meaning: true })
-            .collect());
-    }
-    let words = catalog.search(&window)?;
-    Ok(sess_catalog::fuse(words, meaning, wanted).into_iter().skip(params.offset).collect())
-}
-
-/// The sides that found a hit, as `--json` names them.
-fn sides(fused: &Fused) -> Vec<&'static str> {
-    [(fused.words, "words"), (fused.meaning, "meaning")]
-        .into_iter()
-        .filter(|(yes, _)| *yes)
-        .map(|(_, side)| side)
-        .collect()
 }
 
 /// Prints `hits`; with none, says whether other projects have some (with
@@ -192,7 +153,7 @@ fn sides(fused: &Fused) -> Vec<&'static str> {
 fn print(
     args: &SearchArgs,
     hits: &[Hit],
-    matched: &[Vec<&'static str>],
+    matched: &[Vec<Side>],
     cwd: Option<&PathBuf>,
     catalog: Option<(&sess_catalog::Catalog, &SearchParams)>,
 ) -> anyhow::Result<Outcome> {
@@ -267,7 +228,7 @@ fn print(
     Ok(Outcome::Clean)
 }
 
-fn item<'a>(hit: &'a Hit, sides: Vec<&'static str>) -> Item<'a> {
+fn item(hit: &Hit, sides: Vec<Side>) -> Item<'_> {
     let s = &hit.session;
     let mut snippet = String::new();
     let mut matches = Vec::new();

@@ -19,7 +19,7 @@ use crate::cli::ServeArgs;
 use crate::output::{Printed, stdout, warn};
 
 pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
-    let view = open(store, args.catalog.path.as_deref(), catalog::Bar::Shown)?;
+    let view = open(store, args.catalog.path.as_deref(), args.model.dir.as_deref(), catalog::Bar::Shown)?;
     // The page follows the agents as they write, through the catalog it reads.
     let feed = match &view.catalog {
         Some(path) => Some(Arc::new(Feed::start(crate::env::host(), path, Arc::new(Printed))?)),
@@ -32,20 +32,29 @@ pub(crate) fn run(args: &ServeArgs, store: Option<&str>) -> anyhow::Result<Outco
 /// What the page (and `sess mcp`) reads: an archive (`--store ARCHIVE`), where
 /// it is; else the catalog (at `catalog_path`, refreshed now) with `store`'s
 /// sessions, or with the default archive's sessions whose originals are
-/// gone. Also what it holds, in words.
+/// gone; with the embedding model `model` (`--model`, else
+/// `$SESS_EMBED_MODEL`), searched by meaning too. Also what it holds, in
+/// words.
 pub(crate) fn library(
     store: Option<&str>,
     catalog_path: Option<&Path>,
+    model: Option<&Path>,
     bar: catalog::Bar,
 ) -> anyhow::Result<(Arc<dyn Library>, String)> {
-    let view = open(store, catalog_path, bar)?;
+    let view = open(store, catalog_path, model, bar)?;
     Ok((view.library, view.said))
 }
 
 /// The view [`library`] reads.
-fn open(store: Option<&str>, catalog_path: Option<&Path>, bar: catalog::Bar) -> anyhow::Result<View> {
+fn open(
+    store: Option<&str>,
+    catalog_path: Option<&Path>,
+    model: Option<&Path>,
+    bar: catalog::Bar,
+) -> anyhow::Result<View> {
     let mut drawn = catalog::Drawn::new(bar);
-    Ok(sess::view::open(crate::env::host().clone(), store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?)
+    let host = sess::Host { model: catalog::model_dir(model), ..crate::env::host().clone() };
+    Ok(sess::view::open(host, store, catalog_path, Arc::new(Printed), &mut |p| drawn.tell(p))?)
 }
 
 /// Binds the port, says `said` and where it serves, and serves `library`

@@ -2,6 +2,7 @@
 //! sessions, without it the default archive's sessions whose originals are
 //! gone. They are read from the archive, never forked.
 
+use crate::meaning::{SearchMode, Side};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use std::sync::Arc;
@@ -165,6 +166,7 @@ impl Archive {
                     entry_id: hit.entry_id,
                     role: Some(hit.role),
                     snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+                    matched: vec![Side::Words],
                 })
             })
             .skip(params.offset)
@@ -341,7 +343,11 @@ impl Library for ArchiveLibrary {
         self.0.whole(id)
     }
 
+    /// By words: an archive keeps no vectors.
     fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
+        if params.mode.is_some_and(SearchMode::by_meaning) {
+            return Err(crate::Error::Unsupported { operation: "searching an archive by meaning".to_owned() });
+        }
         self.0.search(params, cancel)
     }
 

@@ -11,7 +11,8 @@ use sess_usage::Report;
 
 use super::archive::Archive;
 use super::pool::{Lease, Pool};
-use super::{boxed, failed, search_error, tree::tree_nodes};
+use super::{boxed, failed, tree::tree_nodes};
+use crate::meaning::{SearchMode, Side};
 use crate::resolve::Located;
 use crate::usage::Scope;
 use crate::{
@@ -44,6 +45,9 @@ pub(super) struct CatalogLibrary {
     pub(super) tell: Arc<dyn Tell>,
     /// The states of the sessions listed ([`crate::state`]).
     pub(super) states: crate::state::States,
+    /// The embedding model of search by meaning ([`Host::model`]): the
+    /// messages a refresh adds are embedded with it.
+    pub(super) model: Option<sess_embed::Model>,
 }
 
 impl CatalogLibrary {
@@ -56,6 +60,9 @@ impl CatalogLibrary {
                 .map_err(boxed)?;
             for (_, skipped) in &done.skipped {
                 self.tell.skipped(skipped);
+            }
+            if let Some(model) = &self.model {
+                crate::catalog::embed(&mut catalog, model, &mut |_, _| {})?;
             }
             *refreshed = Instant::now();
         }
@@ -82,14 +89,20 @@ impl CatalogLibrary {
             offset,
             stop: Stop::never().or_when(cancel.flag()),
         };
-        let hits = self.catalog()?.search(&search).map_err(search_error)?;
+        let mode = params.mode.unwrap_or(SearchMode::default_for(self.model.is_some()));
+        let hits = crate::meaning::search(&*self.catalog()?, self.model.as_ref(), mode, &search)?;
         Ok(hits
             .into_iter()
-            .map(|hit| SearchHit {
-                session: card(&hit.session),
-                entry_id: hit.entry_id,
-                role: Some(hit.role),
-                snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+            .map(|fused| {
+                let matched = Side::of(&fused);
+                let hit = fused.hit;
+                SearchHit {
+                    session: card(&hit.session),
+                    entry_id: hit.entry_id,
+                    role: Some(hit.role),
+                    snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
+                    matched,
+                }
             })
             .collect())
     }
@@ -159,6 +172,13 @@ impl Library for CatalogLibrary {
         self.gone.as_ref().map_or_else(|| Ok(Vec::new()), Archive::machines)
     }
 
+    fn search_modes(&self) -> Vec<SearchMode> {
+        match self.model {
+            Some(_) => vec![SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical],
+            None => vec![SearchMode::Lexical],
+        }
+    }
+
     fn session(&self, id: &str, leaf: Option<&str>) -> Result<SessionPage> {
         if let Some(gone) = &self.gone
             && super::archive::is_archived(id)
@@ -210,9 +230,12 @@ impl Library for CatalogLibrary {
             Some(_) => Vec::new(),
             None => self.catalog_hits(params, (params.offset, params.limit), cancel)?,
         };
-        // The catalog ranks its hits first; the deleted sessions follow them.
+        // The catalog ranks its hits first; the deleted sessions follow them,
+        // found by their words (an archive keeps no vectors).
+        let by_words = params.mode.unwrap_or(SearchMode::default_for(self.model.is_some())) != SearchMode::Semantic;
         if let Some(gone) = &self.gone
             && hits.len() < params.limit
+            && by_words
         {
             // Where the catalog's hits end: after this page's, or (a page
             // past them) where a search for the first `offset` says.
@@ -402,6 +425,7 @@ mod tests {
             host: Host::at_home(dir.path()),
             tell: Arc::new(crate::Quiet),
             states: crate::state::States::default(),
+            model: None,
         });
         // What a search does while it runs.
         let busy = library.catalog().unwrap();
