@@ -37,6 +37,10 @@ pub enum Error {
     /// A query of the catalog database failed.
     #[error("catalog query failed: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The embedding model failed to embed a text (its table could not be
+    /// read).
+    #[error("embedding failed: {0}")]
+    Embed(#[from] sess_embed::Error),
     /// A search query that says nothing to search for.
     #[error("the search query `{query}` has no words to search for")]
     EmptyQuery {

@@ -2,13 +2,14 @@
 //! sessions whose messages are nearest a query's vector, and [`fuse`], which
 //! ranks them together with the hits of the words.
 //!
-//! A search reads the sign bits of every piece in scope (32 bytes for 256
-//! numbers), keeps the [`CANDIDATES`] nearest documents by the bits that
-//! differ, and ranks those again by their int8 vectors: the int8 scan of
+//! A search reads the bits of every piece in scope (which side of the
+//! vectors' mean each number is on: 32 bytes for 256 numbers, a row per
+//! session), keeps the [`CANDIDATES`] nearest pieces by the bits that differ, and ranks their documents again by their int8
+//! vectors: the int8 scan of
 //! every vector ([`Catalog::search_meaning_exact`]) reads eight times the
 //! bytes for about the same hits.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use rusqlite::params;
 use sess_embed::{binarize, hamming, similarity_stored};
@@ -20,9 +21,21 @@ use crate::search::{Hit, SearchParams, SnippetPart};
 /// How many words a hit's snippet has.
 const SNIPPET_WORDS: usize = 40;
 
-/// How many documents the sign bits pass on to be ranked by their int8
-/// vectors, at least (twenty for each session asked for, when more).
+/// How many pieces the sign bits pass on for their documents to be ranked by
+/// their int8 vectors, at least (twenty for each session asked for, when
+/// more).
 pub const CANDIDATES: usize = 2000;
+
+/// The bits of the pieces a search by meaning reads first
+/// ([`Catalog::bits`]): a piece's bits, and the document it is of.
+#[derive(Clone, Debug, Default)]
+pub struct Bits {
+    center: Vec<i8>,
+    docs: Vec<i64>,
+    codes: Vec<u8>,
+    /// Bytes of bits a piece.
+    width: usize,
+}
 
 impl Catalog {
     /// The sessions whose messages are nearest in meaning to the query whose
@@ -36,32 +49,59 @@ impl Catalog {
     /// negated so that lower is better as for words; its snippet is the
     /// message's first words.
     pub fn search_meaning(&self, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
-        let code = binarize(query);
-        let width = code.len().max(1);
+        self.search_meaning_in(&self.bits(params)?, query, params)
+    }
+
+    /// The bits of every piece within `params`'s source, directory and
+    /// store, read into memory: the first pass of
+    /// [`Catalog::search_meaning_in`], which can be read while the query is
+    /// being embedded.
+    pub fn bits(&self, params: &SearchParams) -> Result<Bits> {
         let allowed = self.sessions_in_scope(params)?;
-        let wanted = (params.offset + params.limit).saturating_mul(20).max(CANDIDATES);
-        // The nearest `wanted` documents so far, the farthest on top.
-        let mut nearest: BinaryHeap<(u32, i64)> = BinaryHeap::with_capacity(wanted + 1);
-        let mut scan = self.conn.prepare_cached("SELECT doc, session, bits FROM doc_bits WHERE length(bits) > 0")?;
+        let mut read = Bits { center: crate::vectors::read_center(&self.conn)?, ..Bits::default() };
+        let mut scan = self.conn.prepare_cached("SELECT session, docs, bits FROM session_bits")?;
         let mut rows = scan.query([])?;
         while let Some(row) = rows.next()? {
-            let session: i64 = row.get(1)?;
+            let session: i64 = row.get(0)?;
             if allowed.as_ref().is_some_and(|set| !set.contains(&session)) {
                 continue;
             }
+            let docs = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
             let bits = row.get_ref(2)?.as_blob().map_err(rusqlite::Error::from)?;
-            let distance = bits.chunks_exact(width).map(|piece| hamming(&code, piece)).min().unwrap_or(u32::MAX);
-            if nearest.len() < wanted || nearest.peek().is_some_and(|(far, _)| distance < *far) {
-                nearest.push((distance, row.get(0)?));
-                if nearest.len() > wanted {
-                    nearest.pop();
+            let pieces = docs.len() / 8;
+            if pieces == 0 || bits.len() % pieces != 0 {
+                continue;
+            }
+            read.width = bits.len() / pieces;
+            read.docs.extend(docs.chunks_exact(8).map(|doc| i64::from_le_bytes(doc.try_into().unwrap_or_default())));
+            read.codes.extend_from_slice(bits);
+        }
+        Ok(read)
+    }
+
+    /// [`Catalog::search_meaning`] with the bits [`Catalog::bits`] read for
+    /// the same `params`.
+    pub fn search_meaning_in(&self, bits: &Bits, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
+        let code = binarize(query, &bits.center);
+        let wanted = (params.offset + params.limit).saturating_mul(20).max(CANDIDATES);
+        // The nearest `wanted` pieces so far, the farthest on top.
+        let mut nearest: BinaryHeap<(u32, i64)> = BinaryHeap::with_capacity(wanted + 1);
+        if bits.width == code.len() {
+            for (piece, doc) in bits.codes.chunks_exact(bits.width.max(1)).zip(&bits.docs) {
+                let distance = hamming(&code, piece);
+                if nearest.len() < wanted || nearest.peek().is_some_and(|(far, _)| distance < *far) {
+                    nearest.push((distance, *doc));
+                    if nearest.len() > wanted {
+                        nearest.pop();
+                    }
                 }
             }
         }
-        drop(rows);
+        // A document several of whose pieces are near is ranked once.
+        let nearest: BTreeSet<i64> = nearest.into_iter().map(|(_, doc)| doc).collect();
         let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
         let mut vectors = self.conn.prepare_cached("SELECT session, vectors FROM doc_vectors WHERE doc = ?1")?;
-        for (_, doc) in nearest {
+        for doc in nearest {
             let mut rows = vectors.query([doc])?;
             if let Some(row) = rows.next()? {
                 let bytes = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
@@ -113,16 +153,13 @@ impl Catalog {
             best.into_iter().map(|(session, (score, doc))| (session, score, doc)).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut hits = Vec::new();
+        let mut sessions =
+            self.conn.prepare_cached(&format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1"))?;
+        let mut docs = self.conn.prepare_cached("SELECT entry_id, role, doc_text(body) FROM docs WHERE id = ?1")?;
         for (session, score, doc) in ranked.into_iter().skip(params.offset).take(params.limit) {
-            let row = self.conn.query_row(
-                &format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1"),
-                [session],
-                session_row,
-            )?;
+            let row = sessions.query_row([session], session_row)?;
             let (entry_id, role, text): (Option<String>, String, String) =
-                self.conn.query_row("SELECT entry_id, role, doc_text(body) FROM docs WHERE id = ?1", [doc], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })?;
+                docs.query_row([doc], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             let words: Vec<&str> = text.split_whitespace().take(SNIPPET_WORDS).collect();
             let snippet = vec![SnippetPart { text: words.join(" "), hit: false }];
             hits.push(Hit { session: row, entry_id, role, snippet, score: f64::from(-score) });
@@ -194,4 +231,46 @@ pub fn fuse(words: Vec<Hit>, meaning: Vec<Hit>, limit: usize) -> Vec<Fused> {
             f
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::SessionRow;
+
+    fn hit(key: i64) -> Hit {
+        let session = SessionRow {
+            key,
+            source: sess_sources::pi::SOURCE,
+            id: format!("s{key}"),
+            path: format!("/s{key}.jsonl").into(),
+            store: None,
+            database_row: false,
+            title: None,
+            cwd: None,
+            created: None,
+            modified_ms: 0,
+            message_count: 1,
+        };
+        Hit { session, entry_id: None, role: "user".to_owned(), snippet: Vec::new(), score: 0.0 }
+    }
+
+    #[test]
+    fn fusion_adds_the_reciprocal_ranks_of_both_sides() {
+        // Words rank 1, 2, 3; meaning ranks 3, 4, 1.
+        let fused = fuse(vec![hit(1), hit(2), hit(3)], vec![hit(3), hit(4), hit(1)], 10);
+        let keys: Vec<i64> = fused.iter().map(|f| f.hit.session.key).collect();
+        // 1: 1/61 + 1/63; 3: 1/63 + 1/61 (a tie, broken by the key); 2: 1/62; 4: 1/62 (a tie).
+        assert_eq!(keys, [1, 3, 2, 4]);
+        let sides: Vec<(bool, bool)> = fused.iter().map(|f| (f.words, f.meaning)).collect();
+        assert_eq!(sides, [(true, true), (true, true), (true, false), (false, true)]);
+        let expected = 1.0 / 61.0 + 1.0 / 63.0;
+        assert!((fused[0].hit.score + expected).abs() < 1e-12, "{}", fused[0].hit.score);
+        // A session both sides found beats one only one side ranked first.
+        let fused = fuse(vec![hit(5), hit(6)], vec![hit(7), hit(6)], 1);
+        assert_eq!(fused.len(), 1);
+        assert_eq!(fused[0].hit.session.key, 6);
+        // Nothing on either side: nothing.
+        assert!(fuse(Vec::new(), Vec::new(), 5).is_empty());
+    }
 }

@@ -728,13 +728,13 @@ pub(crate) fn delete_docs(tx: &Transaction<'_>, key: i64, which: Docs) -> Result
             params![key, extract::TOOL_ROLE],
         )?;
     }
-    for table in ["doc_vectors", "doc_bits"] {
-        tx.execute(
-            &format!(
-                "DELETE FROM {table} WHERE doc IN (SELECT id FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title'))"
-            ),
-            params![key, title_only],
-        )?;
+    tx.execute(
+        "DELETE FROM doc_vectors WHERE doc IN (SELECT id FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title'))",
+        params![key, title_only],
+    )?;
+    if !title_only {
+        // Its pieces' bits go with its vectors (a title has none).
+        tx.execute("DELETE FROM session_bits WHERE session = ?1", [key])?;
     }
     tx.execute("DELETE FROM docs WHERE session = ?1 AND (NOT ?2 OR role = 'title')", params![key, title_only])?;
     Ok(())

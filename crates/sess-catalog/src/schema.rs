@@ -49,14 +49,18 @@
 //! for what the pi family writes today: pi 1.6's `usage` entries and the title
 //! oh-my-pi keeps in its title line; version 7 adds `doc_vectors` and
 //! `meta`, the vectors of search by meaning, which the older versions' writes
-//! would have left stale; version 8 adds `doc_bits`).
+//! would have left stale; version 8 adds `session_bits`).
 //! - `doc_vectors`: for each document of the conversation and of tools, the
 //!   int8 vectors of its pieces, one after another (`sess_embed`), made with
 //!   the model `meta`'s `model` names; an empty blob for a document with no
 //!   vector (blank). Filled by `Catalog::embed`, after a refresh.
-//! - `doc_bits`: the same pieces' sign bits (`sess_embed::binarize`), a
-//!   table of its own so that the first pass of a search reads an eighth of
-//!   the bytes.
+//! - `session_bits`: for each session with vectors, the bits
+//!   (`sess_embed::binarize`, around `meta`'s `center`, the vectors' mean
+//!   when `center_at` pieces had been embedded) of every piece of its documents, and the
+//!   document of each piece (an i64, little-endian, per piece): one row a
+//!   session, so that the first pass of a search reads an eighth of the
+//!   bytes in a row per session. Written anew from `doc_vectors` when a
+//!   session's documents are embedded; deleted with its documents.
 //! - `failures`: files that could not be read (`unreadable` = 1) or are not
 //!   sessions, so that they are reported and not read again until they
 //!   change.
@@ -156,9 +160,9 @@ CREATE TABLE doc_vectors (
     vectors BLOB NOT NULL
 );
 CREATE INDEX doc_vectors_session ON doc_vectors (session);
-CREATE TABLE doc_bits (
-    doc INTEGER PRIMARY KEY,
-    session INTEGER NOT NULL REFERENCES sessions (id),
+CREATE TABLE session_bits (
+    session INTEGER PRIMARY KEY REFERENCES sessions (id),
+    docs BLOB NOT NULL,
     bits BLOB NOT NULL
 );
 CREATE TABLE meta (
@@ -186,7 +190,7 @@ DROP TABLE IF EXISTS docs;
 DROP TABLE IF EXISTS sessions;
 DROP TABLE IF EXISTS failures;
 DROP TABLE IF EXISTS doc_vectors;
-DROP TABLE IF EXISTS doc_bits;
+DROP TABLE IF EXISTS session_bits;
 DROP TABLE IF EXISTS meta;
 ";
 

@@ -1,14 +1,16 @@
 //! The vectors of search by meaning: every document of the conversation and
 //! of tools embedded with a model (`sess_embed`), in pieces, kept as int8 in
-//! `doc_vectors` and as sign bits in `doc_bits` (the first pass of a search,
-//! [`Catalog::search_meaning`]). Made after a refresh, for the documents that
+//! `doc_vectors`, and as sign bits, a row of every piece of a session in
+//! `session_bits` (the first pass of a search, [`Catalog::search_meaning`]). Made after a refresh, for the documents that
 //! have none ([`Catalog::embed`]), so a refresh costs the same with or
 //! without a model; a document a refresh replaces loses its vectors with it.
 //! Vectors made with another model are dropped first.
 
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::num::NonZeroUsize;
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, Transaction, params};
 use sess_embed::{CHUNK_CHARS, Model, binarize, chunks, quantize};
 
 use crate::catalog::Catalog;
@@ -49,7 +51,8 @@ impl Catalog {
             tx.query_row("SELECT value FROM meta WHERE key = 'model'", [], |row| row.get(0)).ok();
         if made_with.as_deref() != Some(id.as_str()) {
             report.dropped = tx.execute("DELETE FROM doc_vectors", [])? > 0;
-            tx.execute("DELETE FROM doc_bits", [])?;
+            tx.execute("DELETE FROM session_bits", [])?;
+            tx.execute("DELETE FROM meta WHERE key IN ('center', 'center_at')", [])?;
             tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)", [&id])?;
         }
         tx.commit()?;
@@ -75,25 +78,46 @@ impl Catalog {
             if batch.is_empty() {
                 break;
             }
-            let embedded = embed_all(model, &batch);
+            let embedded = embed_all(model, &batch)?;
             let tx = self.conn.transaction()?;
             {
                 let mut vectors_row =
                     tx.prepare_cached("INSERT INTO doc_vectors (doc, session, vectors) VALUES (?1, ?2, ?3)")?;
-                let mut bits_row =
-                    tx.prepare_cached("INSERT INTO doc_bits (doc, session, bits) VALUES (?1, ?2, ?3)")?;
-                for ((doc, session, text), (vectors, bits, count)) in batch.iter().zip(embedded) {
+                for ((doc, session, text), (vectors, count)) in batch.iter().zip(embedded) {
                     vectors_row.execute(params![doc, session, vectors])?;
-                    bits_row.execute(params![doc, session, bits])?;
                     report.vectors += count;
                     report.bytes += text.len();
                 }
+            }
+            let sessions: BTreeSet<i64> = batch.iter().map(|(_, session, _)| *session).collect();
+            let center = read_center(&tx)?;
+            for session in sessions {
+                write_session_bits(&tx, session, model.dims(), &center)?;
             }
             tx.commit()?;
             report.documents += batch.len();
             progress(report.documents, total);
         }
+        if report.documents > 0 {
+            let tx = self.conn.transaction()?;
+            recenter_when_grown(&tx, model.dims())?;
+            tx.commit()?;
+        }
         Ok(report)
+    }
+
+    /// How many documents [`Catalog::embed`] would embed with `model`: those
+    /// with no vector, or every one when the vectors are another model's.
+    pub fn to_embed(&self, model: &Model) -> Result<usize> {
+        let made_with: Option<String> =
+            self.conn.query_row("SELECT value FROM meta WHERE key = 'model'", [], |row| row.get(0)).ok();
+        let pending = if made_with.as_deref() == Some(model.id().as_str()) {
+            format!("SELECT count(*) FROM docs d WHERE {PENDING}")
+        } else {
+            "SELECT count(*) FROM docs WHERE role <> 'title'".to_owned()
+        };
+        let count: i64 = self.conn.query_row(&pending, [], |row| row.get(0))?;
+        Ok(usize::try_from(count).unwrap_or(0))
     }
 
     /// How many documents have vectors, and the bytes those take.
@@ -107,20 +131,18 @@ impl Catalog {
 }
 
 /// The vectors of each `(doc, session, text)` of `batch`, in order: its
-/// pieces' int8 vectors one after another, their sign bits, and how many
-/// there are. The batch is shared among the machine's cores.
-fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Vec<(Vec<u8>, Vec<u8>, usize)> {
-    let one = |text: &str| {
-        let (mut vectors, mut bits, mut count) = (Vec::new(), Vec::new(), 0);
+/// pieces' int8 vectors one after another, and how many there are. The
+/// batch is shared among the machine's cores.
+fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Result<Vec<(Vec<u8>, usize)>> {
+    let one = |text: &str| -> Result<(Vec<u8>, usize)> {
+        let (mut vectors, mut count) = (Vec::new(), 0);
         for piece in chunks(text, CHUNK_CHARS) {
-            if let Some(vector) = model.embed(piece) {
-                let quantized = quantize(&vector);
-                bits.extend(binarize(&quantized));
-                vectors.extend(quantized.into_iter().map(i8::cast_unsigned));
+            if let Some(vector) = model.embed(piece)? {
+                vectors.extend(quantize(&vector).into_iter().map(i8::cast_unsigned));
                 count += 1;
             }
         }
-        (vectors, bits, count)
+        Ok((vectors, count))
     };
     let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
     if threads < 2 || batch.len() < 2 {
@@ -130,11 +152,103 @@ fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Vec<(Vec<u8>, Vec<u
     std::thread::scope(|scope| {
         let workers: Vec<_> = batch
             .chunks(share)
-            .map(|part| scope.spawn(move || part.iter().map(|(_, _, text)| one(text)).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.iter().map(|(_, _, text)| one(text)).collect::<Result<Vec<_>>>()))
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        let mut all = Vec::with_capacity(batch.len());
+        for worker in workers {
+            all.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
+        }
+        Ok(all)
     })
+}
+
+/// The center the bits of `session_bits` are taken around (`meta`'s
+/// `center`: the mean of the vectors when it was taken); empty before the
+/// first.
+pub(crate) fn read_center(conn: &rusqlite::Connection) -> Result<Vec<i8>> {
+    let hex: Option<String> =
+        conn.query_row("SELECT value FROM meta WHERE key = 'center'", [], |row| row.get(0)).optional()?;
+    Ok(hex
+        .as_deref()
+        .unwrap_or_default()
+        .as_bytes()
+        .chunks_exact(2)
+        .filter_map(|pair| std::str::from_utf8(pair).ok().and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .map(u8::cast_signed)
+        .collect())
+}
+
+/// Takes the center again, and writes every session's bits around it, when
+/// there is none yet or the pieces have doubled since it was taken: the
+/// mean of the vectors moves as they grow, and is taken again each time
+/// they double (every piece's bits rewritten, a few times in all).
+fn recenter_when_grown(tx: &Transaction<'_>, dims: usize) -> Result<()> {
+    let bytes: i64 = tx.query_row("SELECT coalesce(sum(length(vectors)), 0) FROM doc_vectors", [], |row| row.get(0))?;
+    let pieces = usize::try_from(bytes).unwrap_or(0) / dims.max(1);
+    let taken_at: Option<String> =
+        tx.query_row("SELECT value FROM meta WHERE key = 'center_at'", [], |row| row.get(0)).ok();
+    let taken_at: Option<usize> = taken_at.and_then(|n| n.parse().ok());
+    if pieces == 0 || taken_at.is_some_and(|at| pieces < at.saturating_mul(2)) {
+        return Ok(());
+    }
+    let mut sums = vec![0_i64; dims];
+    {
+        let mut select = tx.prepare("SELECT vectors FROM doc_vectors")?;
+        let mut rows = select.query([])?;
+        while let Some(row) = rows.next()? {
+            for piece in row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?.chunks_exact(dims.max(1)) {
+                for (sum, x) in sums.iter_mut().zip(piece) {
+                    *sum += i64::from(x.cast_signed());
+                }
+            }
+        }
+    }
+    let count = i64::try_from(pieces).unwrap_or(i64::MAX).max(1);
+    let hex = sums.iter().fold(String::new(), |mut hex, sum| {
+        // A mean of int8s is within their range.
+        let mean = i8::try_from((sum + count / 2).div_euclid(count)).unwrap_or(0);
+        let _ = write!(hex, "{:02x}", mean.cast_unsigned());
+        hex
+    });
+    tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('center', ?1)", [&hex])?;
+    tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('center_at', ?1)", [pieces.to_string()])?;
+    let center = read_center(tx)?;
+    let sessions: Vec<i64> = {
+        let mut select = tx.prepare("SELECT DISTINCT session FROM doc_vectors")?;
+        let ids = select.query_map([], |row| row.get(0))?;
+        ids.collect::<rusqlite::Result<_>>()?
+    };
+    for session in sessions {
+        write_session_bits(tx, session, dims, &center)?;
+    }
+    Ok(())
+}
+
+/// Writes `session`'s row of `session_bits` anew from its int8 vectors (of
+/// `dims` numbers): the bits of every piece around `center`, and the
+/// document each is of; no row when it has no vector.
+fn write_session_bits(tx: &Transaction<'_>, session: i64, dims: usize, center: &[i8]) -> Result<()> {
+    let (mut docs, mut bits) = (Vec::new(), Vec::new());
+    {
+        let mut select = tx.prepare_cached("SELECT doc, vectors FROM doc_vectors WHERE session = ?1 ORDER BY doc")?;
+        let mut rows = select.query([session])?;
+        while let Some(row) = rows.next()? {
+            let doc: i64 = row.get(0)?;
+            let bytes = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            for piece in bytes.chunks_exact(dims.max(1)) {
+                let piece: Vec<i8> = piece.iter().map(|b| b.cast_signed()).collect();
+                docs.extend(doc.to_le_bytes());
+                bits.extend(binarize(&piece, center));
+            }
+        }
+    }
+    if bits.is_empty() {
+        tx.execute("DELETE FROM session_bits WHERE session = ?1", [session])?;
+    } else {
+        tx.execute(
+            "INSERT OR REPLACE INTO session_bits (session, docs, bits) VALUES (?1, ?2, ?3)",
+            params![session, docs, bits],
+        )?;
+    }
+    Ok(())
 }

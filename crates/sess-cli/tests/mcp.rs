@@ -273,3 +273,27 @@ fn a_session_begun_after_the_server_started_is_listed_with_its_state() {
     assert!(!error, "{read}");
     assert!(read.lines().next().unwrap().ends_with(" · working · 3 messages in all"), "{read}");
 }
+
+/// `sess mcp --model DIR`: `search_sessions` finds a session by what it was
+/// about (hybrid by default, or `mode: "semantic"`), and says a hit no word
+/// matched was found by meaning; an unknown mode is a tool error.
+#[test]
+fn search_sessions_searches_by_meaning_with_a_model() {
+    let Some(model) = sess_testkit::embed::embed_model_dir() else { return };
+    let home = home();
+    let mut client = Client::start(home.path(), &["--all-projects", "--model", model.to_str().unwrap()]);
+    // Claude Code's "Start the slow build in the background.", in other words.
+    let query = "kick off a long compilation that runs behind the scenes";
+    let (words, error) = client.call("search_sessions", json!({"query": query, "mode": "lexical"}));
+    assert!(!error && words.starts_with("0 sessions"), "{words}");
+    for arguments in [json!({"query": query}), json!({"query": query, "mode": "semantic"})] {
+        let (found, error) = client.call("search_sessions", arguments.clone());
+        assert!(!error, "{found}");
+        // The first hit: its card's lines, then its entry's.
+        let first = found.split("\nref ").nth(1).unwrap_or_default();
+        assert!(first.contains("claude 8b6d40a5-430e-448a-b2d4-e0292f81d519"), "{arguments}: {found}");
+        assert!(first.contains("(by meaning)"), "{arguments}: {found}");
+    }
+    let (refused, error) = client.call("search_sessions", json!({"query": query, "mode": "fuzzy"}));
+    assert!(error && refused.contains("no search mode `fuzzy`"), "{refused}");
+}

@@ -46,7 +46,7 @@ fn embed_docs(bencher: Bencher) {
     let pieces = chunks(&TEXT, CHUNK_CHARS);
     bencher.bench_local(|| {
         let started = Instant::now();
-        let vectors: usize = pieces.iter().filter_map(|piece| model.embed(piece)).map(|v| quantize(&v).len()).sum();
+        let vectors: usize = pieces.iter().filter_map(|piece| model.embed(piece).unwrap()).map(|v| quantize(&v).len()).sum();
         SAID.call_once(|| {
             #[allow(clippy::cast_precision_loss, reason = "a rate to print")]
             let megabytes = TEXT.len() as f64 / 1e6;

@@ -17,13 +17,13 @@ fn main() {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
         let (id, text) = (value["id"].as_str().unwrap(), value["text"].as_str().unwrap());
         for piece in chunks(text, CHUNK_CHARS) {
-            if let Some(vector) = model.embed(piece) {
+            if let Some(vector) = model.embed(piece).unwrap() {
                 vectors.push((id.to_owned(), quantize(&vector)));
             }
         }
     }
     for query in args {
-        let Some(q) = model.embed(&query).map(|v| quantize(&v)) else { continue };
+        let Some(q) = model.embed(&query).unwrap().map(|v| quantize(&v)) else { continue };
         let mut best: BTreeMap<&str, f32> = BTreeMap::new();
         for (id, vector) in &vectors {
             let score = similarity(&q, vector);

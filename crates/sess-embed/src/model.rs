@@ -27,7 +27,7 @@ impl std::fmt::Debug for Model {
 
 impl Model {
     /// The model in `dir`: its `tokenizer.json` and its one `.safetensors`
-    /// file.
+    /// file, every row of its table read into memory (to embed many texts).
     ///
     /// # Errors
     ///
@@ -36,6 +36,20 @@ impl Model {
     /// [`Error::Tokenizer`] or [`Error::Table`] when one is not what a model
     /// holds.
     pub fn load(dir: &Path) -> Result<Self> {
+        Self::open(dir, true)
+    }
+
+    /// [`Model::load`], but each row of the table is read from the file when
+    /// a text needs it: quicker to load and smaller, for a few queries.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::load`].
+    pub fn load_for_queries(dir: &Path) -> Result<Self> {
+        Self::open(dir, false)
+    }
+
+    fn open(dir: &Path, in_memory: bool) -> Result<Self> {
         let missing = |what: &str| Error::Missing { dir: dir.to_owned(), what: what.to_owned() };
         let tokenizer_path = dir.join("tokenizer.json");
         if !tokenizer_path.is_file() {
@@ -54,8 +68,7 @@ impl Model {
         };
         let tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|err| Error::Tokenizer { path: tokenizer_path.clone(), message: err.to_string() })?;
-        let bytes = fs::read(&table_path).map_err(|source| Error::Io { path: table_path.clone(), source })?;
-        let table = Table::read(&table_path, &bytes)?;
+        let table = Table::open(&table_path, in_memory)?;
         let vocabulary = tokenizer.get_vocab_size(true);
         if table.rows() < vocabulary {
             return Err(Error::Table {
@@ -94,25 +107,30 @@ impl Model {
     /// The vector of `text`: the mean of its tokens' rows (without the
     /// tokenizer's special tokens, an unknown word's included), normalized
     /// to length 1; `None` when it has no other token (blank text).
-    pub fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        let encoding = self.tokenizer.encode(text, false).ok()?;
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when a row cannot be read from the table's file (a
+    /// model [loaded for queries](Model::load_for_queries)).
+    pub fn embed(&self, text: &str) -> Result<Option<Vec<f32>>> {
+        let Ok(encoding) = self.tokenizer.encode(text, false) else { return Ok(None) };
         let mut sum = vec![0.0_f32; self.dims()];
         let mut count = 0_usize;
         for &id in encoding.get_ids() {
-            if !self.special.contains(&id) && self.table.add_row(id as usize, &mut sum) {
+            if !self.special.contains(&id) && self.table.add_row(id as usize, &mut sum)? {
                 count += 1;
             }
         }
         if count == 0 {
-            return None;
+            return Ok(None);
         }
         let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm == 0.0 || !norm.is_finite() {
-            return None;
+            return Ok(None);
         }
         for x in &mut sum {
             *x /= norm;
         }
-        Some(sum)
+        Ok(Some(sum))
     }
 }

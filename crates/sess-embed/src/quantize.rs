@@ -32,15 +32,24 @@ pub fn similarity_stored(a: &[i8], stored: &[u8]) -> f32 {
     scaled(a.iter().zip(stored).map(|(x, y)| i32::from(*x) * i32::from(y.cast_signed())).sum())
 }
 
-/// The signs of a quantized vector, one bit per component (set when it is
-/// above 0), eight to a byte, the first component in the lowest bit: 32
-/// bytes for 256 components, an eighth of the int8 vector. Vectors whose
-/// signs differ in few bits ([`hamming`]) point about the same way, which
-/// makes a cheap first pass before [`similarity`].
-pub fn binarize(vector: &[i8]) -> Vec<u8> {
+/// Which side of `center` each component of a quantized vector is on, one
+/// bit per component (set when it is above the center's), eight to a byte,
+/// the first component in the lowest bit: 32 bytes for 256 components, an
+/// eighth of the int8 vector. Vectors whose bits differ in few places
+/// ([`hamming`]) point about the same way, which makes a cheap first pass
+/// before [`similarity`]. With an empty center, the bits are the signs; with
+/// the mean of the vectors compared, each bit splits them about in two,
+/// which tells more when they all lean one way.
+pub fn binarize(vector: &[i8], center: &[i8]) -> Vec<u8> {
     vector
         .chunks(8)
-        .map(|eight| eight.iter().enumerate().fold(0_u8, |byte, (bit, x)| byte | (u8::from(*x > 0) << bit)))
+        .enumerate()
+        .map(|(at, eight)| {
+            eight.iter().enumerate().fold(0_u8, |byte, (bit, x)| {
+                let middle = center.get(at * 8 + bit).copied().unwrap_or(0);
+                byte | (u8::from(*x > middle) << bit)
+            })
+        })
         .collect()
 }
 
@@ -90,7 +99,7 @@ mod tests {
     #[test]
     fn sign_codes_count_the_signs_that_differ() {
         let a: Vec<i8> = (0..20).map(|i| if i % 3 == 0 { 5 } else { -5 }).collect();
-        let code = binarize(&a);
+        let code = binarize(&a, &[]);
         assert_eq!(code.len(), 3);
         // Components 0, 3 and 6 of the first eight are above 0.
         assert_eq!(code[0], 0b0100_1001);
@@ -100,11 +109,13 @@ mod tests {
         b[19] = 9;
         b[18] = -1;
         // Components 1 and 19 turn positive, 18 negative.
-        assert_eq!(hamming(&code, &binarize(&b)), 3);
+        assert_eq!(hamming(&code, &binarize(&b, &[])), 3);
         let opposite: Vec<i8> = a.iter().map(|x| -x).collect();
-        assert_eq!(hamming(&code, &binarize(&opposite)), 20);
+        assert_eq!(hamming(&code, &binarize(&opposite, &[])), 20);
         // Zero is not above 0.
-        assert_eq!(binarize(&[0, 1, 0]), [0b010]);
+        assert_eq!(binarize(&[0, 1, 0], &[]), [0b010]);
+        // Around a center: above it or not, a component at a time (past its end, 0).
+        assert_eq!(binarize(&[10, 10, 10, -3], &[20, 5, 10]), [0b0010]);
         // Long codes are compared a word at a time, and their tails a byte at a time.
         let long: Vec<u8> = (0..37).map(|i| i * 7).collect();
         let flipped: Vec<u8> = long.iter().map(|x| !x).collect();

@@ -99,21 +99,51 @@ fn a_text_is_the_normalized_mean_of_its_words_rows() {
     assert_eq!(model.dims(), 3);
     // (1,0,0) + (0,1,0), normalized; case folded by the tokenizer, an unknown word's row not counted.
     let half = std::f32::consts::FRAC_1_SQRT_2;
-    assert!(close(&model.embed("Server BOOT").unwrap(), &[half, half, 0.0]));
-    assert!(close(&model.embed("server unknown boot").unwrap(), &[half, half, 0.0]));
+    assert!(close(&model.embed("Server BOOT").unwrap().unwrap(), &[half, half, 0.0]));
+    assert!(close(&model.embed("server unknown boot").unwrap().unwrap(), &[half, half, 0.0]));
     // Rows are summed before the norm: parser weighs three times test.
-    assert!(close(&model.embed("test parser").unwrap(), &[0.0, 0.0, 1.0]));
-    assert_eq!(model.embed("   "), None);
-    assert_eq!(model.embed("nothing known"), None);
+    assert!(close(&model.embed("test parser").unwrap().unwrap(), &[0.0, 0.0, 1.0]));
+    assert_eq!(model.embed("   ").unwrap(), None);
+    assert_eq!(model.embed("nothing known").unwrap(), None);
 }
 
 #[test]
-fn an_f16_table_gives_the_f32_vectors() {
+fn an_f16_table_gives_the_f32_vectors_and_rows_read_when_needed_the_same() {
     let (a, b) = (tiny(&f32_table()), tiny(&f16_table()));
-    let (a, b) = (Model::load(a.path()).unwrap(), Model::load(b.path()).unwrap());
+    let models = [
+        Model::load(a.path()).unwrap(),
+        Model::load(b.path()).unwrap(),
+        Model::load_for_queries(a.path()).unwrap(),
+        Model::load_for_queries(b.path()).unwrap(),
+    ];
     for text in ["server boot", "test parser server", "boot"] {
-        assert!(close(&a.embed(text).unwrap(), &b.embed(text).unwrap()), "{text}");
+        let first = models[0].embed(text).unwrap().unwrap();
+        for model in &models[1..] {
+            assert!(close(&first, &model.embed(text).unwrap().unwrap()), "{text}: {model:?}");
+        }
     }
+    // A table read when needed reads the file then: gone, it says so.
+    let dir = tiny(&f32_table());
+    let lazy = Model::load_for_queries(dir.path()).unwrap();
+    fs::write(dir.path().join("model.safetensors"), b"").unwrap();
+    let err = lazy.embed("server").unwrap_err();
+    assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("model.safetensors")), "{err}");
+}
+
+#[test]
+fn a_table_file_cut_short_is_refused() {
+    let dir = tiny(&f32_table());
+    let path = dir.path().join("model.safetensors");
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&path, &bytes[..bytes.len() - 4]).unwrap();
+    let err = Model::load(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("has 60 bytes for its shape [5, 3]"), "{err}");
+    fs::write(&path, &bytes[..6]).unwrap();
+    let err = Model::load(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("shorter than a header"), "{err}");
+    fs::write(&path, [&200_u64.to_le_bytes()[..], b"{}"].concat()).unwrap();
+    let err = Model::load(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("a header of 200 bytes in a file of 10"), "{err}");
 }
 
 #[test]
@@ -160,7 +190,7 @@ fn real_model() -> Option<Model> {
 fn the_wordllama_model_puts_a_paraphrase_nearer_than_another_topic() {
     let Some(model) = real_model() else { return };
     assert_eq!(model.dims(), 256);
-    let vector = |text: &str| quantize(&model.embed(text).unwrap());
+    let vector = |text: &str| quantize(&model.embed(text).unwrap().unwrap());
     let query = vector("the web server would not boot");
     let paraphrase = vector("mix phx.server doesn't seem to start");
     let other = vector("add a unit test for the date parser");

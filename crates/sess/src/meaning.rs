@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sess_catalog::{Catalog, Fused, SearchParams};
+use sess_catalog::{Bits, Catalog, Fused, Hit, SearchParams};
 use sess_embed::Model;
 
 use crate::view::search_error;
@@ -86,16 +86,31 @@ impl Side {
     }
 }
 
-/// The embedding model in `dir`.
+/// The embedding model in `dir`, every row of its table in memory: to embed
+/// many messages.
 ///
 /// # Errors
 ///
 /// [`Error::Model`] naming the folder when it cannot be loaded.
 pub fn load_model(dir: &Path) -> Result<Model> {
-    Model::load(dir).map_err(|err| Error::Model {
+    Model::load(dir).map_err(|err| cannot_load(dir, err))
+}
+
+/// The embedding model in `dir`, its table's rows read when a text needs
+/// them: quicker to load, for a search's query (and a few new messages).
+///
+/// # Errors
+///
+/// [`Error::Model`] naming the folder when it cannot be loaded.
+pub fn load_model_for_queries(dir: &Path) -> Result<Model> {
+    Model::load_for_queries(dir).map_err(|err| cannot_load(dir, err))
+}
+
+fn cannot_load(dir: &Path, err: sess_embed::Error) -> Error {
+    Error::Model {
         message: format!("cannot load the embedding model in `{}`", dir.display()),
         source: Some(Box::new(err)),
-    })
+    }
 }
 
 /// The refusal of a search by meaning without a model.
@@ -112,9 +127,9 @@ pub fn no_model() -> Error {
 const FUSED_WINDOW: usize = 100;
 
 /// The catalog's hits of `params` ranked as `mode` says, with the sides that
-/// found each: `params.limit` from `params.offset` on. The meaning is
-/// searched in the vectors the catalog has ([`Catalog::embed`] makes them);
-/// a query with no word the model knows finds nothing by meaning.
+/// found each: `params.limit` from `params.offset` on ([`words`],
+/// [`meaning`] and [`rank`] in turn). The meaning is searched in the vectors
+/// the catalog has ([`Catalog::embed`] makes them).
 ///
 /// # Errors
 ///
@@ -123,24 +138,83 @@ const FUSED_WINDOW: usize = 100;
 /// [`Error::OutOfTime`] or [`Error::Cancelled`] for a search stopped, and
 /// [`Error::Failed`] when the catalog cannot be read.
 pub fn search(catalog: &Catalog, model: Option<&Model>, mode: SearchMode, params: &SearchParams) -> Result<Vec<Fused>> {
-    let words_only = |hits: Vec<sess_catalog::Hit>| {
-        hits.into_iter().map(|hit| Fused { hit, words: true, meaning: false }).collect::<Vec<_>>()
+    let words = words(catalog, mode, params)?;
+    let meaning = match mode {
+        SearchMode::Lexical => Vec::new(),
+        _ => meaning(catalog, model.ok_or_else(no_model)?, params)?,
     };
-    if mode == SearchMode::Lexical {
-        return Ok(words_only(catalog.search(params).map_err(search_error)?));
+    Ok(rank(mode, words, meaning, params))
+}
+
+/// The hits of the words that `mode` ranks: a lexical search's page, or the
+/// first [`FUSED_WINDOW`] of a hybrid one (none for a semantic one).
+///
+/// # Errors
+///
+/// As [`search`].
+pub fn words(catalog: &Catalog, mode: SearchMode, params: &SearchParams) -> Result<Vec<Hit>> {
+    match mode {
+        SearchMode::Lexical => catalog.search(params).map_err(search_error),
+        SearchMode::Hybrid => catalog.search(&window(params)).map_err(search_error),
+        SearchMode::Semantic => Ok(Vec::new()),
     }
-    let model = model.ok_or_else(no_model)?;
+}
+
+/// The first [`FUSED_WINDOW`] (or more, for a later page) sessions nearest
+/// the query in meaning; none when no word of it is the model's.
+///
+/// # Errors
+///
+/// As [`search`]; [`Error::Model`] when the model cannot embed the query.
+pub fn meaning(catalog: &Catalog, model: &Model, params: &SearchParams) -> Result<Vec<Hit>> {
+    meaning_in(catalog, &bits(catalog, params)?, model, params)
+}
+
+/// What [`meaning`] reads first: the bits of every piece in `params`'s
+/// scope, which can be read while the model loads.
+///
+/// # Errors
+///
+/// [`Error::Failed`] when the catalog cannot be read.
+pub fn bits(catalog: &Catalog, params: &SearchParams) -> Result<Bits> {
+    catalog.bits(&window(params)).map_err(search_error)
+}
+
+/// [`meaning`] with the [`bits`] read for the same `params`.
+///
+/// # Errors
+///
+/// As [`meaning`].
+pub fn meaning_in(catalog: &Catalog, bits: &Bits, model: &Model, params: &SearchParams) -> Result<Vec<Hit>> {
+    let embedded = model.embed(&params.query).map_err(|err| Error::Model {
+        message: format!("cannot embed the query with the model in `{}`", model.dir().display()),
+        source: Some(Box::new(err)),
+    })?;
+    match embedded {
+        Some(vector) => {
+            catalog.search_meaning_in(bits, &sess_embed::quantize(&vector), &window(params)).map_err(search_error)
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The hits of both sides as `mode` ranks them: `params`'s page.
+pub fn rank(mode: SearchMode, words: Vec<Hit>, meaning: Vec<Hit>, params: &SearchParams) -> Vec<Fused> {
     let wanted = params.offset + params.limit;
-    let window = SearchParams { offset: 0, limit: wanted.max(FUSED_WINDOW), ..params.clone() };
-    let meaning = match model.embed(&params.query) {
-        Some(vector) => catalog.search_meaning(&sess_embed::quantize(&vector), &window).map_err(search_error)?,
-        None => Vec::new(),
+    let ranked: Vec<Fused> = match mode {
+        SearchMode::Lexical => {
+            return words.into_iter().map(|hit| Fused { hit, words: true, meaning: false }).collect();
+        }
+        SearchMode::Semantic => {
+            meaning.into_iter().take(wanted).map(|hit| Fused { hit, words: false, meaning: true }).collect()
+        }
+        SearchMode::Hybrid => sess_catalog::fuse(words, meaning, wanted),
     };
-    let fused = if mode == SearchMode::Semantic {
-        meaning.into_iter().take(wanted).map(|hit| Fused { hit, words: false, meaning: true }).collect()
-    } else {
-        let words = catalog.search(&window).map_err(search_error)?;
-        sess_catalog::fuse(words, meaning, wanted)
-    };
-    Ok(fused.into_iter().skip(params.offset).collect())
+    ranked.into_iter().skip(params.offset).collect()
+}
+
+/// The hits each side ranks for `params`' page: from the first, at least
+/// [`FUSED_WINDOW`].
+fn window(params: &SearchParams) -> SearchParams {
+    SearchParams { offset: 0, limit: (params.offset + params.limit).max(FUSED_WINDOW), ..params.clone() }
 }

@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use sess::meaning::{SearchMode, Side};
 use sess::{Cancel, Error, ExportFormat, ExportParams, Host, SearchParams, SessionsParams, Tell, UsageParams};
 use sess_sources::SourceKind;
 
@@ -131,4 +132,45 @@ fn a_session_file_that_goes_away_is_gone_at_the_next_refresh() {
     let list = view.library.sessions(&SessionsParams::default()).unwrap();
     assert_eq!(list.total, 1);
     assert_eq!(list.sessions[0].session_id, PI_ID);
+}
+
+/// With an embedding model, the library searches by meaning too: a query
+/// in other words finds the session its words cannot, marked as found by
+/// meaning; without one, a search by meaning says how to give it.
+#[test]
+fn a_library_with_a_model_searches_by_meaning() {
+    let Some(model) = sess_testkit::embed::embed_model_dir() else { return };
+    let home = home();
+    let heard = Arc::new(Heard::default());
+    let tell: Arc<dyn Tell> = heard.clone();
+    let host = Host { model: Some(model), ..Host::at_home(home.path()) };
+    let view = sess::view::open(host, None, None, tell, &mut |_| {}).unwrap();
+    assert_eq!(view.library.search_modes(), [SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical]);
+    let claude = view.library.sessions(&SessionsParams::default()).unwrap().sessions;
+    let claude = claude.iter().find(|c| c.source.as_str() == "claude").unwrap();
+    let query = "add a liveness probe route to the node web server";
+    let search = |mode| {
+        let params = SearchParams { query: query.to_owned(), mode, ..SearchParams::default() };
+        view.library.search(&params, &Cancel::new())
+    };
+    assert!(search(Some(SearchMode::Lexical)).unwrap().is_empty(), "none of its words is in the session");
+    for mode in [None, Some(SearchMode::Hybrid), Some(SearchMode::Semantic)] {
+        let hits = search(mode).unwrap();
+        assert_eq!(hits.first().map(|h| &h.session.id), Some(&claude.id), "{mode:?}: {hits:?}");
+        assert_eq!(hits[0].matched, [Side::Meaning]);
+        assert!(hits[0].snippet.iter().all(|p| !p.hit), "no word is marked");
+    }
+    // Words and meaning both: marked as found by both.
+    let params = SearchParams { query: "health endpoint".to_owned(), ..SearchParams::default() };
+    let hits = view.library.search(&params, &Cancel::new()).unwrap();
+    assert_eq!(hits[0].session.id, claude.id);
+    assert_eq!(hits[0].matched, [Side::Words, Side::Meaning]);
+
+    // The same home without a model: words alone, and no meaning to ask for.
+    let plain = open(home.path(), &heard);
+    assert_eq!(plain.library.search_modes(), [SearchMode::Lexical]);
+    let params = SearchParams { query: query.to_owned(), mode: Some(SearchMode::Semantic), ..SearchParams::default() };
+    let err = plain.library.search(&params, &Cancel::new()).unwrap_err();
+    assert!(matches!(err, Error::Model { .. }), "{err:?}");
+    assert!(sess::chain(&err).contains("--model DIR or $SESS_EMBED_MODEL"), "{}", sess::chain(&err));
 }

@@ -91,9 +91,18 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
-    let mut catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
     let model_dir = catalog::model_dir(args.model.dir.as_deref());
     let how = args.mode.unwrap_or(SearchMode::default_for(model_dir.is_some()));
+    if how.by_meaning() && model_dir.is_none() {
+        return Err(sess::meaning::no_model().into());
+    }
+    // The model loads (its tokenizer takes a while) while the catalog is
+    // brought up to date and searched for the words.
+    let loading = model_dir
+        .clone()
+        .filter(|_| how.by_meaning())
+        .map(|dir| std::thread::spawn(move || sess::meaning::load_model_for_queries(&dir).map(|model| (model, dir))));
+    let mut catalog = catalog::open_fresh(args.catalog.path.as_deref(), store, !args.no_refresh)?;
     let stop = budget();
     // In a store, as `sess list --store`, every project unless one is named.
     let cwd = match (&args.scope.cwd, args.scope.all_projects) {
@@ -111,14 +120,18 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         offset: 0,
         stop: stop.clone(),
     };
-    if how.by_meaning() {
-        let model = model_dir.as_deref().map(catalog::load_model).transpose()?;
-        if let Some(model) = &model
-            && !args.no_refresh
-        {
-            catalog::embed(&mut catalog, model)?;
-        }
-        let fused = sess::meaning::search(&catalog, model.as_ref(), how, &params)?;
+    if let Some(loading) = loading {
+        let words = sess::meaning::words(&catalog, how, &params)?;
+        // The bits are read while the model loads, unless new messages are embedded first.
+        let bits = if args.no_refresh { Some(sess::meaning::bits(&catalog, &params)?) } else { None };
+        let (model, dir) = loading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let meaning = if let Some(bits) = bits {
+            sess::meaning::meaning_in(&catalog, &bits, &model, &params)?
+        } else {
+            embed_new(&mut catalog, &model, &dir)?;
+            sess::meaning::meaning(&catalog, &model, &params)?
+        };
+        let fused = sess::meaning::rank(how, words, meaning, &params);
         let matched: Vec<Vec<Side>> = fused.iter().map(Side::of).collect();
         let mut hits: Vec<Hit> = fused.into_iter().map(|f| f.hit).collect();
         if !args.reveal_secrets {
@@ -146,6 +159,27 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     }
     let matched = vec![vec![Side::Words]; hits.len()];
     print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)))
+}
+
+/// Documents to embed from which the model's whole table is read first:
+/// fewer are embedded reading the rows they need.
+const EMBED_IN_MEMORY_FROM: usize = 200;
+
+/// Embeds the catalog's messages that have no vector yet with `model`
+/// (loaded for queries), or, when there are many, with the model in `dir`
+/// loaded whole.
+fn embed_new(
+    catalog: &mut sess_catalog::Catalog,
+    model: &sess_embed::Model,
+    dir: &std::path::Path,
+) -> anyhow::Result<()> {
+    let pending = catalog.to_embed(model)?;
+    if pending >= EMBED_IN_MEMORY_FROM {
+        catalog::embed(catalog, &catalog::load_model(dir)?)?;
+    } else if pending > 0 {
+        catalog::embed(catalog, model)?;
+    }
+    Ok(())
 }
 
 /// Prints `hits`; with none, says whether other projects have some (with
