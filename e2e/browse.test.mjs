@@ -92,13 +92,13 @@ function makeHome() {
 function sessEnv(home, more = {}) {
   const env = { ...process.env, HOME: home };
   for (const name of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME',
-    'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'BROWSER']) delete env[name];
+    'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'BROWSER', 'SESS_EMBED_MODEL']) delete env[name];
   return { ...env, ...more };
 }
 
 /// Starts `sess serve` on a free port (`args` before the verb); resolves with the child and its URL once it listens.
-function startServer(home, args = []) {
-  const env = sessEnv(home);
+function startServer(home, args = [], more = {}) {
+  const env = sessEnv(home, more);
   const child = spawn(sessBin, [...args, 'serve', '--port', '0', '--catalog', path.join(home, 'catalog.sqlite')], {
     cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -379,6 +379,60 @@ describe('sess serve in a browser', () => {
   test('the page raised no script errors', () => {
     assert.deepEqual(pageErrors, []);
     assert.deepEqual(dialogs, []);
+  });
+});
+
+// Search by meaning: the server given the embedding model the tests use (`scripts/embed-model`,
+// `SESS_TEST_EMBED_MODEL`); without it these tests are skipped, unless `SESS_REQUIRE_EMBED=1`.
+const embedModel = process.env.SESS_TEST_EMBED_MODEL;
+if (!embedModel && process.env.SESS_REQUIRE_EMBED === '1') {
+  throw new Error('SESS_TEST_EMBED_MODEL is not set (run scripts/embed-model)');
+}
+
+describe('search by meaning in a browser', { skip: !embedModel && 'SESS_TEST_EMBED_MODEL is not set' }, () => {
+  let home;
+  let server;
+  let browser;
+  let page;
+  const pageErrors = [];
+  const killServer = () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', killServer);
+
+  before(async () => {
+    home = makeHome();
+    server = await startServer(home, [], { SESS_EMBED_MODEL: embedModel });
+    ({ browser, page } = await openBrowser({ viewport: { width: 1280, height: 800 }, pageErrors }));
+  });
+
+  after(() => closeAll(browser, killServer, home));
+
+  test('a description in other words finds the session, marked as found by meaning; words alone find none', async () => {
+    // The Claude session adds a /health endpoint to an Express app: none of these words is in it.
+    const q = 'add a liveness probe route to the node web server';
+    await page.goto(new URL(`#/search?q=${encodeURIComponent(q)}`, server.url).href);
+    const hits = page.locator(tid('search-hit'));
+    await hits.first().waitFor();
+    assert.equal(await hits.first().getAttribute('data-source'), 'claude');
+    assert.equal(await hits.first().locator(tid('hit-by-meaning')).count(), 1);
+    assert.equal(await hits.first().locator(`${tid('search-snippet')} mark`).count(), 0, 'no word is marked');
+    const modes = await page.locator(`${tid('search-mode')} option`).evaluateAll(
+      (nodes) => nodes.map((n) => `${n.value}=${n.textContent}`));
+    assert.deepEqual(modes, ['=Words and meaning', 'semantic=Meaning', 'lexical=Words']);
+    await page.screenshot({ path: path.join(screenshots, 'search-meaning.png'), fullPage: true });
+
+    await page.locator(tid('search-mode')).selectOption('lexical');
+    await page.getByText('Nothing found.').waitFor();
+    assert.match(page.url(), /mode=lexical/);
+    await page.locator(tid('search-mode')).selectOption('semantic');
+    await until('the Claude session first again', async () => (await hits.count()) > 0
+      && (await hits.first().getAttribute('data-source')) === 'claude');
+    assert.match(page.url(), /mode=semantic/);
+  });
+
+  test('the page raised no script errors', () => {
+    assert.deepEqual(pageErrors, []);
   });
 });
 
