@@ -124,6 +124,17 @@ function startServer(home, args = [], more = {}) {
   });
 }
 
+/// Kills the server `current()` gives when it still runs; also when the runner exits, so
+/// that no server outlives it.
+function serverKiller(current) {
+  const kill = () => {
+    const server = current();
+    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+  };
+  process.on('exit', kill);
+  return kill;
+}
+
 /// Writes `lines` as a JSONL file (its folder made).
 function writeJsonl(file, lines) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -185,11 +196,8 @@ describe('sess serve in a browser', () => {
   let page;
   const dialogs = [];
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
   // Even when the runner is interrupted, the server does not outlive it.
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.once(signal, () => {
       killServer();
@@ -395,10 +403,7 @@ describe('search by meaning in a browser', { skip: !embedModel && 'SESS_TEST_EMB
   let browser;
   let page;
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   before(async () => {
     home = makeHome();
@@ -446,10 +451,7 @@ describe('edits as diffs in a browser', () => {
   let page;
   const dialogs = [];
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   before(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
@@ -587,10 +589,7 @@ describe('subagents and parts not understood in a browser', () => {
   let browser;
   let page;
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   before(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'sess-e2e-'));
@@ -663,10 +662,7 @@ describe('an archive of two machines in a browser', () => {
   let browser;
   let page;
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   before(async () => {
     home = makeHome();
@@ -743,10 +739,7 @@ describe('usage in a browser', () => {
   let page;
   const pageErrors = [];
   const requests = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   /// `YYYY-MM-DD` of the local day `offset` days before today.
   const localDay = (offset) => {
@@ -1094,10 +1087,7 @@ describe('Markdown and export in a browser', () => {
   let page;
   const dialogs = [];
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   /// `sess ARGS` in the scratch home; its stdout, after checking it exited 0.
   const sess = (...args) => {
@@ -1303,10 +1293,7 @@ describe('5,000 sessions in a browser', () => {
   let browser;
   let page;
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
 
   before(async () => {
     home = makeBigHome();
@@ -1489,10 +1476,7 @@ describe('sess serve follows the agents as they write', () => {
   let browser;
   let page;
   const pageErrors = [];
-  const killServer = () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
-  };
-  process.on('exit', killServer);
+  const killServer = serverKiller(() => server);
   const project = '/home/alice/src/todo-api';
   let file;
   let parent = 'a1b2c3d4-0001-4a00-8000-000000000017';
