@@ -101,13 +101,17 @@ pub struct Problem {
     pub reason: String,
 }
 
-/// How far a refresh has come, for a progress bar.
+/// How far a refresh (or the embedding after it) has come, for a progress
+/// bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
-    /// Files read so far.
+    /// Files read (or messages embedded) so far.
     pub done: usize,
-    /// Files to read in all.
+    /// Files to read (or messages to embed) in all.
     pub total: usize,
+    /// What is counted, as a bar names it: `sessions` (files read) or
+    /// `messages embedded`.
+    pub unit: &'static str,
 }
 
 /// What the catalog knew of a file.
@@ -275,7 +279,7 @@ impl Catalog {
                 write_error = Some(err);
             }
             read += 1;
-            progress(Progress { done: read, total });
+            progress(Progress { done: read, total, unit: "sessions" });
         });
         if let Some(err) = write_error {
             return Err(err);

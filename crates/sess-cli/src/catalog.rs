@@ -71,7 +71,7 @@ impl Drawn {
     /// its own for each pass over the files.
     pub(crate) fn tell(&mut self, progress: sess_catalog::Progress) {
         if self.bar == Bar::Shown && progress.total >= PROGRESS_FROM {
-            let shown = self.shown.get_or_insert_with(|| Progress::new(progress.total as u64, "sessions"));
+            let shown = self.shown.get_or_insert_with(|| Progress::new(progress.total as u64, progress.unit));
             shown.set(progress.done as u64);
             if progress.done >= progress.total {
                 shown.finish();

@@ -124,7 +124,7 @@ pub fn no_model() -> Error {
 }
 
 /// How many hits of each side a hybrid search ranks together, at least.
-const FUSED_WINDOW: usize = 100;
+pub const FUSED_WINDOW: usize = 100;
 
 /// The catalog's hits of `params` ranked as `mode` says, with the sides that
 /// found each: `params.limit` from `params.offset` on ([`words`],

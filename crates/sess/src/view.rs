@@ -79,7 +79,9 @@ pub fn open(
     }
     let model = host.model.as_deref().map(crate::meaning::load_model).transpose()?;
     if let Some(model) = &model {
-        crate::catalog::embed(&mut opened, model, &mut |done, total| progress(Progress { done, total }))?;
+        crate::catalog::embed(&mut opened, model, &mut |done, total| {
+            progress(Progress { done, total, unit: "messages embedded" });
+        })?;
     }
     let gone = if store.is_none() { default_archive(&host, &tell) } else { None };
     let count = opened.len().map_err(boxed)?;
