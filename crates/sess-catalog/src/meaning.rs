@@ -21,6 +21,11 @@ use crate::search::{Hit, SearchParams, SnippetPart};
 /// How many words a hit's snippet has.
 const SNIPPET_WORDS: usize = 40;
 
+/// How many rows (or documents) a search by meaning reads between two
+/// looks at its [`Stop`](crate::Stop): it stops soon after it is told to,
+/// or runs out of time.
+const CHECK_EVERY: usize = 512;
+
 /// How many pieces the sign bits pass on for their documents to be ranked by
 /// their int8 vectors, at least (twenty for each session asked for, when
 /// more).
@@ -47,7 +52,8 @@ impl Catalog {
     /// The documents whose pieces' signs are nearest the query's are ranked
     /// again by their int8 vectors. A hit's `score` is that similarity,
     /// negated so that lower is better as for words; its snippet is the
-    /// message's first words.
+    /// message's first words. When `params.stop` says so, the search stops
+    /// with [`Error::Stopped`](crate::Error::Stopped).
     pub fn search_meaning(&self, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
         self.search_meaning_in(&self.bits(params)?, query, params)
     }
@@ -61,7 +67,12 @@ impl Catalog {
         let mut read = Bits { center: crate::vectors::read_center(&self.conn)?, ..Bits::default() };
         let mut scan = self.conn.prepare_cached("SELECT session, docs, bits FROM session_bits")?;
         let mut rows = scan.query([])?;
+        let mut read_rows = 0_usize;
         while let Some(row) = rows.next()? {
+            read_rows += 1;
+            if read_rows.is_multiple_of(CHECK_EVERY) {
+                params.stop.check()?;
+            }
             let session: i64 = row.get(0)?;
             if allowed.as_ref().is_some_and(|set| !set.contains(&session)) {
                 continue;
@@ -101,7 +112,10 @@ impl Catalog {
         let nearest: BTreeSet<i64> = nearest.into_iter().map(|(_, doc)| doc).collect();
         let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
         let mut vectors = self.conn.prepare_cached("SELECT session, vectors FROM doc_vectors WHERE doc = ?1")?;
-        for doc in nearest {
+        for (at, doc) in nearest.into_iter().enumerate() {
+            if at.is_multiple_of(CHECK_EVERY) {
+                params.stop.check()?;
+            }
             let mut rows = vectors.query([doc])?;
             if let Some(row) = rows.next()? {
                 let bytes = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
@@ -119,7 +133,12 @@ impl Catalog {
             self.conn.prepare_cached("SELECT doc, session, vectors FROM doc_vectors WHERE length(vectors) > 0")?;
         let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
         let mut rows = scan.query([])?;
+        let mut read_rows = 0_usize;
         while let Some(row) = rows.next()? {
+            read_rows += 1;
+            if read_rows.is_multiple_of(CHECK_EVERY) {
+                params.stop.check()?;
+            }
             let (doc, session): (i64, i64) = (row.get(0)?, row.get(1)?);
             if allowed.as_ref().is_some_and(|set| !set.contains(&session)) {
                 continue;

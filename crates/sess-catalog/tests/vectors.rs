@@ -122,4 +122,19 @@ fn the_sign_bits_find_what_the_int8_scan_finds() {
         assert!(shared >= 9, "{query}: {shared} of 10 shared\n{fast:?}\n{exact:?}");
         assert_eq!(fast[0], exact[0], "{query}");
     }
+
+    // Out of time: both stop, and say so.
+    let vector = sess_embed::quantize(&model.embed("server boot").unwrap().unwrap());
+    let params = sess_catalog::SearchParams {
+        stop: sess_catalog::Stop::after(std::time::Duration::ZERO),
+        ..sess_catalog::SearchParams::new("server boot")
+    };
+    for stopped in
+        [setup.catalog.search_meaning(&vector, &params), setup.catalog.search_meaning_exact(&vector, &params)]
+    {
+        assert!(
+            matches!(stopped, Err(sess_catalog::Error::Stopped { reason: sess_catalog::Stopped::OutOfTime { .. } })),
+            "{stopped:?}"
+        );
+    }
 }
