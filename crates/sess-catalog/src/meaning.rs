@@ -17,14 +17,10 @@ use sess_embed::{binarize, hamming, similarity_stored};
 use crate::catalog::{Catalog, SESSION_COLUMNS, session_row};
 use crate::error::Result;
 use crate::search::{Hit, SearchParams, SnippetPart};
+use crate::stop::stopped;
 
 /// How many words a hit's snippet has.
 const SNIPPET_WORDS: usize = 40;
-
-/// How many rows (or documents) a search by meaning reads between two
-/// looks at its [`Stop`](crate::Stop): it stops soon after it is told to,
-/// or runs out of time.
-const CHECK_EVERY: usize = 512;
 
 /// How many pieces the sign bits pass on for their documents to be ranked by
 /// their int8 vectors, at least (twenty for each session asked for, when
@@ -63,16 +59,15 @@ impl Catalog {
     /// [`Catalog::search_meaning_in`], which can be read while the query is
     /// being embedded.
     pub fn bits(&self, params: &SearchParams) -> Result<Bits> {
+        self.stoppable(params, || self.read_bits(params))
+    }
+
+    fn read_bits(&self, params: &SearchParams) -> Result<Bits> {
         let allowed = self.sessions_in_scope(params)?;
         let mut read = Bits { center: crate::vectors::read_center(&self.conn)?, ..Bits::default() };
         let mut scan = self.conn.prepare_cached("SELECT session, docs, bits FROM session_bits")?;
         let mut rows = scan.query([])?;
-        let mut read_rows = 0_usize;
         while let Some(row) = rows.next()? {
-            read_rows += 1;
-            if read_rows.is_multiple_of(CHECK_EVERY) {
-                params.stop.check()?;
-            }
             let session: i64 = row.get(0)?;
             if allowed.as_ref().is_some_and(|set| !set.contains(&session)) {
                 continue;
@@ -112,10 +107,7 @@ impl Catalog {
         let nearest: BTreeSet<i64> = nearest.into_iter().map(|(_, doc)| doc).collect();
         let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
         let mut vectors = self.conn.prepare_cached("SELECT session, vectors FROM doc_vectors WHERE doc = ?1")?;
-        for (at, doc) in nearest.into_iter().enumerate() {
-            if at.is_multiple_of(CHECK_EVERY) {
-                params.stop.check()?;
-            }
+        for doc in nearest {
             let mut rows = vectors.query([doc])?;
             if let Some(row) = rows.next()? {
                 let bytes = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
@@ -128,17 +120,16 @@ impl Catalog {
     /// [`Catalog::search_meaning`] by the int8 vector of every piece in
     /// scope, with no first pass: what the sign bits are measured against.
     pub fn search_meaning_exact(&self, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
+        self.stoppable(params, || self.scan_every_vector(query, params))
+    }
+
+    fn scan_every_vector(&self, query: &[i8], params: &SearchParams) -> Result<Vec<Hit>> {
         let allowed = self.sessions_in_scope(params)?;
         let mut scan =
             self.conn.prepare_cached("SELECT doc, session, vectors FROM doc_vectors WHERE length(vectors) > 0")?;
         let mut best: HashMap<i64, (f32, i64)> = HashMap::new();
         let mut rows = scan.query([])?;
-        let mut read_rows = 0_usize;
         while let Some(row) = rows.next()? {
-            read_rows += 1;
-            if read_rows.is_multiple_of(CHECK_EVERY) {
-                params.stop.check()?;
-            }
             let (doc, session): (i64, i64) = (row.get(0)?, row.get(1)?);
             if allowed.as_ref().is_some_and(|set| !set.contains(&session)) {
                 continue;
@@ -148,6 +139,16 @@ impl Catalog {
         }
         drop(rows);
         self.ranked_hits(best, params)
+    }
+
+    /// `search` with `params.stop` held over the connection, as a search by
+    /// words holds it: SQLite stops the statement running when it says so,
+    /// which is then [`Error::Stopped`](crate::Error::Stopped).
+    fn stoppable<T>(&self, params: &SearchParams, search: impl FnOnce() -> Result<T>) -> Result<T> {
+        let held = self.stop.hold(&params.stop);
+        let result = search().map_err(|error| stopped(&params.stop, error));
+        drop(held);
+        result
     }
 
     /// The sessions of `params`'s source, directory and store; `None` when

@@ -56,7 +56,8 @@
 //!   vector (blank). Filled by `Catalog::embed`, after a refresh.
 //! - `session_bits`: for each session with vectors, the bits
 //!   (`sess_embed::binarize`, around `meta`'s `center`, the vectors' mean
-//!   when `center_at` pieces had been embedded) of every piece of its documents, and the
+//!   when `center_at` pieces had been embedded; `embedded` counts the pieces
+//!   made with the model) of every piece of its documents, and the
 //!   document of each piece (an i64, little-endian, per piece): one row a
 //!   session, so that the first pass of a search reads an eighth of the
 //!   bytes in a row per session. Written anew from `doc_vectors` when a

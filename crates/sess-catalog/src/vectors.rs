@@ -47,23 +47,14 @@ impl Catalog {
         let mut report = EmbedReport::default();
         let id = model.id();
         let tx = self.conn.transaction()?;
-        let made_with: Option<String> =
-            tx.query_row("SELECT value FROM meta WHERE key = 'model'", [], |row| row.get(0)).ok();
-        if made_with.as_deref() != Some(id.as_str()) {
+        if meta(&tx, "model")?.as_deref() != Some(id.as_str()) {
             report.dropped = tx.execute("DELETE FROM doc_vectors", [])? > 0;
             tx.execute("DELETE FROM session_bits", [])?;
-            tx.execute("DELETE FROM meta WHERE key IN ('center', 'center_at')", [])?;
-            tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('model', ?1)", [&id])?;
+            tx.execute("DELETE FROM meta WHERE key IN ('center', 'center_at', 'embedded')", [])?;
+            set_meta(&tx, "model", &id)?;
         }
         tx.commit()?;
-        let pending = |catalog: &Self| -> Result<usize> {
-            let count: i64 =
-                catalog
-                    .conn
-                    .query_row(&format!("SELECT count(*) FROM docs d WHERE {PENDING}"), [], |row| row.get(0))?;
-            Ok(usize::try_from(count).unwrap_or(0))
-        };
-        let total = pending(self)?;
+        let total = self.to_embed(model)?;
         progress(0, total);
         loop {
             let batch: Vec<(i64, i64, String)> = {
@@ -100,7 +91,10 @@ impl Catalog {
         }
         if report.documents > 0 {
             let tx = self.conn.transaction()?;
-            recenter_when_grown(&tx, model.dims())?;
+            let before: usize = meta(&tx, "embedded")?.and_then(|n| n.parse().ok()).unwrap_or(0);
+            let embedded = before + report.vectors;
+            set_meta(&tx, "embedded", &embedded.to_string())?;
+            recenter_when_grown(&tx, model.dims(), embedded)?;
             tx.commit()?;
         }
         Ok(report)
@@ -109,9 +103,7 @@ impl Catalog {
     /// How many documents [`Catalog::embed`] would embed with `model`: those
     /// with no vector, or every one when the vectors are another model's.
     pub fn to_embed(&self, model: &Model) -> Result<usize> {
-        let made_with: Option<String> =
-            self.conn.query_row("SELECT value FROM meta WHERE key = 'model'", [], |row| row.get(0)).ok();
-        let pending = if made_with.as_deref() == Some(model.id().as_str()) {
+        let pending = if meta(&self.conn, "model")?.as_deref() == Some(model.id().as_str()) {
             format!("SELECT count(*) FROM docs d WHERE {PENDING}")
         } else {
             "SELECT count(*) FROM docs WHERE role <> 'title'".to_owned()
@@ -166,9 +158,7 @@ fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Result<Vec<(Vec<u8>
 /// `center`: the mean of the vectors when it was taken); empty before the
 /// first.
 pub(crate) fn read_center(conn: &rusqlite::Connection) -> Result<Vec<i8>> {
-    let hex: Option<String> =
-        conn.query_row("SELECT value FROM meta WHERE key = 'center'", [], |row| row.get(0)).optional()?;
-    Ok(hex
+    Ok(meta(conn, "center")?
         .as_deref()
         .unwrap_or_default()
         .as_bytes()
@@ -179,19 +169,16 @@ pub(crate) fn read_center(conn: &rusqlite::Connection) -> Result<Vec<i8>> {
 }
 
 /// Takes the center again, and writes every session's bits around it, when
-/// there is none yet or the pieces have doubled since it was taken: the
-/// mean of the vectors moves as they grow, and is taken again each time
-/// they double (every piece's bits rewritten, a few times in all).
-fn recenter_when_grown(tx: &Transaction<'_>, dims: usize) -> Result<()> {
-    let bytes: i64 = tx.query_row("SELECT coalesce(sum(length(vectors)), 0) FROM doc_vectors", [], |row| row.get(0))?;
-    let pieces = usize::try_from(bytes).unwrap_or(0) / dims.max(1);
-    let taken_at: Option<String> =
-        tx.query_row("SELECT value FROM meta WHERE key = 'center_at'", [], |row| row.get(0)).ok();
-    let taken_at: Option<usize> = taken_at.and_then(|n| n.parse().ok());
-    if pieces == 0 || taken_at.is_some_and(|at| pieces < at.saturating_mul(2)) {
+/// there is none yet or the pieces embedded (`embedded`, counted in `meta`
+/// as they are made) have doubled since it was taken: the mean of the
+/// vectors moves as they grow, and is taken again each time they double
+/// (every piece's bits rewritten, a few times in all).
+fn recenter_when_grown(tx: &Transaction<'_>, dims: usize, embedded: usize) -> Result<()> {
+    let taken_at: Option<usize> = meta(tx, "center_at")?.and_then(|n| n.parse().ok());
+    if embedded == 0 || taken_at.is_some_and(|at| embedded < at.saturating_mul(2)) {
         return Ok(());
     }
-    let mut sums = vec![0_i64; dims];
+    let (mut sums, mut pieces) = (vec![0_i64; dims], 0_i64);
     {
         let mut select = tx.prepare("SELECT vectors FROM doc_vectors")?;
         let mut rows = select.query([])?;
@@ -200,19 +187,20 @@ fn recenter_when_grown(tx: &Transaction<'_>, dims: usize) -> Result<()> {
                 for (sum, x) in sums.iter_mut().zip(piece) {
                     *sum += i64::from(x.cast_signed());
                 }
+                pieces += 1;
             }
         }
     }
-    let count = i64::try_from(pieces).unwrap_or(i64::MAX).max(1);
-    let hex = sums.iter().fold(String::new(), |mut hex, sum| {
-        // A mean of int8s is within their range.
-        let mean = i8::try_from((sum + count / 2).div_euclid(count)).unwrap_or(0);
+    let count = pieces.max(1);
+    // A mean of int8s is within their range.
+    let center: Vec<i8> =
+        sums.iter().map(|sum| i8::try_from((sum + count / 2).div_euclid(count)).unwrap_or(0)).collect();
+    let hex = center.iter().fold(String::new(), |mut hex, mean| {
         let _ = write!(hex, "{:02x}", mean.cast_unsigned());
         hex
     });
-    tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('center', ?1)", [&hex])?;
-    tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('center_at', ?1)", [pieces.to_string()])?;
-    let center = read_center(tx)?;
+    set_meta(tx, "center", &hex)?;
+    set_meta(tx, "center_at", &embedded.to_string())?;
     let sessions: Vec<i64> = {
         let mut select = tx.prepare("SELECT DISTINCT session FROM doc_vectors")?;
         let ids = select.query_map([], |row| row.get(0))?;
@@ -221,6 +209,17 @@ fn recenter_when_grown(tx: &Transaction<'_>, dims: usize) -> Result<()> {
     for session in sessions {
         write_session_bits(tx, session, dims, &center)?;
     }
+    Ok(())
+}
+
+/// The value of `key` in the catalog's `meta`, if it has one.
+fn meta(conn: &rusqlite::Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| row.get(0)).optional()?)
+}
+
+/// Sets `key` in the catalog's `meta` to `value`.
+fn set_meta(conn: &rusqlite::Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)", [key, value])?;
     Ok(())
 }
 

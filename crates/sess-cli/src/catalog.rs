@@ -107,14 +107,10 @@ pub(crate) fn refresh_found(catalog: &mut Catalog, bar: Bar) -> anyhow::Result<(
     Ok(sess::catalog::refresh_found(catalog, sources_env(), &mut |p| drawn.tell(p))?)
 }
 
-/// The embedding model's folder: `arg` (`--model`), else `$SESS_EMBED_MODEL`.
+/// The embedding model's folder: `arg` (`--model`), else the host's
+/// (`$SESS_EMBED_MODEL`).
 pub(crate) fn model_dir(arg: Option<&Path>) -> Option<PathBuf> {
-    arg.map(Path::to_owned).or_else(|| std::env::var_os("SESS_EMBED_MODEL").map(PathBuf::from))
-}
-
-/// The embedding model in `dir`, said by its folder when it cannot be loaded.
-pub(crate) fn load_model(dir: &Path) -> anyhow::Result<sess_embed::Model> {
-    Ok(sess::meaning::load_model(dir)?)
+    arg.map(Path::to_owned).or_else(|| host().model.clone())
 }
 
 /// Embeds the catalog's messages that have no vector with `model`, a

@@ -75,7 +75,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
 /// Embeds the catalog's messages that have no vector with the model in `dir`.
 fn embed(catalog: &mut sess_catalog::Catalog, dir: &std::path::Path) -> anyhow::Result<Embedded> {
     let started = std::time::Instant::now();
-    let model = catalog::load_model(dir)?;
+    let model = sess::meaning::load_model(dir)?;
     let report = catalog::embed(catalog, &model)?;
     Ok(Embedded {
         model: dir.to_owned(),

@@ -175,7 +175,7 @@ fn embed_new(
 ) -> anyhow::Result<()> {
     let pending = catalog.to_embed(model)?;
     if pending >= EMBED_IN_MEMORY_FROM {
-        catalog::embed(catalog, &catalog::load_model(dir)?)?;
+        catalog::embed(catalog, &sess::meaning::load_model(dir)?)?;
     } else if pending > 0 {
         catalog::embed(catalog, model)?;
     }
