@@ -303,7 +303,11 @@ impl SessionReader {
         };
         let line = &text[span.clone()];
         if !self.header_seen {
-            if envelope.string(Field::Type).as_deref() == Some("title") && self.title_line.is_none() {
+            // oh-my-pi's title slot has no id; a `title` object with one is an
+            // entry, so a file whose first entry is one writes back and reads
+            // again the same.
+            let slot = envelope.string(Field::Type).as_deref() == Some("title") && envelope.string(Field::Id).is_none();
+            if slot && self.title_line.is_none() {
                 self.title_line = Some(Box::from(line));
                 return;
             }

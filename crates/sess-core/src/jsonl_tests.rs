@@ -131,6 +131,17 @@ fn oh_my_pi_title_line_is_kept_before_the_header() {
 }
 
 #[test]
+fn a_first_title_entry_with_an_id_is_an_entry_and_survives_a_rewrite() {
+    // No header: the first line is dropped, the second is a `title` entry.
+    let text = "{\"type\":\"x\"}\n{\"type\":\"title\",\"id\":\"a\"}\n";
+    let outcome = read_text(text);
+    assert_eq!(ids(&outcome), ["a"]);
+    let again = read_text(&outcome.file.to_jsonl());
+    assert_eq!(ids(&again), ["a"]);
+    assert_eq!(again.file.title_line(), None);
+}
+
+#[test]
 fn empty_input_has_no_header_and_no_issues() {
     let outcome = read_text("");
     assert!(outcome.file.header().is_none());
