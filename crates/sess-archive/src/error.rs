@@ -54,6 +54,9 @@ pub enum Error {
     /// or that stopped before its end ([`sess_catalog::Error::Stopped`]).
     #[error(transparent)]
     Query(sess_catalog::Error),
+    /// The embedding model could not embed a text.
+    #[error("embedding failed: {0}")]
+    Embed(#[from] sess_embed::Error),
     /// A file of the archive's own that is not what it should be.
     #[error("`{}`: {message}", path.display())]
     Invalid {

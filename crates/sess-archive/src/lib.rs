@@ -22,6 +22,7 @@ mod read;
 mod sqlite;
 mod tsvector;
 mod vault;
+mod vectors;
 
 pub use archiver::{Report, archive};
 pub use contents::{Restored, load, restore, usage};
@@ -30,6 +31,7 @@ pub use machine::{MACHINE_FILE, Machine, host_name};
 pub use postgres::PostgresVault;
 pub use sqlite::SqliteVault;
 pub use vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionChange, SessionWrite, Stored,
-    StoredFile, Vault,
+    ArchivedSession, Doc, DocKey, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionChange, SessionWrite,
+    Stored, StoredFile, Vault, Vectors,
 };
+pub use vectors::{embed, search_meaning};

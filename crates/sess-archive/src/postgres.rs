@@ -14,12 +14,17 @@ use crate::batch::{self, Writer};
 use crate::error::{Error, Result};
 use crate::tsvector::Tsvector;
 use crate::vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile,
-    Vault, snippet_parts,
+    ArchivedSession, Doc, DocKey, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored,
+    StoredFile, Vault, Vectors, snippet_parts,
 };
 
-/// The schema version this build writes: 2 keeps each file's digest.
-const VERSION: i64 = 2;
+/// The schema version this build writes: 2 keeps each file's digest, 3
+/// documents' vectors (a build before would store a document again and
+/// leave it the vectors of its old text).
+const VERSION: i64 = 3;
+
+/// How many vectors a scan reads between two looks at its [`Stop`].
+const SCAN_LOOK: usize = 512;
 
 /// The text index: a `tsvector` made here per doc ([`Tsvector`]), in a GIN
 /// index; stored text compressed with lz4.
@@ -27,6 +32,12 @@ const DOCS: &str = "CREATE TABLE IF NOT EXISTS archive_docs (
     session BIGINT NOT NULL, seq INTEGER NOT NULL, entry_id TEXT, role TEXT NOT NULL,
     body TEXT COMPRESSION lz4 NOT NULL, tsv tsvector NOT NULL, PRIMARY KEY (session, seq));
 CREATE INDEX IF NOT EXISTS archive_docs_tsv ON archive_docs USING GIN (tsv);";
+
+/// Documents' vectors (schema 3), and an index of those without: made after
+/// an older archive's table has the column.
+const VECTORS: &str = "ALTER TABLE archive_docs ADD COLUMN IF NOT EXISTS vectors BYTEA;
+CREATE INDEX IF NOT EXISTS archive_docs_unembedded ON archive_docs (session, seq)
+    WHERE vectors IS NULL AND role <> 'title';";
 
 /// The archive in a PostgreSQL schema.
 pub struct PostgresVault {
@@ -56,13 +67,20 @@ impl PostgresVault {
             Some(found) if found > VERSION => {
                 return Err(Error::TooNew { location: location.clone(), found, known: VERSION });
             }
-            Some(found) if found < 2 => add_digests(&mut tx).map_err(fail)?,
+            Some(found) if found < VERSION => {
+                if found < 2 {
+                    add_digests(&mut tx).map_err(fail)?;
+                }
+                tx.execute("UPDATE archive_meta SET value = $1 WHERE key = 'version'", &[&VERSION.to_string()])
+                    .map_err(fail)?;
+            }
             Some(_) => {}
             None => {
                 tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', $1)", &[&VERSION.to_string()])
                     .map_err(fail)?;
             }
         }
+        tx.batch_execute(VECTORS).map_err(fail)?;
         tx.commit().map_err(fail)?;
         Ok(vault)
     }
@@ -129,7 +147,6 @@ fn add_digests(tx: &mut Transaction<'_>) -> Result<(), postgres::Error> {
         }
         tx.execute(batch::SET_DIGEST, &[&id, &crate::read::short(&digest)])?;
     }
-    tx.execute("UPDATE archive_meta SET value = $1 WHERE key = 'version'", &[&VERSION.to_string()])?;
     Ok(())
 }
 
@@ -425,6 +442,116 @@ impl Vault for PostgresVault {
             (Err(_), Some(reason)) => Err(stopped(reason)),
             (hits, _) => hits,
         }
+    }
+
+    fn vector_model(&mut self) -> Result<Option<String>> {
+        let fail = self.fail();
+        let row =
+            self.client.query_opt("SELECT value FROM archive_meta WHERE key = 'vectors_model'", &[]).map_err(fail)?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    fn vectors_for(&mut self, model: &str) -> Result<bool> {
+        let fail = self.fail();
+        let mut tx = self.client.transaction().map_err(&fail)?;
+        tx.execute("SELECT pg_advisory_xact_lock(hashtext('sess-archive-vectors'))", &[]).map_err(&fail)?;
+        let found: Option<String> = tx
+            .query_opt("SELECT value FROM archive_meta WHERE key = 'vectors_model'", &[])
+            .map_err(&fail)?
+            .map(|row| row.get(0));
+        if found.as_deref() == Some(model) {
+            return Ok(false);
+        }
+        let dropped =
+            tx.execute("UPDATE archive_docs SET vectors = NULL WHERE vectors IS NOT NULL", &[]).map_err(&fail)? > 0;
+        tx.execute(
+            "INSERT INTO archive_meta (key, value) VALUES ('vectors_model', $1)
+             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            &[&model],
+        )
+        .map_err(&fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(dropped)
+    }
+
+    fn unembedded_count(&mut self) -> Result<usize> {
+        let fail = self.fail();
+        let row = self
+            .client
+            .query_one("SELECT count(*) FROM archive_docs WHERE vectors IS NULL AND role <> 'title'", &[])
+            .map_err(fail)?;
+        Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
+    fn unembedded(&mut self, after: Option<DocKey>, limit: usize) -> Result<Vec<(DocKey, String)>> {
+        let fail = self.fail();
+        let after = after.unwrap_or(DocKey { session: i64::MIN, seq: i64::MIN });
+        let seq = i32::try_from(after.seq.clamp(i64::from(i32::MIN), i64::from(i32::MAX))).unwrap_or(i32::MIN);
+        let rows = self
+            .client
+            .query(
+                "SELECT session, seq, body FROM archive_docs
+                 WHERE vectors IS NULL AND role <> 'title' AND (session, seq) > ($1, $2)
+                 ORDER BY session, seq LIMIT $3",
+                &[&after.session, &seq, &i64::try_from(limit).unwrap_or(i64::MAX)],
+            )
+            .map_err(fail)?;
+        Ok(rows
+            .iter()
+            .map(|row| (DocKey { session: row.get(0), seq: i64::from(row.get::<_, i32>(1)) }, row.get(2)))
+            .collect())
+    }
+
+    fn put_vectors(&mut self, vectors: &[Vectors]) -> Result<usize> {
+        let fail = self.fail();
+        let sessions: Vec<i64> = vectors.iter().map(|v| v.doc.session).collect();
+        let seqs: Vec<i32> = vectors.iter().map(|v| i32::try_from(v.doc.seq).unwrap_or(-1)).collect();
+        let texts: Vec<&str> = vectors.iter().map(|v| v.text.as_str()).collect();
+        let bytes: Vec<&[u8]> = vectors.iter().map(|v| v.bytes.as_slice()).collect();
+        let kept = self
+            .client
+            .execute(
+                "UPDATE archive_docs d SET vectors = u.v
+                 FROM unnest($1::bigint[], $2::int[], $3::text[], $4::bytea[]) AS u(s, q, b, v)
+                 WHERE d.session = u.s AND d.seq = u.q AND d.body = u.b",
+                &[&sessions, &seqs, &texts, &bytes],
+            )
+            .map_err(fail)?;
+        Ok(usize::try_from(kept).unwrap_or(usize::MAX))
+    }
+
+    fn scan_vectors(&mut self, stop: &Stop, each: &mut dyn FnMut(DocKey, &[u8])) -> Result<()> {
+        let fail = self.fail();
+        let none: [&(dyn ToSql + Sync); 0] = [];
+        let mut rows = self
+            .client
+            .query_raw("SELECT session, seq, vectors FROM archive_docs WHERE octet_length(vectors) > 0", none)
+            .map_err(&fail)?;
+        let mut read = 0_usize;
+        while let Some(row) = postgres::fallible_iterator::FallibleIterator::next(&mut rows).map_err(&fail)? {
+            read += 1;
+            if read.is_multiple_of(SCAN_LOOK)
+                && let Some(reason) = stop.reason()
+            {
+                return Err(Error::Query(sess_catalog::Error::Stopped { reason }));
+            }
+            let key = DocKey { session: row.get(0), seq: i64::from(row.get::<_, i32>(1)) };
+            each(key, row.get::<_, &[u8]>(2));
+        }
+        Ok(())
+    }
+
+    fn doc(&mut self, key: DocKey) -> Result<Option<Doc>> {
+        let fail = self.fail();
+        let seq = i32::try_from(key.seq).unwrap_or(-1);
+        let row = self
+            .client
+            .query_opt(
+                "SELECT entry_id, role, body FROM archive_docs WHERE session = $1 AND seq = $2",
+                &[&key.session, &seq],
+            )
+            .map_err(fail)?;
+        Ok(row.map(|row| Doc { entry_id: row.get(0), role: row.get(1), body: row.get(2) }))
     }
 }
 

@@ -12,12 +12,14 @@ use sess_catalog::Stop;
 
 use crate::error::{Error, Result};
 use crate::vault::{
-    ArchivedSession, Doc, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored, StoredFile,
-    Vault, snippet_parts,
+    ArchivedSession, Doc, DocKey, FileWrite, Filter, Grown, Hit, Kind, KnownFile, Meta, SessionWrite, Stored,
+    StoredFile, Vault, Vectors, snippet_parts,
 };
 
-/// The schema version this build writes: 2 keeps each file's digest.
-const VERSION: i64 = 2;
+/// The schema version this build writes: 2 keeps each file's digest, 3
+/// documents' vectors (a build before would store a document again and
+/// leave it the vectors of its old text).
+const VERSION: i64 = 3;
 
 /// How many documents a session may have: a document's FTS rowid is its
 /// session's key shifted by this many bits, plus its number.
@@ -33,7 +35,11 @@ const STEPS: i32 = 1_000;
 /// The text index: a session's docs are the rowids from its key shifted by
 /// [`DOC_BITS`].
 const FTS: &str = "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(
-    body, role UNINDEXED, entry_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');";
+    body, role UNINDEXED, entry_id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS archive_vectors (doc INTEGER PRIMARY KEY, vectors BLOB NOT NULL);";
+
+/// How many vectors a scan reads between two looks at its [`Stop`].
+const SCAN_LOOK: usize = 512;
 
 /// The archive in an SQLite file.
 pub struct SqliteVault {
@@ -68,7 +74,13 @@ impl SqliteVault {
             Some(found) if found > VERSION => {
                 return Err(Error::TooNew { location: path.display().to_string(), found, known: VERSION });
             }
-            Some(found) if found < 2 => add_digests(&tx).map_err(fail)?,
+            Some(found) if found < VERSION => {
+                if found < 2 {
+                    add_digests(&tx).map_err(fail)?;
+                }
+                tx.execute("UPDATE archive_meta SET value = ?1 WHERE key = 'version'", [VERSION.to_string()])
+                    .map_err(fail)?;
+            }
             Some(_) => {}
             None => {
                 tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', ?1)", [VERSION.to_string()])
@@ -159,7 +171,6 @@ fn add_digests(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
         }
         tx.execute(&batch::sqlite_form(batch::SET_DIGEST), params![id, crate::read::short(&digest)])?;
     }
-    tx.execute("UPDATE archive_meta SET value = ?1 WHERE key = 'version'", [VERSION.to_string()])?;
     Ok(())
 }
 
@@ -212,6 +223,9 @@ impl SqliteWriter<'_> {
     /// Inserts `docs` from the rowid `from`, up to the last of its session's.
     fn insert_docs(&self, from: i64, docs: &[Doc]) -> rusqlite::Result<()> {
         let end = ((from >> DOC_BITS) + 1) << DOC_BITS;
+        // Vectors are of the text they were made from, never of a new one.
+        let count = i64::try_from(docs.len()).unwrap_or(i64::MAX);
+        self.run("DELETE FROM archive_vectors WHERE doc >= $1 AND doc < $2", params![from, end.min(from + count)])?;
         let mut insert =
             self.0.prepare_cached("INSERT INTO archive_fts (rowid, body, role, entry_id) VALUES (?1, ?2, ?3, ?4)")?;
         for (rowid, doc) in (from..end).zip(docs) {
@@ -307,6 +321,10 @@ impl Writer for SqliteWriter<'_> {
         let first = session << DOC_BITS;
         self.run(
             "DELETE FROM archive_fts WHERE rowid BETWEEN ?1 AND ?2",
+            params![first, first | ((1 << DOC_BITS) - 1)],
+        )?;
+        self.run(
+            "DELETE FROM archive_vectors WHERE doc BETWEEN ?1 AND ?2",
             params![first, first | ((1 << DOC_BITS) - 1)],
         )?;
         self.insert_docs(first, docs)
@@ -439,6 +457,118 @@ impl Vault for SqliteVault {
             (hits, _) => hits,
         }
     }
+
+    fn vector_model(&mut self) -> Result<Option<String>> {
+        let fail = self.fail();
+        self.conn
+            .query_row("SELECT value FROM archive_meta WHERE key = 'vectors_model'", [], |r| r.get(0))
+            .optional()
+            .map_err(fail)
+    }
+
+    fn vectors_for(&mut self, model: &str) -> Result<bool> {
+        let fail = self.fail();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let found: Option<String> = tx
+            .query_row("SELECT value FROM archive_meta WHERE key = 'vectors_model'", [], |r| r.get(0))
+            .optional()
+            .map_err(&fail)?;
+        if found.as_deref() == Some(model) {
+            return Ok(false);
+        }
+        let dropped = tx.execute("DELETE FROM archive_vectors", []).map_err(&fail)? > 0;
+        tx.execute("INSERT OR REPLACE INTO archive_meta (key, value) VALUES ('vectors_model', ?1)", [model])
+            .map_err(&fail)?;
+        tx.commit().map_err(fail)?;
+        Ok(dropped)
+    }
+
+    fn unembedded_count(&mut self) -> Result<usize> {
+        let fail = self.fail();
+        let count: i64 = self
+            .conn
+            .query_row(&format!("SELECT count(*) FROM archive_fts f WHERE {UNEMBEDDED}"), [], |r| r.get(0))
+            .map_err(fail)?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    fn unembedded(&mut self, after: Option<DocKey>, limit: usize) -> Result<Vec<(DocKey, String)>> {
+        let fail = self.fail();
+        let after = after.map_or(-1, |key| (key.session << DOC_BITS) | key.seq);
+        let mut select = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT f.rowid, f.body FROM archive_fts f WHERE f.rowid > ?1 AND {UNEMBEDDED} ORDER BY f.rowid LIMIT ?2"
+            ))
+            .map_err(&fail)?;
+        let rows = select
+            .query_map(params![after, i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
+                Ok((doc_key(r.get(0)?), r.get(1)?))
+            })
+            .map_err(&fail)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(fail)
+    }
+
+    fn put_vectors(&mut self, vectors: &[Vectors]) -> Result<usize> {
+        let fail = self.fail();
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let mut kept = 0;
+        {
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO archive_vectors (doc, vectors) SELECT ?1, ?2
+                     WHERE EXISTS (SELECT 1 FROM archive_fts WHERE rowid = ?1 AND body = ?3)",
+                )
+                .map_err(&fail)?;
+            for v in vectors {
+                kept +=
+                    put.execute(params![(v.doc.session << DOC_BITS) | v.doc.seq, v.bytes, v.text]).map_err(&fail)?;
+            }
+        }
+        tx.commit().map_err(fail)?;
+        Ok(kept)
+    }
+
+    fn scan_vectors(&mut self, stop: &Stop, each: &mut dyn FnMut(DocKey, &[u8])) -> Result<()> {
+        let fail = self.fail();
+        let mut scan = self
+            .conn
+            .prepare_cached("SELECT doc, vectors FROM archive_vectors WHERE length(vectors) > 0")
+            .map_err(&fail)?;
+        let mut rows = scan.query([]).map_err(&fail)?;
+        let mut read = 0_usize;
+        while let Some(row) = rows.next().map_err(&fail)? {
+            read += 1;
+            if read.is_multiple_of(SCAN_LOOK)
+                && let Some(reason) = stop.reason()
+            {
+                return Err(Error::Query(sess_catalog::Error::Stopped { reason }));
+            }
+            let doc: i64 = row.get(0).map_err(&fail)?;
+            each(doc_key(doc), row.get_ref(1).and_then(|v| Ok(v.as_blob()?)).map_err(&fail)?);
+        }
+        Ok(())
+    }
+
+    fn doc(&mut self, key: DocKey) -> Result<Option<Doc>> {
+        let fail = self.fail();
+        self.conn
+            .query_row(
+                "SELECT entry_id, role, body FROM archive_fts WHERE rowid = ?1",
+                [(key.session << DOC_BITS) | key.seq],
+                |r| Ok(Doc { entry_id: r.get(0)?, role: r.get(1)?, body: r.get(2)? }),
+            )
+            .optional()
+            .map_err(fail)
+    }
+}
+
+/// The documents of `archive_fts f` with no vectors, but titles.
+const UNEMBEDDED: &str = "f.role <> 'title' AND NOT EXISTS (SELECT 1 FROM archive_vectors v WHERE v.doc = f.rowid)";
+
+/// The document of the FTS rowid `rowid`.
+fn doc_key(rowid: i64) -> DocKey {
+    DocKey { session: rowid >> DOC_BITS, seq: rowid & ((1 << DOC_BITS) - 1) }
 }
 
 impl SqliteVault {

@@ -12,7 +12,11 @@
 //!                   modified_ms, archived_ms, updated_ms, deleted_ms   UNIQUE (machine, path)
 //! archive_members   session, file, position                      PRIMARY KEY (session, file)
 //! archive_docs      session, seq, entry_id, role, body   (+ FTS5 / tsvector)
+//!                   + vectors (SQLite: archive_vectors doc, vectors; PostgreSQL: a column)
 //! ```
+//!
+//! A document's vectors (search by meaning, [`crate::embed`]) are those of
+//! its text when they were made: a document stored again loses them.
 //!
 //! A file's version is its content from one write of it on: a file that grows
 //! by lines keeps one version, its lines stored as chunks of whole lines at
@@ -278,6 +282,28 @@ pub struct Hit {
     pub snippet: Vec<sess_catalog::SnippetPart>,
 }
 
+/// A document of the archive: its session's key and its number there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DocKey {
+    /// The session's key.
+    pub session: i64,
+    /// The document's number in the session, from 0.
+    pub seq: i64,
+}
+
+/// A document's vectors to keep: its pieces' int8 vectors one after another
+/// ([`sess_embed::embed_documents`]), made from `text`.
+#[derive(Clone, Debug)]
+pub struct Vectors {
+    /// The document.
+    pub doc: DocKey,
+    /// The text they were made from: they are kept only if the document
+    /// still has it.
+    pub text: String,
+    /// The vectors (empty: no word of the text is the model's).
+    pub bytes: Vec<u8>,
+}
+
 /// The archive's storage.
 pub trait Vault: Send {
     /// Where it is, for messages (never a password).
@@ -324,6 +350,34 @@ pub trait Vault: Send {
     /// the search ends with [`Error::Query`](crate::Error::Query) holding
     /// [`sess_catalog::Error::Stopped`] when `stop` says so.
     fn search(&mut self, query: &str, filter: &Filter, limit: usize, stop: &Stop) -> Result<Vec<Hit>>;
+
+    /// The id of the model the archive's vectors were made with
+    /// ([`sess_embed::Model::id`]); `None` before any.
+    fn vector_model(&mut self) -> Result<Option<String>>;
+
+    /// Makes `model` the one the archive's vectors are of: when they are
+    /// another's, they are all dropped first (and `true` is returned).
+    fn vectors_for(&mut self, model: &str) -> Result<bool>;
+
+    /// How many documents (but titles) have no vectors.
+    fn unembedded_count(&mut self) -> Result<usize>;
+
+    /// Up to `limit` documents (but titles) that have no vectors, after
+    /// `after` in key order: each one's key and text.
+    fn unembedded(&mut self, after: Option<DocKey>, limit: usize) -> Result<Vec<(DocKey, String)>>;
+
+    /// Keeps the vectors of each of `vectors` whose document still has the
+    /// text they were made from (one stored again since it was read is left
+    /// for the next embedding); returns how many were kept.
+    fn put_vectors(&mut self, vectors: &[Vectors]) -> Result<usize>;
+
+    /// Calls `each` with every document's vectors (none for a document
+    /// without), in no order; ends with [`Error::Query`](crate::Error::Query)
+    /// holding [`sess_catalog::Error::Stopped`] when `stop` says so.
+    fn scan_vectors(&mut self, stop: &Stop, each: &mut dyn FnMut(DocKey, &[u8])) -> Result<()>;
+
+    /// The document `key`, if there is one.
+    fn doc(&mut self, key: DocKey) -> Result<Option<Doc>>;
 }
 
 /// The files of a session (`$1`) at their newest versions: key, path, kind,

@@ -12,7 +12,7 @@
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use rusqlite::params;
-use sess_embed::{binarize, hamming, similarity_stored};
+use sess_embed::{binarize, hamming, nearest_piece};
 
 use crate::catalog::{Catalog, SESSION_COLUMNS, session_row};
 use crate::error::Result;
@@ -186,12 +186,6 @@ impl Catalog {
         }
         Ok(hits)
     }
-}
-
-/// The similarity of `query` and the nearest of the int8 vectors stored one
-/// after another in `bytes`.
-fn nearest_piece(query: &[i8], bytes: &[u8]) -> f32 {
-    bytes.chunks_exact(query.len().max(1)).map(|piece| similarity_stored(query, piece)).fold(f32::MIN, f32::max)
 }
 
 /// Keeps `doc` as `session`'s best document when its `score` beats the one

@@ -8,10 +8,9 @@
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::num::NonZeroUsize;
 
 use rusqlite::{OptionalExtension as _, Transaction, params};
-use sess_embed::{CHUNK_CHARS, Model, binarize, chunks, quantize};
+use sess_embed::{Model, binarize};
 
 use crate::catalog::Catalog;
 use crate::error::Result;
@@ -69,7 +68,8 @@ impl Catalog {
             if batch.is_empty() {
                 break;
             }
-            let embedded = embed_all(model, &batch)?;
+            let texts: Vec<&str> = batch.iter().map(|(_, _, text)| text.as_str()).collect();
+            let embedded = sess_embed::embed_documents(model, &texts)?;
             let tx = self.conn.transaction()?;
             {
                 let mut vectors_row =
@@ -120,38 +120,6 @@ impl Catalog {
             })?;
         Ok((usize::try_from(documents).unwrap_or(0), usize::try_from(bytes).unwrap_or(0)))
     }
-}
-
-/// The vectors of each `(doc, session, text)` of `batch`, in order: its
-/// pieces' int8 vectors one after another, and how many there are. The
-/// batch is shared among the machine's cores.
-fn embed_all(model: &Model, batch: &[(i64, i64, String)]) -> Result<Vec<(Vec<u8>, usize)>> {
-    let one = |text: &str| -> Result<(Vec<u8>, usize)> {
-        let (mut vectors, mut count) = (Vec::new(), 0);
-        for piece in chunks(text, CHUNK_CHARS) {
-            if let Some(vector) = model.embed(piece)? {
-                vectors.extend(quantize(&vector).into_iter().map(i8::cast_unsigned));
-                count += 1;
-            }
-        }
-        Ok((vectors, count))
-    };
-    let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    if threads < 2 || batch.len() < 2 {
-        return batch.iter().map(|(_, _, text)| one(text)).collect();
-    }
-    let share = batch.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = batch
-            .chunks(share)
-            .map(|part| scope.spawn(move || part.iter().map(|(_, _, text)| one(text)).collect::<Result<Vec<_>>>()))
-            .collect();
-        let mut all = Vec::with_capacity(batch.len());
-        for worker in workers {
-            all.extend(worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?);
-        }
-        Ok(all)
-    })
 }
 
 /// The center the bits of `session_bits` are taken around (`meta`'s

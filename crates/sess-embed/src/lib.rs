@@ -12,10 +12,12 @@
 mod chunk;
 mod error;
 mod model;
+mod pieces;
 mod quantize;
 mod table;
 
 pub use chunk::{CHUNK_CHARS, chunks};
 pub use error::{Error, Result};
 pub use model::Model;
+pub use pieces::{embed_documents, nearest_piece};
 pub use quantize::{SCALE, binarize, hamming, quantize, similarity, similarity_stored};
