@@ -304,6 +304,16 @@ pub struct Vectors {
     pub bytes: Vec<u8>,
 }
 
+/// Ranked with the catalog's hits by their session; the archive's hits
+/// carry no score.
+impl sess_catalog::Ranked for Hit {
+    fn session_key(&self) -> i64 {
+        self.session.key
+    }
+
+    fn set_fused_score(&mut self, _score: f64) {}
+}
+
 /// The archive's storage.
 pub trait Vault: Send {
     /// Where it is, for messages (never a password).

@@ -66,7 +66,7 @@ pub use catalog::{Catalog, ListParams, ProjectRow, SessionRow};
 pub use error::{Error, Result};
 pub use extract::{Doc, Full, Tail, full_of, tail};
 pub use listing::ListedSessions;
-pub use meaning::{Bits, CANDIDATES, Fused, fuse};
+pub use meaning::{Bits, CANDIDATES, Fused, Ranked, fuse};
 pub use query::{MAX_WORDS, check_words, to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile, Within};
 pub use search::{Hit, SearchParams, SnippetPart, snippet_window};

@@ -201,12 +201,32 @@ fn keep_best(best: &mut HashMap<i64, (f32, i64)>, session: i64, doc: i64, score:
 /// fusion's constant).
 const FUSION_K: f64 = 60.0;
 
+/// A hit that [`fuse`] ranks: the session it is of, and where the fused
+/// score goes.
+pub trait Ranked {
+    /// The key of its session: two hits of one session are ranked once.
+    fn session_key(&self) -> i64;
+    /// Takes the fused score (higher is better).
+    fn set_fused_score(&mut self, score: f64);
+}
+
+impl Ranked for Hit {
+    fn session_key(&self) -> i64 {
+        self.session.key
+    }
+
+    /// Negated, as lower is better for the catalog's scores.
+    fn set_fused_score(&mut self, score: f64) {
+        self.score = -score;
+    }
+}
+
 /// A hit of a search by words and meaning, with the sides that found it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fused {
+pub struct Fused<H = Hit> {
     /// The hit: the words' one when both sides found the session (its
     /// snippet marks the words).
-    pub hit: Hit,
+    pub hit: H,
     /// Whether the words found the session.
     pub words: bool,
     /// Whether the meaning found it.
@@ -215,10 +235,10 @@ pub struct Fused {
 
 /// The hits of both sides as one list, one per session, by reciprocal rank
 /// fusion: a session's score is the sum over the sides that found it of
-/// 1 / (60 + its rank there); the best `limit`, best first. A hit's `score`
-/// becomes the fused one, negated (lower is better).
-pub fn fuse(words: Vec<Hit>, meaning: Vec<Hit>, limit: usize) -> Vec<Fused> {
-    let mut fused: Vec<(f64, Fused)> = Vec::new();
+/// 1 / (60 + its rank there); the best `limit`, best first, each given its
+/// fused score ([`Ranked::set_fused_score`]).
+pub fn fuse<H: Ranked>(words: Vec<H>, meaning: Vec<H>, limit: usize) -> Vec<Fused<H>> {
+    let mut fused: Vec<(f64, Fused<H>)> = Vec::new();
     let rank_score = |rank: usize| {
         #[allow(clippy::cast_precision_loss, reason = "ranks are small")]
         let rank = rank as f64;
@@ -228,7 +248,7 @@ pub fn fuse(words: Vec<Hit>, meaning: Vec<Hit>, limit: usize) -> Vec<Fused> {
         fused.push((rank_score(rank), Fused { hit, words: true, meaning: false }));
     }
     for (rank, hit) in meaning.into_iter().enumerate() {
-        match fused.iter_mut().find(|(_, f)| f.hit.session.key == hit.session.key) {
+        match fused.iter_mut().find(|(_, f)| f.hit.session_key() == hit.session_key()) {
             Some((score, found)) => {
                 *score += rank_score(rank);
                 found.meaning = true;
@@ -236,12 +256,12 @@ pub fn fuse(words: Vec<Hit>, meaning: Vec<Hit>, limit: usize) -> Vec<Fused> {
             None => fused.push((rank_score(rank), Fused { hit, words: false, meaning: true })),
         }
     }
-    fused.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.hit.session.key.cmp(&b.1.hit.session.key)));
+    fused.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.hit.session_key().cmp(&b.1.hit.session_key())));
     fused
         .into_iter()
         .take(limit)
         .map(|(score, mut f)| {
-            f.hit.score = -score;
+            f.hit.set_fused_score(score);
             f
         })
         .collect()

@@ -144,6 +144,10 @@ pub(crate) struct ArchiveArgs {
     /// Keep running, and archive what changes within seconds (Ctrl-C stops).
     #[arg(long)]
     pub(crate) watch: bool,
+    /// With a model, also embed every archived message that has no vector
+    /// yet, for `sess --store ARCHIVE search --mode semantic|hybrid`.
+    #[command(flatten)]
+    pub(crate) model: ModelArg,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 mod catalog;
 mod cli;
 mod commands;
+mod embedded;
 mod env;
 mod output;
 mod redact;

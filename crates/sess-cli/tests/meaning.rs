@@ -82,3 +82,48 @@ fn a_paraphrase_finds_its_session_by_meaning_and_not_by_words() {
     assert_eq!(hits[0]["id"], "8b6d40a5-430e-448a-b2d4-e0292f81d519", "{hits}");
     assert_eq!(hits[0]["matched"], serde_json::json!(["words", "meaning"]), "{hits}");
 }
+
+#[test]
+fn an_archive_embedded_with_a_model_is_searched_by_meaning() {
+    let Some(model) = model() else { return };
+    let home = claude_codex_pi_home();
+    let model = model.to_str().unwrap();
+    let store = format!("sqlite:{}", home.path().join("kept.sqlite").display());
+    let query = "kick off a long compilation that runs behind the scenes";
+    let search = |mode: &str| {
+        SessRun::new(home.path(), &["--store", &store, "search", query, "--json", "--mode", mode])
+            .env("SESS_EMBED_MODEL", model)
+            .output()
+    };
+    // Archived without a model: no vectors, and a search by meaning says how to make them.
+    let archived = SessRun::new(home.path(), &["--store", &store, "archive", "--json"]).output();
+    assert!(archived.status.success(), "{}", stderr(&archived));
+    assert!(json_out(&archived).get("embedded").is_none());
+    let refused = search("semantic");
+    assert_eq!(refused.status.code(), Some(2));
+    let says = stderr(&refused);
+    assert!(says.contains("has no vectors made with this model"), "{says}");
+    assert!(says.contains("archive --model DIR"), "{says}");
+
+    // `--model` embeds every archived message once.
+    let first = SessRun::new(home.path(), &["--store", &store, "archive", "--json", "--model", model]).output();
+    assert!(first.status.success(), "{}", stderr(&first));
+    let embedded = &json_out(&first)["embedded"];
+    assert!(embedded["documents"].as_u64().unwrap() > 0, "{embedded}");
+    let again =
+        SessRun::new(home.path(), &["--store", &store, "archive", "--json"]).env("SESS_EMBED_MODEL", model).output();
+    assert_eq!(json_out(&again)["embedded"]["documents"], 0);
+
+    // The paraphrase: not by words, by meaning in both other modes.
+    let lexical = search("lexical");
+    assert!(lexical.status.success(), "{}", stderr(&lexical));
+    assert_eq!(json_out(&lexical), serde_json::json!([]));
+    for mode in ["semantic", "hybrid"] {
+        let output = search(mode);
+        assert!(output.status.success(), "{mode}: {}", stderr(&output));
+        let hits = json_out(&output);
+        assert_eq!(hits[0]["id"], "8b6d40a5-430e-448a-b2d4-e0292f81d519", "{mode}: {hits}");
+        assert_eq!(hits[0]["matched"], serde_json::json!(["meaning"]), "{mode}");
+        assert_eq!(hits[0]["store"], store.as_str(), "{mode}");
+    }
+}

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sess_catalog::{Bits, Catalog, Fused, Hit, SearchParams};
+use sess_archive::{Filter, Vault};
+use sess_catalog::{Bits, Catalog, Fused, Hit, Ranked, SearchParams, Stop};
 use sess_embed::Model;
 
 use crate::view::search_error;
@@ -78,7 +79,7 @@ pub enum Side {
 
 impl Side {
     /// The sides that found `fused`.
-    pub fn of(fused: &Fused) -> Vec<Self> {
+    pub fn of<H>(fused: &Fused<H>) -> Vec<Self> {
         [(fused.words, Self::Words), (fused.meaning, Self::Meaning)]
             .into_iter()
             .filter_map(|(found, side)| found.then_some(side))
@@ -143,7 +144,7 @@ pub fn search(catalog: &Catalog, model: Option<&Model>, mode: SearchMode, params
         SearchMode::Lexical => Vec::new(),
         _ => meaning(catalog, model.ok_or_else(no_model)?, params)?,
     };
-    Ok(rank(mode, words, meaning, params))
+    Ok(rank(mode, words, meaning, (params.offset, params.limit)))
 }
 
 /// The hits of the words that `mode` ranks: a lexical search's page, or the
@@ -186,22 +187,99 @@ pub fn bits(catalog: &Catalog, params: &SearchParams) -> Result<Bits> {
 ///
 /// As [`meaning`].
 pub fn meaning_in(catalog: &Catalog, bits: &Bits, model: &Model, params: &SearchParams) -> Result<Vec<Hit>> {
-    let embedded = model.embed(&params.query).map_err(|err| Error::Model {
-        message: format!("cannot embed the query with the model in `{}`", model.dir().display()),
-        source: Some(Box::new(err)),
-    })?;
-    match embedded {
-        Some(vector) => {
-            catalog.search_meaning_in(bits, &sess_embed::quantize(&vector), &window(params)).map_err(search_error)
-        }
+    match query_vector(model, &params.query)? {
+        Some(vector) => catalog.search_meaning_in(bits, &vector, &window(params)).map_err(search_error),
         None => Ok(Vec::new()),
     }
 }
 
-/// The hits of both sides as `mode` ranks them: `params`'s page.
-pub fn rank(mode: SearchMode, words: Vec<Hit>, meaning: Vec<Hit>, params: &SearchParams) -> Vec<Fused> {
-    let wanted = params.offset + params.limit;
-    let ranked: Vec<Fused> = match mode {
+/// The quantized vector of `query`; `None` when no word of it is the model's.
+fn query_vector(model: &Model, query: &str) -> Result<Option<Vec<i8>>> {
+    let embedded = model.embed(query).map_err(|err| Error::Model {
+        message: format!("cannot embed the query with the model in `{}`", model.dir().display()),
+        source: Some(Box::new(err)),
+    })?;
+    Ok(embedded.map(|vector| sess_embed::quantize(&vector)))
+}
+
+/// Whether the archive `vault` has vectors made with `model` (`sess archive
+/// --model` makes them).
+///
+/// # Errors
+///
+/// [`Error::Failed`] when the archive cannot be read.
+pub fn archive_has_vectors(vault: &mut dyn Vault, model: &Model) -> Result<bool> {
+    Ok(vault.vector_model().map_err(archive_error)?.is_some_and(|id| id == model.id()))
+}
+
+/// The hits of the archive `vault` for `query` within `filter`, ranked as
+/// `mode` says, with the sides that found each: `limit` of them from
+/// `offset` on. The meaning is searched in the vectors `sess archive
+/// --model` made.
+///
+/// # Errors
+///
+/// [`no_model`] when `mode` needs a model and there is none;
+/// [`Error::Model`] when the archive has no vectors of `model`;
+/// [`Error::Invalid`] for a query the archive cannot read,
+/// [`Error::OutOfTime`] or [`Error::Cancelled`] for a search stopped, and
+/// [`Error::Failed`] when the archive cannot be read.
+pub fn search_archive(
+    vault: &mut dyn Vault,
+    model: Option<&Model>,
+    mode: SearchMode,
+    query: &str,
+    filter: &Filter,
+    (offset, limit): (usize, usize),
+    stop: &Stop,
+) -> Result<Vec<Fused<sess_archive::Hit>>> {
+    let wanted = offset.saturating_add(limit);
+    let window = if mode == SearchMode::Lexical { wanted } else { wanted.max(FUSED_WINDOW) };
+    let mut words = match mode {
+        SearchMode::Semantic => Vec::new(),
+        _ => vault.search(query, filter, window, stop).map_err(archive_error)?,
+    };
+    if mode == SearchMode::Lexical {
+        words.drain(..offset.min(words.len()));
+    }
+    let mut meaning = Vec::new();
+    if mode.by_meaning() {
+        let model = model.ok_or_else(no_model)?;
+        if !archive_has_vectors(vault, model)? {
+            return Err(Error::Model {
+                message: format!("the archive `{}` has no vectors made with this model", vault.location()),
+                source: Some(Box::new(crate::Hint(
+                    "`sess --store ARCHIVE archive --model DIR` embeds its messages".to_owned(),
+                ))),
+            });
+        }
+        if let Some(vector) = query_vector(model, query)? {
+            meaning = sess_archive::search_meaning(vault, &vector, filter, window, stop).map_err(archive_error)?;
+        }
+    }
+    Ok(rank(mode, words, meaning, (offset, limit)))
+}
+
+/// An archive's error as the library's: a query it refused or a search
+/// stopped as a search's ([`search_error`]).
+pub(crate) fn archive_error(err: sess_archive::Error) -> Error {
+    match err {
+        sess_archive::Error::Query(err) => search_error(err),
+        other => Error::Failed(Box::new(other)),
+    }
+}
+
+/// The hits of both sides as `mode` ranks them: the page of `limit` from
+/// `offset` on. A lexical search's words are that page already ([`words`]);
+/// the other modes' hits are from the first on.
+pub fn rank<H: Ranked>(
+    mode: SearchMode,
+    words: Vec<H>,
+    meaning: Vec<H>,
+    (offset, limit): (usize, usize),
+) -> Vec<Fused<H>> {
+    let wanted = offset + limit;
+    let ranked: Vec<Fused<H>> = match mode {
         SearchMode::Lexical => {
             return words.into_iter().map(|hit| Fused { hit, words: true, meaning: false }).collect();
         }
@@ -210,7 +288,7 @@ pub fn rank(mode: SearchMode, words: Vec<Hit>, meaning: Vec<Hit>, params: &Searc
         }
         SearchMode::Hybrid => sess_catalog::fuse(words, meaning, wanted),
     };
-    ranked.into_iter().skip(params.offset).collect()
+    ranked.into_iter().skip(offset).collect()
 }
 
 /// The hits each side ranks for `params`' page: from the first, at least

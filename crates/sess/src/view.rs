@@ -62,7 +62,8 @@ pub fn open(
     if let Some(url) = store
         && let Some(vault) = crate::archive::existing(url)?
     {
-        let archive = Archive::new(vault, url, false, Shown::Every, tell);
+        let model = host.model.as_deref().map(crate::meaning::load_model_for_queries).transpose()?.map(Arc::new);
+        let archive = Archive::new(vault, url, (false, Shown::Every), tell, model);
         let count = archive.len()?;
         let machines = archive.machines()?.len();
         let said = format!("{count} archived sessions from {machines} machine{}", if machines == 1 { "" } else { "s" });
@@ -77,13 +78,13 @@ pub fn open(
     for problem in refreshed.problems() {
         tell.warning(&crate::catalog::problem_line(problem));
     }
-    let model = host.model.as_deref().map(crate::meaning::load_model).transpose()?;
+    let model = host.model.as_deref().map(crate::meaning::load_model).transpose()?.map(Arc::new);
     if let Some(model) = &model {
         crate::catalog::embed(&mut opened, model, &mut |done, total| {
             progress(Progress { done, total, unit: "messages embedded" });
         })?;
     }
-    let gone = if store.is_none() { default_archive(&host, &tell) } else { None };
+    let gone = if store.is_none() { default_archive(&host, &tell, model.as_ref()) } else { None };
     let count = opened.len().map_err(boxed)?;
     let said = match &gone {
         Some(gone) => format!("{count} sessions and {} the agents deleted, kept in the archive", gone.len()?),
@@ -105,10 +106,10 @@ pub fn open(
 
 /// The default archive, whose sessions the agents deleted are shown beside
 /// the catalog's; `None` when there is none or it cannot be read (told).
-fn default_archive(host: &Host, tell: &Arc<dyn Tell>) -> Option<Archive> {
+fn default_archive(host: &Host, tell: &Arc<dyn Tell>, model: Option<&Arc<sess_embed::Model>>) -> Option<Archive> {
     let url = crate::archive::default_present(&host.data_dir)?;
     match crate::archive::open(&url) {
-        Ok(vault) => Some(Archive::new(vault, &url, true, Shown::Gone, Arc::clone(tell))),
+        Ok(vault) => Some(Archive::new(vault, &url, (true, Shown::Gone), Arc::clone(tell), model.cloned())),
         Err(err) => {
             tell.warning(&format!("the sessions kept in the default archive are not shown: {}", crate::chain(&err)));
             None

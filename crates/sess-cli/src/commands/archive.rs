@@ -1,7 +1,7 @@
 //! `sess archive [--store URL] [--source S] [--json] [--watch]`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -10,6 +10,7 @@ use sess_sources::SourceKind;
 
 use crate::Outcome;
 use crate::cli::ArchiveArgs;
+use crate::embedded::Embedded;
 use crate::env::host;
 use crate::env::sources_env;
 use crate::output::Printed;
@@ -25,29 +26,51 @@ struct Json<'a> {
     /// pi-family sessions also kept as entries in the store.
     entries_copied: usize,
     millis: u128,
+    /// What `--model` embedded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedded: Option<&'a Embedded>,
 }
+
+/// The embedding model of `--model`, and its folder.
+type Embedding = Option<(sess_embed::Model, PathBuf)>;
 
 pub(crate) fn run(args: &ArchiveArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let url = store.map_or_else(|| sess::archive::default_url(&host().data_dir), str::to_owned);
     let mut vault = sess::archive::open(&url)?;
     let machine = host().machine()?;
     let kinds = args.source.kinds();
-    let outcome = once(vault.as_mut(), &url, &machine, &kinds, args.json, true)?;
+    let model = crate::catalog::model_dir(args.model.dir.as_deref())
+        .map(|dir| sess::meaning::load_model(&dir).map(|model| (model, dir)))
+        .transpose()?;
+    let outcome = once(vault.as_mut(), (&url, &machine), &kinds, &model, args.json, true)?;
     if !args.watch {
         return Ok(outcome);
     }
     crate::commands::watch::run(&kinds, &mut || {
-        once(vault.as_mut(), &url, &machine, &kinds, args.json, false).map(|_| ())
+        once(vault.as_mut(), (&url, &machine), &kinds, &model, args.json, false).map(|_| ())
     })
+}
+
+/// Embeds the archive's messages that have no vector with `model` (in
+/// `dir`), a progress bar on a terminal.
+fn embed(vault: &mut dyn Vault, model: &sess_embed::Model, dir: &Path) -> anyhow::Result<Embedded> {
+    let started = Instant::now();
+    let bar = Progress::new(0, "messages embedded");
+    let report = sess_archive::embed(vault, model, &mut |done, total| {
+        bar.set_len(u64::try_from(total).unwrap_or(u64::MAX));
+        bar.set(u64::try_from(done).unwrap_or(u64::MAX));
+    });
+    bar.finish();
+    Ok(Embedded::new(dir, &report?, started))
 }
 
 /// One archive run, with its report printed (with `quiet`, a run that
 /// changed nothing prints nothing: `--watch`).
 fn once(
     vault: &mut dyn Vault,
-    url: &str,
-    machine: &Machine,
+    (url, machine): (&str, &Machine),
     kinds: &[SourceKind],
+    model: &Embedding,
     json: bool,
     first: bool,
 ) -> anyhow::Result<Outcome> {
@@ -63,14 +86,19 @@ fn once(
     if !first && report.added + report.updated + report.newly_gone == 0 && report.failed.is_empty() {
         return Ok(Outcome::Clean);
     }
+    let embedded = model.as_ref().map(|(model, dir)| embed(vault, model, dir)).transpose()?;
     for (path, why) in &report.failed {
         warn(format_args!("cannot archive `{path}`: {why}"));
     }
     if json {
         let millis = took.as_millis();
-        print_json(&Json { store: url, machine, report: &report, entries_copied: copied, millis }, true)?;
+        let embedded = embedded.as_ref();
+        print_json(&Json { store: url, machine, report: &report, entries_copied: copied, millis, embedded }, true)?;
     } else {
         print_report(url, machine, &report, took)?;
+        if let Some(embedded) = &embedded {
+            embedded.print(&mut stdout())?;
+        }
     }
     Ok(if report.failed.is_empty() { Outcome::Clean } else { Outcome::Findings })
 }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use serde::Serialize;
+use sess::meaning::{SearchMode, Side};
 use sess_archive::{ArchivedSession, Filter, Vault};
 use sess_catalog::{Hit, SessionRow};
 use sess_core::format_iso_millis;
@@ -103,20 +104,27 @@ fn item(s: &ArchivedSession) -> Item<'_> {
     }
 }
 
-/// The archive's hits for `query`, as the catalog's (the store is `url`).
+/// The archive's hits for `query`, as the catalog's (the store is `url`),
+/// ranked as `mode` says (with `model` for the meaning), with the sides
+/// that found each.
 pub(crate) fn search(
     vault: &mut dyn Vault,
     url: &str,
-    query: &str,
-    filter: &Filter,
+    (query, filter): (&str, &Filter),
     (limit, stop): (usize, &sess_catalog::Stop),
-) -> anyhow::Result<Vec<Hit>> {
-    let hits = vault.search(query, filter, limit, stop)?;
+    (mode, model): (SearchMode, Option<&sess_embed::Model>),
+) -> anyhow::Result<Vec<(Hit, Vec<Side>)>> {
+    let hits = sess::meaning::search_archive(vault, model, mode, query, filter, (0, limit), stop)?;
     Ok(hits
         .into_iter()
-        .filter_map(|hit| {
+        .filter_map(|fused| {
+            let matched = Side::of(&fused);
+            let hit = fused.hit;
             let row = row(&hit.session, url)?;
-            Some(Hit { session: row, entry_id: hit.entry_id, role: hit.role, snippet: hit.snippet, score: 0.0 })
+            Some((
+                Hit { session: row, entry_id: hit.entry_id, role: hit.role, snippet: hit.snippet, score: 0.0 },
+                matched,
+            ))
         })
         .collect())
 }

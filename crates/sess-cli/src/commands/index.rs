@@ -8,6 +8,7 @@ use sess_catalog::RefreshReport;
 use crate::Outcome;
 use crate::catalog;
 use crate::cli::IndexArgs;
+use crate::embedded::Embedded;
 use crate::output::{print_json, stdout};
 
 #[derive(Serialize)]
@@ -22,17 +23,6 @@ struct Json<'a> {
     store: Option<&'a RefreshReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     embedded: Option<Embedded>,
-}
-
-/// What embedding the messages did.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Embedded {
-    model: std::path::PathBuf,
-    documents: usize,
-    vectors: usize,
-    text_bytes: usize,
-    millis: u128,
 }
 
 pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
@@ -58,15 +48,7 @@ pub(crate) fn run(args: &IndexArgs, store: Option<&str>) -> anyhow::Result<Outco
     }
     writeln!(out, "in {} ms", refreshed.took.as_millis())?;
     if let Some(done) = embedded {
-        writeln!(
-            out,
-            "{} messages embedded ({} vectors, {} KiB of text) with `{}` in {} ms",
-            done.documents,
-            done.vectors,
-            done.text_bytes / 1024,
-            done.model.display(),
-            done.millis
-        )?;
+        done.print(&mut out)?;
     }
     out.flush()?;
     Ok(Outcome::Clean)
@@ -77,13 +59,7 @@ fn embed(catalog: &mut sess_catalog::Catalog, dir: &std::path::Path) -> anyhow::
     let started = std::time::Instant::now();
     let model = sess::meaning::load_model(dir)?;
     let report = catalog::embed(catalog, &model)?;
-    Ok(Embedded {
-        model: dir.to_owned(),
-        documents: report.documents,
-        vectors: report.vectors,
-        text_bytes: report.bytes,
-        millis: started.elapsed().as_millis(),
-    })
+    Ok(Embedded::new(dir, &report, started))
 }
 
 /// What a refresh did, in words (`grown` only where files can grow).

@@ -73,25 +73,35 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     let source = args.scope.source.single();
     let filter =
         Filter { machine: args.machine.clone(), source: source.map(|k| k.as_str().to_owned()), ..Filter::default() };
+    let model_dir = catalog::model_dir(args.model.dir.as_deref());
     if let Some(url) = store
         && let Some(mut vault) = sess::archive::existing(url)?
     {
         // An archive is searched where it is (in PostgreSQL, by the server).
         let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
-        let mut hits = archived::search(vault.as_mut(), url, &args.query, &filter, (args.limit, &budget()))?;
-        if let Some(dir) = &cwd {
-            hits.retain(|hit| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()));
-        }
+        let wanted = args.mode.is_none_or(SearchMode::by_meaning);
+        let model = model_dir.filter(|_| wanted).map(|dir| sess::meaning::load_model_for_queries(&dir)).transpose()?;
+        let how = match (args.mode, &model) {
+            (Some(mode), _) => mode,
+            (None, Some(model)) if sess::meaning::archive_has_vectors(vault.as_mut(), model)? => SearchMode::Hybrid,
+            (None, _) => SearchMode::Lexical,
+        };
+        let scope = (args.query.as_str(), &filter);
+        let found = archived::search(vault.as_mut(), url, scope, (args.limit, &budget()), (how, model.as_ref()))?;
+        let (mut hits, matched): (Vec<Hit>, Vec<Vec<Side>>) = found
+            .into_iter()
+            .filter(|(hit, _)| {
+                cwd.as_ref().is_none_or(|dir| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()))
+            })
+            .unzip();
         if !args.reveal_secrets {
             crate::redact::hits(&mut hits);
         }
-        let matched = vec![vec![Side::Words]; hits.len()];
         return print(args, &hits, &matched, cwd.as_ref(), None);
     }
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
     }
-    let model_dir = catalog::model_dir(args.model.dir.as_deref());
     let how = args.mode.unwrap_or(SearchMode::default_for(model_dir.is_some()));
     if how.by_meaning() && model_dir.is_none() {
         return Err(sess::meaning::no_model().into());
@@ -120,7 +130,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         offset: 0,
         stop: stop.clone(),
     };
-    if let Some(loading) = loading {
+    let (mut hits, mut matched, model) = if let Some(loading) = loading {
         let words = sess::meaning::words(&catalog, how, &params)?;
         // The bits are read while the model loads, unless new messages are embedded first.
         let bits = if args.no_refresh { Some(sess::meaning::bits(&catalog, &params)?) } else { None };
@@ -131,33 +141,43 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
             embed_new(&mut catalog, &model, &dir)?;
             sess::meaning::meaning(&catalog, &model, &params)?
         };
-        let fused = sess::meaning::rank(how, words, meaning, &params);
+        let fused = sess::meaning::rank(how, words, meaning, (params.offset, params.limit));
         let matched: Vec<Vec<Side>> = fused.iter().map(Side::of).collect();
-        let mut hits: Vec<Hit> = fused.into_iter().map(|f| f.hit).collect();
-        if !args.reveal_secrets {
-            crate::redact::hits(&mut hits);
-        }
-        return print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)));
-    }
-    let mut hits = catalog.search(&params)?;
+        (fused.into_iter().map(|f| f.hit).collect(), matched, Some(model))
+    } else {
+        let hits = catalog.search(&params)?;
+        let matched = vec![vec![Side::Words]; hits.len()];
+        (hits, matched, None)
+    };
     // The default archive keeps what the agents deleted: those sessions too.
     if store.is_none()
         && hits.len() < args.limit
         && let Some(url) = sess::archive::default_present(&host().data_dir)
+        && let mut vault = sess::archive::open(&url)?
+        // By meaning too when the archive has vectors of the model; else by
+        // words, and not at all by meaning alone.
+        && let Some(how) = match &model {
+            Some(model) if !sess::meaning::archive_has_vectors(vault.as_mut(), model)? => {
+                (how != SearchMode::Semantic).then_some(SearchMode::Lexical)
+            }
+            _ => Some(how),
+        }
     {
-        let mut vault = sess::archive::open(&url)?;
         let gone = Filter { gone: true, ..filter };
-        let mut more = archived::search(vault.as_mut(), &url, &args.query, &gone, (args.limit, &stop))?;
+        let scope = (args.query.as_str(), &gone);
+        let mut more = archived::search(vault.as_mut(), &url, scope, (args.limit, &stop), (how, model.as_ref()))?;
         if let Some(dir) = &params.cwd {
-            more.retain(|hit| hit.session.cwd.as_deref() == Some(dir.as_str()));
+            more.retain(|(hit, _)| hit.session.cwd.as_deref() == Some(dir.as_str()));
         }
         more.truncate(args.limit - hits.len());
-        hits.extend(more);
+        for (hit, sides) in more {
+            hits.push(hit);
+            matched.push(sides);
+        }
     }
     if !args.reveal_secrets {
         crate::redact::hits(&mut hits);
     }
-    let matched = vec![vec![Side::Words]; hits.len()];
     print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)))
 }
 

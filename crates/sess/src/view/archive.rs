@@ -46,16 +46,40 @@ pub(super) struct Archive {
     shown: Shown,
     /// Where a session that cannot be read for its usage is told.
     tell: Arc<dyn Tell>,
+    /// The embedding model of search by meaning ([`Host::model`]).
+    model: Option<Arc<sess_embed::Model>>,
 }
 
 impl Archive {
     /// The archive `vault` at `url`; `default` when it is the default one,
     /// which `sess restore` reads without `--store`.
-    pub(super) fn new(vault: Box<dyn Vault>, url: &str, default: bool, shown: Shown, tell: Arc<dyn Tell>) -> Self {
+    /// Searched by meaning with `model` when it has its vectors.
+    pub(super) fn new(
+        vault: Box<dyn Vault>,
+        url: &str,
+        (default, shown): (bool, Shown),
+        tell: Arc<dyn Tell>,
+        model: Option<Arc<sess_embed::Model>>,
+    ) -> Self {
         let shown_url = without_password(url);
         let url = url.to_owned();
         let vaults = Pool::new(vault, move || crate::archive::open(&url));
-        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown, tell }
+        Self { vaults, store: (!default).then(|| shown_url.clone()), shown_store: shown_url, shown, tell, model }
+    }
+
+    /// How it can be searched: by meaning too when it has vectors of the
+    /// model, its default first.
+    pub(super) fn search_modes(&self) -> Result<Vec<SearchMode>> {
+        self.modes_of(self.vault()?.as_mut())
+    }
+
+    fn modes_of(&self, vault: &mut dyn Vault) -> Result<Vec<SearchMode>> {
+        Ok(match &self.model {
+            Some(model) if crate::meaning::archive_has_vectors(vault, model)? => {
+                vec![SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical]
+            }
+            _ => vec![SearchMode::Lexical],
+        })
     }
 
     fn vault(&self) -> Result<Lease<'_, Box<dyn Vault>>> {
@@ -147,26 +171,46 @@ impl Archive {
     }
 
     /// The sessions shown whose text matches, best first: `params.limit` of
-    /// them from `params.offset` on.
+    /// them from `params.offset` on, ranked as `params.mode` says (by words
+    /// and meaning when it has vectors of the model, else by words). The
+    /// default archive's deleted sessions, shown beside the catalog's, are
+    /// found by their words alone when it has no vectors.
     /// It stops when `cancel` is raised.
     pub(super) fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
         let filter = self.filter(params.source, params.machine.as_deref());
         let wanted = params.offset.saturating_add(params.limit);
         let stop = Stop::never().or_when(cancel.flag());
-        let hits = self.vault()?.search(&params.query, &filter, wanted, &stop).map_err(|err| match err {
-            sess_archive::Error::Query(err) => super::search_error(err),
-            other => boxed(other),
-        })?;
+        let mut vault = self.vault()?;
+        let modes = self.modes_of(vault.as_mut())?;
+        let mut mode = params.mode.unwrap_or(modes[0]);
+        if self.shown == Shown::Gone && !modes.contains(&mode) {
+            match mode {
+                SearchMode::Semantic => return Ok(Vec::new()),
+                _ => mode = SearchMode::Lexical,
+            }
+        }
+        let page = (0, wanted);
+        let hits = crate::meaning::search_archive(
+            vault.as_mut(),
+            self.model.as_deref(),
+            mode,
+            &params.query,
+            &filter,
+            page,
+            &stop,
+        )?;
         Ok(hits
             .into_iter()
-            .filter(|hit| params.project.is_none() || hit.session.meta.cwd == params.project)
-            .filter_map(|hit| {
+            .filter(|fused| params.project.is_none() || fused.hit.session.meta.cwd == params.project)
+            .filter_map(|fused| {
+                let matched = Side::of(&fused);
+                let hit = fused.hit;
                 Some(SearchHit {
                     session: self.card(&hit.session)?,
                     entry_id: hit.entry_id,
                     role: Some(hit.role),
                     snippet: hit.snippet.into_iter().map(|p| SnippetPart { text: p.text, hit: p.hit }).collect(),
-                    matched: vec![Side::Words],
+                    matched,
                 })
             })
             .skip(params.offset)
@@ -343,12 +387,16 @@ impl Library for ArchiveLibrary {
         self.0.whole(id)
     }
 
-    /// By words: an archive keeps no vectors.
     fn search(&self, params: &SearchParams, cancel: &Cancel) -> Result<Vec<SearchHit>> {
-        if params.mode.is_some_and(SearchMode::by_meaning) {
-            return Err(crate::Error::Unsupported { operation: "searching an archive by meaning".to_owned() });
-        }
         self.0.search(params, cancel)
+    }
+
+    /// By meaning too when the archive has vectors of the model.
+    fn search_modes(&self) -> Vec<SearchMode> {
+        self.0.search_modes().unwrap_or_else(|err| {
+            self.report(&err);
+            vec![SearchMode::Lexical]
+        })
     }
 
     fn machines(&self) -> Result<Vec<MachineCard>> {

@@ -47,7 +47,7 @@ pub(super) struct CatalogLibrary {
     pub(super) states: crate::state::States,
     /// The embedding model of search by meaning ([`Host::model`]): the
     /// messages a refresh adds are embedded with it.
-    pub(super) model: Option<sess_embed::Model>,
+    pub(super) model: Option<Arc<sess_embed::Model>>,
 }
 
 impl CatalogLibrary {
@@ -90,7 +90,7 @@ impl CatalogLibrary {
             stop: Stop::never().or_when(cancel.flag()),
         };
         let mode = params.mode.unwrap_or(SearchMode::default_for(self.model.is_some()));
-        let hits = crate::meaning::search(&*self.catalog()?, self.model.as_ref(), mode, &search)?;
+        let hits = crate::meaning::search(&*self.catalog()?, self.model.as_deref(), mode, &search)?;
         Ok(hits
             .into_iter()
             .map(|fused| {
@@ -230,12 +230,9 @@ impl Library for CatalogLibrary {
             Some(_) => Vec::new(),
             None => self.catalog_hits(params, (params.offset, params.limit), cancel)?,
         };
-        // The catalog ranks its hits first; the deleted sessions follow them,
-        // found by their words (an archive keeps no vectors).
-        let by_words = params.mode.unwrap_or(SearchMode::default_for(self.model.is_some())) != SearchMode::Semantic;
+        // The catalog ranks its hits first; the deleted sessions follow them.
         if let Some(gone) = &self.gone
             && hits.len() < params.limit
-            && by_words
         {
             // Where the catalog's hits end: after this page's, or (a page
             // past them) where a search for the first `offset` says.
