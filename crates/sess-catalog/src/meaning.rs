@@ -305,6 +305,6 @@ mod tests {
         assert_eq!(fused.len(), 1);
         assert_eq!(fused[0].hit.session.key, 6);
         // Nothing on either side: nothing.
-        assert!(fuse(Vec::new(), Vec::new(), 5).is_empty());
+        assert!(fuse::<Hit>(Vec::new(), Vec::new(), 5).is_empty());
     }
 }

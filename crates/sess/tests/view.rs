@@ -174,3 +174,45 @@ fn a_library_with_a_model_searches_by_meaning() {
     assert!(matches!(err, Error::Model { .. }), "{err:?}");
     assert!(sess::chain(&err).contains("--model DIR or $SESS_EMBED_MODEL"), "{}", sess::chain(&err));
 }
+
+/// The page over an archive searches it by meaning once `sess archive
+/// --model` embedded it: a query in other words finds the session; before,
+/// only words are offered, and a search by meaning says how to embed it.
+#[test]
+fn a_library_over_an_archive_with_vectors_searches_by_meaning() {
+    let Some(model_dir) = sess_testkit::embed::embed_model_dir() else { return };
+    let home = home();
+    let heard = Arc::new(Heard::default());
+    let host = Host { model: Some(model_dir.clone()), ..Host::at_home(home.path()) };
+    let url = format!("sqlite:{}", home.path().join("kept.sqlite").display());
+    let mut vault = sess::archive::open(&url).unwrap();
+    let machine = host.machine().unwrap();
+    let kinds: Vec<SourceKind> = sess_sources::registry().collect();
+    sess_archive::archive(vault.as_mut(), &host.env, &machine, &kinds, 1, &|_, _| {}).unwrap();
+    let query = "add a liveness probe route to the node web server";
+    let search = |view: &sess::view::View, mode| {
+        let params = SearchParams { query: query.to_owned(), mode, ..SearchParams::default() };
+        view.library.search(&params, &Cancel::new())
+    };
+    let open_archive = || {
+        let tell: Arc<dyn Tell> = heard.clone();
+        sess::view::open(host.clone(), Some(&url), None, tell, &mut |_| {}).unwrap()
+    };
+
+    let before = open_archive();
+    assert_eq!(before.library.search_modes(), [SearchMode::Lexical]);
+    let err = search(&before, Some(SearchMode::Semantic)).unwrap_err();
+    assert!(matches!(err, Error::Model { .. }), "{err:?}");
+    assert!(sess::chain(&err).contains("archive --model DIR"), "{}", sess::chain(&err));
+
+    let model = sess::meaning::load_model(&model_dir).unwrap();
+    sess_archive::embed(vault.as_mut(), &model, &mut |_, _| {}).unwrap();
+    let after = open_archive();
+    assert_eq!(after.library.search_modes(), [SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical]);
+    assert!(search(&after, Some(SearchMode::Lexical)).unwrap().is_empty(), "none of its words is in the session");
+    for mode in [None, Some(SearchMode::Hybrid), Some(SearchMode::Semantic)] {
+        let hits = search(&after, mode).unwrap();
+        assert_eq!(hits.first().map(|h| h.session.source.as_str()), Some("claude"), "{mode:?}: {hits:?}");
+        assert_eq!(hits[0].matched, [Side::Meaning]);
+    }
+}

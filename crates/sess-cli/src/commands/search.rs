@@ -77,27 +77,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
     if let Some(url) = store
         && let Some(mut vault) = sess::archive::existing(url)?
     {
-        // An archive is searched where it is (in PostgreSQL, by the server).
-        let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
-        let wanted = args.mode.is_none_or(SearchMode::by_meaning);
-        let model = model_dir.filter(|_| wanted).map(|dir| sess::meaning::load_model_for_queries(&dir)).transpose()?;
-        let how = match (args.mode, &model) {
-            (Some(mode), _) => mode,
-            (None, Some(model)) if sess::meaning::archive_has_vectors(vault.as_mut(), model)? => SearchMode::Hybrid,
-            (None, _) => SearchMode::Lexical,
-        };
-        let scope = (args.query.as_str(), &filter);
-        let found = archived::search(vault.as_mut(), url, scope, (args.limit, &budget()), (how, model.as_ref()))?;
-        let (mut hits, matched): (Vec<Hit>, Vec<Vec<Side>>) = found
-            .into_iter()
-            .filter(|(hit, _)| {
-                cwd.as_ref().is_none_or(|dir| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()))
-            })
-            .unzip();
-        if !args.reveal_secrets {
-            crate::redact::hits(&mut hits);
-        }
-        return print(args, &hits, &matched, cwd.as_ref(), None);
+        return search_archive(args, (url, vault.as_mut()), &filter, model_dir, &budget());
     }
     if args.machine.is_some() {
         anyhow::bail!("--machine searches the sessions of an archive: name it with --store URL");
@@ -179,6 +159,37 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         crate::redact::hits(&mut hits);
     }
     print(args, &hits, &matched, cwd.as_ref(), Some((&catalog, &params)))
+}
+
+/// `sess --store ARCHIVE search`: the archive searched where it is (in
+/// PostgreSQL, by the server), by meaning too when it has vectors of the model.
+fn search_archive(
+    args: &SearchArgs,
+    (url, vault): (&str, &mut dyn sess_archive::Vault),
+    filter: &Filter,
+    model_dir: Option<PathBuf>,
+    stop: &Stop,
+) -> anyhow::Result<Outcome> {
+    let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
+    let wanted = args.mode.is_none_or(SearchMode::by_meaning);
+    let model = model_dir.filter(|_| wanted).map(|dir| sess::meaning::load_model_for_queries(&dir)).transpose()?;
+    let how = match (args.mode, &model) {
+        (Some(mode), _) => mode,
+        (None, Some(model)) if sess::meaning::archive_has_vectors(vault, model)? => SearchMode::Hybrid,
+        (None, _) => SearchMode::Lexical,
+    };
+    let scope = (args.query.as_str(), filter);
+    let found = archived::search(vault, url, scope, (args.limit, stop), (how, model.as_ref()))?;
+    let (mut hits, matched): (Vec<Hit>, Vec<Vec<Side>>) = found
+        .into_iter()
+        .filter(|(hit, _)| {
+            cwd.as_ref().is_none_or(|dir| hit.session.cwd.as_deref() == Some(dir.display().to_string().as_str()))
+        })
+        .unzip();
+    if !args.reveal_secrets {
+        crate::redact::hits(&mut hits);
+    }
+    print(args, &hits, &matched, cwd.as_ref(), None)
 }
 
 /// Documents to embed from which the model's whole table is read first:
