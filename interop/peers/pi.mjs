@@ -34,3 +34,15 @@ export function piPeer(SessionManager, buildSessionContext, scenario, views = {}
     },
   };
 }
+
+/**
+ * What pi-mono 0.73.1's scenario writes (scenario.mjs's `api`): the calls of
+ * its SessionManager, which sess's Node binding has too.
+ */
+export const piMonoScenario = {
+  modelChange: (sm, provider, model) => sm.appendModelChange(provider, model),
+  compaction: (sm, r, summary, kept, tokens, details) => sm.appendCompaction(summary, kept, tokens, details, details ? false : undefined),
+  branchWithSummary: (sm, r, from, summary, details, fromHook) => sm.branchWithSummary(from, summary, details, fromHook),
+  sessionName: (sm, r, name) => sm.appendSessionInfo(name),
+  extra: (sm, r, n) => sm.appendMessage({ role: "user", content: [{ type: "text", text: `extra ${n}` }], timestamp: 1_767_225_600_000 + n }),
+};

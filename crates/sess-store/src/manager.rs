@@ -379,6 +379,26 @@ impl SessionManager {
         SessionHeader::new(&uuid::Uuid::now_v7().to_string(), &self.now_iso(), &self.cwd, parent_session)
     }
 
+    /// Starts a new, empty session (pi's `newSession`): its file in `dir`
+    /// (none in memory or without one), its id `id` when given (else a new
+    /// UUIDv7), and `parent_session` in its header. Nothing is written
+    /// before its first assistant message, as for [`SessionManager::create`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when `dir` cannot be made.
+    pub fn start_session(&mut self, dir: Option<&Path>, id: Option<&str>, parent_session: Option<&str>) -> Result<()> {
+        self.new_session(dir, parent_session)?;
+        if let Some(id) = id {
+            self.header = SessionHeader::new(id, self.header.timestamp().unwrap_or_default(), &self.cwd, parent_session);
+            if let Some(dir) = self.session_dir.clone().filter(|_| self.file.is_some()) {
+                let name = crate::discovery::session_file_name(self.header.timestamp().unwrap_or_default(), id);
+                self.file = Some(dir.join(name));
+            }
+        }
+        Ok(())
+    }
+
     /// Starts a new, empty session in `dir` (or in memory without one).
     fn new_session(&mut self, dir: Option<&Path>, parent_session: Option<&str>) -> Result<()> {
         self.header = self.fresh_header(parent_session);

@@ -195,6 +195,45 @@ impl SessionManager {
         self.append_raw_with_layout(entry_type, fields, layout)
     }
 
+    /// Appends an entry of `entry_type` whose own fields are the members of
+    /// the JSON object `fields`, spliced in as written (key order, spacing and
+    /// number spelling kept): `id`, `parentId` and `timestamp` right after
+    /// `type`, or after the fields with `base_last` (as `custom` and
+    /// `custom_message` entries have them). The line is what a JavaScript
+    /// agent's `JSON.stringify` of the whole entry gives, for the Node binding.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidEntry`] when `fields` is not an object or names a base
+    /// field; as [`append_raw`](Self::append_raw) otherwise.
+    pub fn append_fields_json(&mut self, entry_type: &str, fields: &str, base_last: bool) -> Result<EntryId> {
+        let mut named_base = false;
+        let object = fields.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        let inner = object.strip_prefix('{').and_then(|rest| rest.strip_suffix('}')).map(str::trim);
+        let Some(inner) = inner else {
+            return Err(Error::InvalidEntry { reason: format!("the fields of a `{entry_type}` entry are not an object") });
+        };
+        JsonText::parse_with(object.to_owned(), |key| {
+            named_base |= matches!(key, "type" | "id" | "parentId" | "timestamp");
+        })
+        .map_err(invalid)?;
+        if named_base {
+            return Err(Error::InvalidEntry {
+                reason: format!("the fields of a `{entry_type}` entry name `type`, `id`, `parentId` or `timestamp`"),
+            });
+        }
+        let (id, timestamp) = (self.next_entry_id(), self.now_iso());
+        let text = |value: &str| Value::from(value).to_string();
+        let parent = self.leaf.as_ref().map_or_else(|| "null".to_owned(), |p| text(p.as_str()));
+        let base = format!(r#""id":{},"parentId":{parent},"timestamp":{}"#, text(id.as_str()), text(&timestamp));
+        let line = match (inner.is_empty(), base_last) {
+            (true, _) => format!(r#"{{"type":{},{base}}}"#, text(entry_type)),
+            (false, false) => format!(r#"{{"type":{},{base},{inner}}}"#, text(entry_type)),
+            (false, true) => format!(r#"{{"type":{},{inner},{base}}}"#, text(entry_type)),
+        };
+        self.push_line(&line)
+    }
+
     /// Appends `messages` (JSON texts, written as they are) one after the
     /// other under the leaf, as [`append_message_json`](Self::append_message_json)
     /// each, with one timestamp and one shared text block for all of them.

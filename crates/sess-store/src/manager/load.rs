@@ -52,6 +52,19 @@ impl SessionManagerBuilder {
     /// name and `titleSource` (and a title slot when the source has one).
     /// Written at once, atomically.
     pub fn fork_from(self, source: &Path, cwd: &str, session_dir: &Path) -> Result<SessionManager> {
+        self.fork_from_naming(source, cwd, session_dir, None)
+    }
+
+    /// [`fork_from`](Self::fork_from) with `parent_session` in the new
+    /// header instead of the source's session id (pi-mono names the source
+    /// file there).
+    pub fn fork_from_naming(
+        self,
+        source: &Path,
+        cwd: &str,
+        session_dir: &Path,
+        parent_session: Option<&str>,
+    ) -> Result<SessionManager> {
         let mut manager = SessionManager::new(self, cwd, true);
         let outcome = read_session(manager.storage.as_ref(), source)?;
         let Some(header) = outcome.file.header().cloned() else {
@@ -60,7 +73,7 @@ impl SessionManagerBuilder {
             });
         };
         let title = super::title::Carried::of(&outcome.file.names(), &header);
-        manager.new_session(Some(session_dir), Some(header.id()))?;
+        manager.new_session(Some(session_dir), Some(parent_session.unwrap_or(header.id())))?;
         manager.carry_title(title, super::title::Place::Last);
         let entries = outcome.file.into_entries();
         manager.install_entries(entries);

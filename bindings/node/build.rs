@@ -1,0 +1,5 @@
+//! The link arguments of a Node addon.
+
+fn main() {
+    napi_build::setup();
+}

@@ -1,0 +1,481 @@
+// sess's session store for the pi family's TypeScript agents: pi-mono 0.73.1's
+// `SessionManager` API (its `dist/core/session-manager.d.ts` is the contract),
+// with the session kept by sess's Rust `SessionManager` in a native addon.
+//
+// The native half reads and writes the files (lenient reading, migration,
+// durable appends, branched sessions and forks); this half holds the entries
+// as the JSON pi would have parsed, parsed once from the native lines, and
+// answers the read methods from them.
+import { createRequire } from "node:module";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+const native = createRequire(import.meta.url)("./sess.node");
+
+export const CURRENT_SESSION_VERSION = 3;
+
+/** What `new SessionManager` is given, so only the static constructors make one. */
+const MAKING = Symbol("making");
+
+/** pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+function defaultAgentDir() {
+  const dir = process.env.PI_CODING_AGENT_DIR;
+  if (dir) return dir === "~" ? homedir() : dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+  return join(homedir(), ".pi", "agent");
+}
+
+/**
+ * The folder of `cwd`'s sessions under the agent folder (made when missing):
+ * `sessions/--<cwd with separators as dashes>--`.
+ */
+export function getDefaultSessionDir(cwd, agentDir = defaultAgentDir()) {
+  const name = `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  const dir = join(agentDir, "sessions", name);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Brings `entries` (a header first) to the current version, in place. */
+export function migrateSessionEntries(entries) {
+  const header = entries.find((e) => e.type === "session");
+  const version = header?.version ?? 1;
+  if (version >= CURRENT_SESSION_VERSION) return;
+  const migrated = JSON.parse(native.migrateEntriesJson(JSON.stringify(entries)));
+  entries.splice(0, entries.length, ...migrated);
+}
+
+/** The JSON objects of the lines of `content`; lines that are not JSON are left out. */
+export function parseSessionEntries(content) {
+  const entries = [];
+  for (const line of content.trim().split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      entries.push(JSON.parse(line));
+    } catch {
+      // Not JSON: left out, as pi does.
+    }
+  }
+  return entries;
+}
+
+/** The last `compaction` entry of `entries`. */
+export function getLatestCompactionEntry(entries) {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (entries[i].type === "compaction") return entries[i];
+  }
+  return null;
+}
+
+/**
+ * The entries of the session file `filePath`, its header first, migrated to
+ * the current version; none when it does not exist or its first line is not
+ * a session header.
+ */
+export function loadEntriesFromFile(filePath) {
+  return JSON.parse(native.loadEntriesJson(filePath));
+}
+
+/** The most recently modified session file of `sessionDir` with a valid header. */
+export function findMostRecentSession(sessionDir) {
+  return native.findMostRecentSession(sessionDir) ?? null;
+}
+
+/** A message's time in ms, as pi gives it to the messages it makes. */
+const millis = (timestamp) => new Date(timestamp).getTime();
+
+/**
+ * What a session sends to the model from `leafId` (the last entry when
+ * undefined or unknown; nothing when `null`): the messages of the path from
+ * the root, the newest compaction's summary in place of what it compacted,
+ * and the thinking level and model in force.
+ */
+export function buildSessionContext(entries, leafId, byId) {
+  const empty = () => ({ messages: [], thinkingLevel: "off", model: null });
+  if (leafId === null) return empty();
+  if (!byId) {
+    byId = new Map();
+    for (const entry of entries) byId.set(entry.id, entry);
+  }
+  const leaf = (leafId ? byId.get(leafId) : undefined) ?? entries[entries.length - 1];
+  if (!leaf) return empty();
+  const path = [];
+  for (let at = leaf; at; at = at.parentId ? byId.get(at.parentId) : undefined) path.push(at);
+  path.reverse();
+  let thinkingLevel = "off";
+  let model = null;
+  let compaction = null;
+  for (const entry of path) {
+    if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel;
+    else if (entry.type === "model_change") model = { provider: entry.provider, modelId: entry.modelId };
+    else if (entry.type === "message" && entry.message.role === "assistant") {
+      model = { provider: entry.message.provider, modelId: entry.message.model };
+    } else if (entry.type === "compaction") compaction = entry;
+  }
+  const messages = [];
+  const add = (entry) => {
+    if (entry.type === "message") messages.push(entry.message);
+    else if (entry.type === "custom_message") {
+      const { customType, content, display, details } = entry;
+      messages.push({ role: "custom", customType, content, display, details, timestamp: millis(entry.timestamp) });
+    } else if (entry.type === "branch_summary" && entry.summary) {
+      messages.push({ role: "branchSummary", summary: entry.summary, fromId: entry.fromId, timestamp: millis(entry.timestamp) });
+    }
+  };
+  if (!compaction) {
+    for (const entry of path) add(entry);
+    return { messages, thinkingLevel, model };
+  }
+  const { summary, tokensBefore } = compaction;
+  messages.push({ role: "compactionSummary", summary, tokensBefore, timestamp: millis(compaction.timestamp) });
+  const at = path.findIndex((e) => e.type === "compaction" && e.id === compaction.id);
+  let kept = false;
+  for (let i = 0; i < at; i++) {
+    kept ||= path[i].id === compaction.firstKeptEntryId;
+    if (kept) add(path[i]);
+  }
+  for (let i = at + 1; i < path.length; i++) add(path[i]);
+  return { messages, thinkingLevel, model };
+}
+
+export class SessionManager {
+  #native;
+  #cwd;
+  #sessionDir;
+  #persist;
+  #header = null;
+  #entries = [];
+  #byId = new Map();
+  #labels = new Map();
+  #labelTimes = new Map();
+
+  /** Made by the static constructors only. */
+  constructor(making, session, cwd, sessionDir, persist) {
+    if (making !== MAKING) throw new TypeError("SessionManager is made by create, open, continueRecent, inMemory or forkFrom");
+    this.#native = session;
+    this.#cwd = cwd;
+    this.#sessionDir = sessionDir;
+    this.#persist = persist;
+    this.#reload();
+  }
+
+  /** Takes the header and entries from the native session again. */
+  #reload() {
+    this.#header = JSON.parse(this.#native.headerJson());
+    this.#entries = JSON.parse(this.#native.entriesJson());
+    this.#byId.clear();
+    this.#labels.clear();
+    this.#labelTimes.clear();
+    for (const entry of this.#entries) this.#index(entry);
+  }
+
+  #index(entry) {
+    this.#byId.set(entry.id, entry);
+    if (entry.type !== "label") return;
+    if (entry.label) {
+      this.#labels.set(entry.targetId, entry.label);
+      this.#labelTimes.set(entry.targetId, entry.timestamp);
+    } else {
+      this.#labels.delete(entry.targetId);
+      this.#labelTimes.delete(entry.targetId);
+    }
+  }
+
+  /** Keeps the entry whose line the native session returned; returns its id. */
+  #added(line) {
+    const entry = JSON.parse(line);
+    this.#entries.push(entry);
+    this.#index(entry);
+    return entry.id;
+  }
+
+  /** Appends an entry of `type` with `fields` (in pi's key order); `baseLast` as pi's custom entries. */
+  #append(type, fields, baseLast = false) {
+    return this.#added(this.#native.appendFields(type, JSON.stringify(fields), baseLast));
+  }
+
+  #mustHave(id) {
+    if (!this.#byId.has(id)) throw new Error(`Entry ${id} not found`);
+  }
+
+  setSessionFile(sessionFile) {
+    this.#native.setSessionFile(resolve(sessionFile));
+    this.#reload();
+  }
+
+  newSession(options) {
+    const file = this.#native.newSession(this.#persist ? this.#sessionDir : undefined, options?.id, options?.parentSession);
+    this.#reload();
+    return file ?? undefined;
+  }
+
+  isPersisted() {
+    return this.#persist;
+  }
+
+  getCwd() {
+    return this.#cwd;
+  }
+
+  getSessionDir() {
+    return this.#sessionDir;
+  }
+
+  getSessionId() {
+    return this.#native.sessionId();
+  }
+
+  getSessionFile() {
+    return this.#native.sessionFile() ?? undefined;
+  }
+
+  appendMessage(message) {
+    return this.#added(this.#native.appendMessage(JSON.stringify(message)));
+  }
+
+  appendThinkingLevelChange(thinkingLevel) {
+    return this.#append("thinking_level_change", { thinkingLevel });
+  }
+
+  appendModelChange(provider, modelId) {
+    return this.#append("model_change", { provider, modelId });
+  }
+
+  appendCompaction(summary, firstKeptEntryId, tokensBefore, details, fromHook) {
+    return this.#append("compaction", { summary, firstKeptEntryId, tokensBefore, details, fromHook });
+  }
+
+  appendCustomEntry(customType, data) {
+    return this.#append("custom", { customType, data }, true);
+  }
+
+  appendSessionInfo(name) {
+    return this.#append("session_info", { name: name.trim() });
+  }
+
+  getSessionName() {
+    for (let i = this.#entries.length - 1; i >= 0; i--) {
+      const entry = this.#entries[i];
+      if (entry.type === "session_info") return entry.name?.trim() || undefined;
+    }
+    return undefined;
+  }
+
+  appendCustomMessageEntry(customType, content, display, details) {
+    return this.#append("custom_message", { customType, content, display, details }, true);
+  }
+
+  getLeafId() {
+    return this.#native.leafId() ?? null;
+  }
+
+  getLeafEntry() {
+    const leaf = this.getLeafId();
+    return leaf ? this.#byId.get(leaf) : undefined;
+  }
+
+  getEntry(id) {
+    return this.#byId.get(id);
+  }
+
+  getChildren(parentId) {
+    return this.#entries.filter((entry) => entry.parentId === parentId);
+  }
+
+  getLabel(id) {
+    return this.#labels.get(id);
+  }
+
+  appendLabelChange(targetId, label) {
+    this.#mustHave(targetId);
+    return this.#append("label", { targetId, label });
+  }
+
+  getBranch(fromId) {
+    const path = [];
+    const start = fromId ?? this.getLeafId();
+    for (let at = start ? this.#byId.get(start) : undefined; at; at = at.parentId ? this.#byId.get(at.parentId) : undefined) {
+      path.push(at);
+    }
+    return path.reverse();
+  }
+
+  buildSessionContext() {
+    return buildSessionContext(this.#entries, this.getLeafId(), this.#byId);
+  }
+
+  getHeader() {
+    return this.#header;
+  }
+
+  getEntries() {
+    return [...this.#entries];
+  }
+
+  getTree() {
+    const nodes = new Map();
+    for (const entry of this.#entries) {
+      nodes.set(entry.id, { entry, children: [], label: this.#labels.get(entry.id), labelTimestamp: this.#labelTimes.get(entry.id) });
+    }
+    const roots = [];
+    for (const entry of this.#entries) {
+      const node = nodes.get(entry.id);
+      const parent = entry.parentId === null || entry.parentId === entry.id ? undefined : nodes.get(entry.parentId);
+      (parent ? parent.children : roots).push(node);
+    }
+    const stack = [...roots];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      node.children.sort((a, b) => millis(a.entry.timestamp) - millis(b.entry.timestamp));
+      stack.push(...node.children);
+    }
+    return roots;
+  }
+
+  branch(branchFromId) {
+    this.#mustHave(branchFromId);
+    this.#native.branch(branchFromId);
+  }
+
+  resetLeaf() {
+    this.#native.resetLeaf();
+  }
+
+  branchWithSummary(branchFromId, summary, details, fromHook) {
+    if (branchFromId !== null) {
+      this.#mustHave(branchFromId);
+      this.#native.branch(branchFromId);
+    } else {
+      this.#native.resetLeaf();
+    }
+    return this.#append("branch_summary", { fromId: branchFromId ?? "root", summary, details, fromHook });
+  }
+
+  createBranchedSession(leafId) {
+    if (!leafId || !this.#byId.has(leafId)) throw new Error(`Entry ${leafId} not found`);
+    const file = this.#native.createBranchedSession(leafId, this.#persist ? this.#sessionDir : undefined);
+    this.#reload();
+    return this.#persist ? (file ?? undefined) : undefined;
+  }
+
+  static create(cwd, sessionDir) {
+    const dir = sessionDir ?? getDefaultSessionDir(cwd);
+    return new SessionManager(MAKING, native.NativeSession.create(cwd, dir), cwd, dir, true);
+  }
+
+  static open(path, sessionDir, cwdOverride) {
+    const file = resolve(path);
+    const header = loadEntriesFromFile(file).find((e) => e.type === "session");
+    const cwd = cwdOverride ?? header?.cwd ?? process.cwd();
+    const dir = sessionDir ?? resolve(file, "..");
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    return new SessionManager(MAKING, native.NativeSession.open(file, cwd), cwd, dir, true);
+  }
+
+  static continueRecent(cwd, sessionDir) {
+    const dir = sessionDir ?? getDefaultSessionDir(cwd);
+    return new SessionManager(MAKING, native.NativeSession.continueRecent(cwd, dir), cwd, dir, true);
+  }
+
+  static inMemory(cwd = process.cwd()) {
+    return new SessionManager(MAKING, native.NativeSession.inMemory(cwd), cwd, "", false);
+  }
+
+  static forkFrom(sourcePath, targetCwd, sessionDir) {
+    const source = loadEntriesFromFile(sourcePath);
+    if (source.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${sourcePath}`);
+    const dir = sessionDir ?? getDefaultSessionDir(targetCwd);
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    return new SessionManager(MAKING, native.NativeSession.forkFrom(sourcePath, targetCwd, dir), targetCwd, dir, true);
+  }
+
+  static async list(cwd, sessionDir, onProgress) {
+    const dir = sessionDir ?? getDefaultSessionDir(cwd);
+    const sessions = listFiles(jsonlFiles(dir), onProgress);
+    return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  }
+
+  static async listAll(onProgress) {
+    const root = join(defaultAgentDir(), "sessions");
+    if (!existsSync(root)) return [];
+    const dirs = (await readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => join(root, e.name));
+    const sessions = listFiles(dirs.flatMap(jsonlFiles), onProgress);
+    return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  }
+}
+
+/** The `.jsonl` files of `dir` (none when it cannot be read). */
+function jsonlFiles(dir) {
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(".jsonl"))
+      .map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+/** The `SessionInfo` of each session file of `files` that has a header, `onProgress` told of each. */
+function listFiles(files, onProgress) {
+  const sessions = [];
+  files.forEach((file, at) => {
+    const info = sessionInfo(file);
+    onProgress?.(at + 1, files.length);
+    if (info) sessions.push(info);
+  });
+  return sessions;
+}
+
+/** The text of a message's content: a string, or its text blocks joined by spaces. */
+function textOf(content) {
+  if (typeof content === "string") return content;
+  return Array.isArray(content) ? content.filter((b) => b?.type === "text").map((b) => b.text).join(" ") : "";
+}
+
+/** What pi lists of the session file `file`; none without a header. */
+function sessionInfo(file) {
+  let entries;
+  try {
+    entries = loadEntriesFromFile(file);
+  } catch {
+    return null;
+  }
+  const header = entries[0];
+  if (!header || header.type !== "session") return null;
+  let name;
+  let messageCount = 0;
+  let firstMessage = "";
+  const texts = [];
+  let lastActivity;
+  for (const entry of entries) {
+    if (entry.type === "session_info") name = entry.name?.trim() || undefined;
+    if (entry.type !== "message") continue;
+    messageCount++;
+    const message = entry.message;
+    if (typeof message?.role !== "string" || !("content" in message)) continue;
+    if (message.role !== "user" && message.role !== "assistant") continue;
+    const at = typeof message.timestamp === "number" ? message.timestamp : millis(entry.timestamp);
+    if (!Number.isNaN(at)) lastActivity = Math.max(lastActivity ?? 0, at);
+    const text = textOf(message.content);
+    if (!text) continue;
+    texts.push(text);
+    if (!firstMessage && message.role === "user") firstMessage = text;
+  }
+  const stats = statSync(file);
+  const created = new Date(header.timestamp);
+  const headerTime = typeof header.timestamp === "string" ? created.getTime() : Number.NaN;
+  const modified = lastActivity > 0 ? new Date(lastActivity) : Number.isNaN(headerTime) ? stats.mtime : new Date(headerTime);
+  return {
+    path: file,
+    id: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    name,
+    parentSessionPath: header.parentSession,
+    created,
+    modified,
+    messageCount,
+    firstMessage: firstMessage || "(no messages)",
+    allMessagesText: texts.join(" "),
+  };
+}

@@ -1,0 +1,85 @@
+// The binding beside the real pi-mono 0.73.1 (installed by interop/setup):
+// the same seeded scenarios (interop/peers/scenario.mjs) written by one and
+// read by the other, in both directions, with their damaged copies; the
+// views compared are every entry, the context at every entry as the leaf,
+// the tree, the labels and the name. Skipped without pi-mono, unless
+// SESS_INTEROP_REQUIRED=1.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..", "..", "..");
+const piDriver = join(repo, "interop", "peers", "pi-mono", "driver.mjs");
+const ourDriver = join(here, "driver.mjs");
+const piInstalled = existsSync(join(repo, "interop", "peers", "pi-mono", "node_modules", "@mariozechner", "pi-coding-agent"));
+if (!piInstalled && process.env.SESS_INTEROP_REQUIRED === "1") {
+  throw new Error("pi-mono is not installed (run interop/setup)");
+}
+const skip = piInstalled ? false : "pi-mono is not installed (interop/setup installs it)";
+
+const SEEDS = [1, 8];
+const home = mkdtempSync(join(tmpdir(), "sess-node-differential-"));
+after(() => rmSync(home, { recursive: true, force: true }));
+
+function drive(driver, ...args) {
+  return JSON.parse(execFileSync(process.execPath, [driver, ...args], { maxBuffer: 1 << 28, encoding: "utf8" }));
+}
+
+/** Each generated session and damaged copy: its view, and the file with the bytes it was made from. */
+function views(generated) {
+  return generated.flatMap((scenario) => [
+    { file: scenario.session.file, view: scenario.session },
+    ...Object.values(scenario.damaged).map((view) => ({ file: view.untouched ?? view.file, view })),
+  ]);
+}
+
+/** A view without where its file is. */
+function seen(view) {
+  const { file, untouched, ...rest } = view;
+  return rest;
+}
+
+function compare(written, readBack) {
+  assert.equal(readBack.length, written.length);
+  written.forEach(({ file, view }, at) => {
+    assert.deepEqual(seen(readBack[at]), seen(view), `${file}: the views differ`);
+  });
+}
+
+test("what pi-mono writes, the binding reads as pi-mono does", { skip }, () => {
+  const written = views(drive(piDriver, "generate", String(SEEDS[0]), String(SEEDS[1]), join(home, "pi")));
+  assert.equal(written.length, SEEDS[1] * 4);
+  compare(written, drive(ourDriver, "inspect", ...written.map((w) => w.file)));
+});
+
+test("what the binding writes, pi-mono reads as the binding does, line for line as pi writes it", { skip }, () => {
+  const generated = drive(ourDriver, "generate", String(SEEDS[0]), String(SEEDS[1]), join(home, "sess"));
+  const written = views(generated);
+  compare(written, drive(piDriver, "inspect", ...written.map((w) => w.file)));
+  // Every line is what JSON.stringify gives of the object it holds, as pi writes each entry.
+  for (const scenario of generated) {
+    const lines = readFileSync(scenario.session.file, "utf8").split("\n");
+    assert.equal(lines.pop(), "", "the file ends with a newline");
+    for (const line of lines) assert.equal(JSON.stringify(JSON.parse(line)), line);
+  }
+});
+
+test("a branched session holds what pi-mono's holds", { skip }, () => {
+  const [scenario] = drive(piDriver, "generate", "3", "1", join(home, "branch"));
+  const entries = scenario.session.contexts;
+  const ids = Object.keys(entries);
+  const picks = [ids[0], ids[Math.floor(ids.length / 2)], ids[ids.length - 1]];
+  const pairs = picks.flatMap((id) => [scenario.session.file, id]);
+  const theirs = drive(piDriver, "branch", join(home, "branch-pi"), ...pairs);
+  const ours = drive(ourDriver, "branch", join(home, "branch-sess"), ...pairs);
+  // The labels carried over are new entries with new ids: compared without them.
+  const anonymous = (list) => list.map((e) => (e.type === "label" ? { ...e, id: "*", parentId: "*" } : e));
+  assert.equal(theirs.length, picks.length);
+  assert.ok(theirs.every((list) => list.length > 0));
+  assert.deepEqual(ours.map(anonymous), theirs.map(anonymous));
+});
