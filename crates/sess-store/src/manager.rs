@@ -390,7 +390,8 @@ impl SessionManager {
     pub fn start_session(&mut self, dir: Option<&Path>, id: Option<&str>, parent_session: Option<&str>) -> Result<()> {
         self.new_session(dir, parent_session)?;
         if let Some(id) = id {
-            self.header = SessionHeader::new(id, self.header.timestamp().unwrap_or_default(), &self.cwd, parent_session);
+            self.header =
+                SessionHeader::new(id, self.header.timestamp().unwrap_or_default(), &self.cwd, parent_session);
             if let Some(dir) = self.session_dir.clone().filter(|_| self.file.is_some()) {
                 let name = crate::discovery::session_file_name(self.header.timestamp().unwrap_or_default(), id);
                 self.file = Some(dir.join(name));

@@ -146,6 +146,52 @@ mod tree_operations {
     }
 }
 
+mod fields_spliced {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn fields_are_written_as_given_with_the_base_fields_first_or_last() {
+        let storage = memory();
+        let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
+        sm.append_message(&assistant("a")).unwrap();
+        let first =
+            sm.append_fields_json("model_change", r#"{"provider":"p","modelId":"m","cost":1e-7}"#, false).unwrap();
+        let last = sm.append_fields_json("custom", r#"{"customType":"x","data":{"b":1,"a":2}}"#, true).unwrap();
+        let bare = sm.append_fields_json("session_info", "{ }", false).unwrap();
+        let file = sm.session_file().unwrap().to_owned();
+        let text = String::from_utf8(storage.read(&file).unwrap()).unwrap();
+        let written: Vec<&str> = text.lines().skip(2).collect();
+        let base = |id: &str, parent: &str, ms: u32| {
+            format!(r#""id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:00.{ms:03}Z""#)
+        };
+        assert_eq!(
+            written,
+            [
+                format!(
+                    r#"{{"type":"model_change",{},"provider":"p","modelId":"m","cost":1e-7}}"#,
+                    base(first.as_str(), "e0", 2)
+                ),
+                format!(
+                    r#"{{"type":"custom","customType":"x","data":{{"b":1,"a":2}},{}}}"#,
+                    base(last.as_str(), first.as_str(), 3)
+                ),
+                format!(r#"{{"type":"session_info",{}}}"#, base(bare.as_str(), last.as_str(), 4)),
+            ]
+        );
+        assert_eq!(sm.entries().len(), 4);
+    }
+
+    #[test]
+    fn fields_that_are_no_object_or_name_a_base_field_are_refused() {
+        let mut sm = SessionManager::in_memory("/p");
+        for fields in ["[1]", r#""text""#, r#"{"id":"x"}"#, r#"{"parentId":null}"#, "{", r#"{"a":1} {"#] {
+            assert!(sm.append_fields_json("custom", fields, true).is_err(), "{fields}");
+        }
+        assert!(sm.entries().is_empty());
+    }
+}
+
 mod persistence {
     use super::*;
     use pretty_assertions::assert_eq;
@@ -614,6 +660,35 @@ mod new_sessions {
         assert_eq!(ids(&storage, &path), ids(&storage, &source));
         assert_eq!(lines(&storage, &path)[0]["parentSession"], source_id);
         assert_eq!(lines(&storage, &path)[0]["cwd"], "/q");
+    }
+
+    #[test]
+    fn a_fork_may_name_its_source_file_as_its_parent() {
+        let storage = memory();
+        let source = populated(&storage).session_file().unwrap().to_owned();
+        let named = source.display().to_string();
+        let forked =
+            builder(&storage).fork_from_naming(&source, "/q", Path::new("/sessions/--q--"), Some(&named)).unwrap();
+        let path = forked.session_file().unwrap().to_owned();
+        assert_eq!(lines(&storage, &path)[0]["parentSession"], named.as_str());
+        assert_eq!(ids(&storage, &path), ids(&storage, &source));
+    }
+
+    #[test]
+    fn a_new_session_may_have_the_id_asked_for() {
+        let storage = memory();
+        let mut sm = populated(&storage);
+        sm.start_session(Some(Path::new(DIR)), Some("given-id"), Some("/old.jsonl")).unwrap();
+        assert_eq!(sm.session_id(), "given-id");
+        assert!(sm.entries().is_empty());
+        assert_eq!(sm.leaf_id(), None);
+        let file = sm.session_file().unwrap().to_owned();
+        assert!(file.starts_with(DIR) && file.to_string_lossy().ends_with("_given-id.jsonl"), "{}", file.display());
+        sm.append_message(&user("q")).unwrap();
+        sm.append_message(&assistant("a")).unwrap();
+        let header = &lines(&storage, &file)[0];
+        assert_eq!(header["id"], "given-id");
+        assert_eq!(header["parentSession"], "/old.jsonl");
     }
 
     #[test]

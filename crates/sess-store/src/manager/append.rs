@@ -211,7 +211,9 @@ impl SessionManager {
         let object = fields.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
         let inner = object.strip_prefix('{').and_then(|rest| rest.strip_suffix('}')).map(str::trim);
         let Some(inner) = inner else {
-            return Err(Error::InvalidEntry { reason: format!("the fields of a `{entry_type}` entry are not an object") });
+            return Err(Error::InvalidEntry {
+                reason: format!("the fields of a `{entry_type}` entry are not an object"),
+            });
         };
         JsonText::parse_with(object.to_owned(), |key| {
             named_base |= matches!(key, "type" | "id" | "parentId" | "timestamp");
