@@ -8,7 +8,8 @@
 import { performance } from "node:perf_hooks";
 
 const started = performance.now();
-const { SessionManager } = await import("@mariozechner/pi-coding-agent");
+// `$SESS_PEER_MODULE` names another module with the same API (sess's Node binding).
+const { SessionManager } = await import(process.env.SESS_PEER_MODULE || "@mariozechner/pi-coding-agent");
 const imported = performance.now();
 const sm = SessionManager.open(process.argv[2]);
 const context = sm.buildSessionContext();

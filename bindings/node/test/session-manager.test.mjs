@@ -311,3 +311,12 @@ test("the free functions read, parse and migrate files as pi does", () => {
   assert.equal(legacy[2].message.role, "custom");
   assert.ok(readdirSync(dir).length >= 2);
 });
+
+test("a file that is not a session is refused and left as it is", () => {
+  const dir = folder();
+  const file = join(dir, "notes.jsonl");
+  SessionManager.create("/p", dir);
+  writeFileSync(file, "these are my notes\n");
+  assert.throws(() => SessionManager.open(file), /is not a pi-family session: .*it was left as it is/);
+  assert.equal(readFileSync(file, "utf8"), "these are my notes\n");
+});
