@@ -145,7 +145,12 @@ export class SessionManager {
   #sessionDir;
   #persist;
   #header = null;
-  #entries = [];
+  /**
+   * The entries as JavaScript objects, made the first time a method needs
+   * them (opening a session and building its context does not): `null` until
+   * then, while the native session answers.
+   */
+  #entries = null;
   #byId = new Map();
   #labels = new Map();
   #labelTimes = new Map();
@@ -160,14 +165,22 @@ export class SessionManager {
     this.#reload();
   }
 
-  /** Takes the header and entries from the native session again. */
+  /** Takes the header from the native session again; the entries are made again when asked for. */
   #reload() {
     this.#header = JSON.parse(this.#native.headerJson());
-    this.#entries = JSON.parse(this.#native.entriesJson());
-    this.#byId.clear();
-    this.#labels.clear();
-    this.#labelTimes.clear();
-    for (const entry of this.#entries) this.#index(entry);
+    this.#entries = null;
+  }
+
+  /** The entries as objects, made from the native lines the first time. */
+  #all() {
+    if (this.#entries === null) {
+      this.#entries = JSON.parse(this.#native.entriesJson());
+      this.#byId.clear();
+      this.#labels.clear();
+      this.#labelTimes.clear();
+      for (const entry of this.#entries) this.#index(entry);
+    }
+    return this.#entries;
   }
 
   #index(entry) {
@@ -182,12 +195,14 @@ export class SessionManager {
     }
   }
 
-  /** Keeps the entry whose line the native session returned; returns its id. */
-  #added(line) {
-    const entry = JSON.parse(line);
-    this.#entries.push(entry);
-    this.#index(entry);
-    return entry.id;
+  /** Keeps the entry the native session appended (when the entries are made); returns its id. */
+  #added(id) {
+    if (this.#entries !== null) {
+      const entry = JSON.parse(this.#native.entryJson(id));
+      this.#entries.push(entry);
+      this.#index(entry);
+    }
+    return id;
   }
 
   /** Appends an entry of `type` with `fields` (in pi's key order); `baseLast` as pi's custom entries. */
@@ -196,7 +211,7 @@ export class SessionManager {
   }
 
   #mustHave(id) {
-    if (!this.#byId.has(id)) throw new Error(`Entry ${id} not found`);
+    if (!this.#native.hasEntry(id)) throw new Error(`Entry ${id} not found`);
   }
 
   setSessionFile(sessionFile) {
@@ -255,6 +270,7 @@ export class SessionManager {
   }
 
   getSessionName() {
+    if (this.#entries === null) return this.#native.sessionName() ?? undefined;
     for (let i = this.#entries.length - 1; i >= 0; i--) {
       const entry = this.#entries[i];
       if (entry.type === "session_info") return entry.name?.trim() || undefined;
@@ -272,18 +288,20 @@ export class SessionManager {
 
   getLeafEntry() {
     const leaf = this.getLeafId();
-    return leaf ? this.#byId.get(leaf) : undefined;
+    return leaf ? this.getEntry(leaf) : undefined;
   }
 
   getEntry(id) {
+    this.#all();
     return this.#byId.get(id);
   }
 
   getChildren(parentId) {
-    return this.#entries.filter((entry) => entry.parentId === parentId);
+    return this.#all().filter((entry) => entry.parentId === parentId);
   }
 
   getLabel(id) {
+    if (this.#entries === null) return this.#native.label(id) ?? undefined;
     return this.#labels.get(id);
   }
 
@@ -293,6 +311,7 @@ export class SessionManager {
   }
 
   getBranch(fromId) {
+    this.#all();
     const path = [];
     const start = fromId ?? this.getLeafId();
     for (let at = start ? this.#byId.get(start) : undefined; at; at = at.parentId ? this.#byId.get(at.parentId) : undefined) {
@@ -302,6 +321,9 @@ export class SessionManager {
   }
 
   buildSessionContext() {
+    // Before the entries are objects, the native session builds it: only
+    // what the context holds is parsed.
+    if (this.#entries === null) return JSON.parse(this.#native.contextJson());
     return buildSessionContext(this.#entries, this.getLeafId(), this.#byId);
   }
 
@@ -310,16 +332,17 @@ export class SessionManager {
   }
 
   getEntries() {
-    return [...this.#entries];
+    return [...this.#all()];
   }
 
   getTree() {
+    const entries = this.#all();
     const nodes = new Map();
-    for (const entry of this.#entries) {
+    for (const entry of entries) {
       nodes.set(entry.id, { entry, children: [], label: this.#labels.get(entry.id), labelTimestamp: this.#labelTimes.get(entry.id) });
     }
     const roots = [];
-    for (const entry of this.#entries) {
+    for (const entry of entries) {
       const node = nodes.get(entry.id);
       const parent = entry.parentId === null || entry.parentId === entry.id ? undefined : nodes.get(entry.parentId);
       (parent ? parent.children : roots).push(node);
@@ -353,7 +376,7 @@ export class SessionManager {
   }
 
   createBranchedSession(leafId) {
-    if (!leafId || !this.#byId.has(leafId)) throw new Error(`Entry ${leafId} not found`);
+    if (!leafId || !this.#native.hasEntry(leafId)) throw new Error(`Entry ${leafId} not found`);
     const file = this.#native.createBranchedSession(leafId, this.#persist ? this.#sessionDir : undefined);
     this.#reload();
     return this.#persist ? (file ?? undefined) : undefined;
@@ -366,11 +389,13 @@ export class SessionManager {
 
   static open(path, sessionDir, cwdOverride) {
     const file = resolve(path);
-    const header = loadEntriesFromFile(file).find((e) => e.type === "session");
-    const cwd = cwdOverride ?? header?.cwd ?? process.cwd();
     const dir = sessionDir ?? resolve(file, "..");
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-    return new SessionManager(MAKING, native.NativeSession.open(file, cwd), cwd, dir, true);
+    // A new session (no file there) is for the cwd given, else the process's;
+    // an existing one's is its header's, unless one is given.
+    const session = native.NativeSession.open(file, cwdOverride ?? process.cwd());
+    const cwd = cwdOverride ?? JSON.parse(session.headerJson()).cwd ?? process.cwd();
+    return new SessionManager(MAKING, session, cwd, dir, true);
   }
 
   static continueRecent(cwd, sessionDir) {
@@ -383,8 +408,9 @@ export class SessionManager {
   }
 
   static forkFrom(sourcePath, targetCwd, sessionDir) {
-    const source = loadEntriesFromFile(sourcePath);
-    if (source.length === 0) throw new Error(`Cannot fork: source session file is empty or invalid: ${sourcePath}`);
+    if (!native.hasSessionHeader(sourcePath)) {
+      throw new Error(`Cannot fork: source session file is empty or invalid: ${sourcePath}`);
+    }
     const dir = sessionDir ?? getDefaultSessionDir(targetCwd);
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     return new SessionManager(MAKING, native.NativeSession.forkFrom(sourcePath, targetCwd, dir), targetCwd, dir, true);

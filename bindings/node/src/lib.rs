@@ -3,6 +3,8 @@
 //! Entries cross as JSON text, each entry's line exactly as it is on disk;
 //! `index.js` parses them once and gives pi's `SessionManager` API over them.
 
+mod context;
+
 use std::path::{Path, PathBuf};
 
 use napi::{Error, Result};
@@ -82,32 +84,62 @@ impl NativeSession {
         array(self.inner.entries().iter().map(sess_core::Entry::json))
     }
 
+    /// The line of the entry `id`.
+    #[napi]
+    pub fn entry_json(&self, id: String) -> Option<String> {
+        self.inner.entry(&id).map(|entry| entry.json().to_owned())
+    }
+
+    /// Whether there is an entry `id`.
+    #[napi]
+    pub fn has_entry(&self, id: String) -> bool {
+        self.inner.index().contains(&id)
+    }
+
+    /// The label of the entry `id`.
+    #[napi]
+    pub fn label(&self, id: String) -> Option<String> {
+        self.inner.label(&id).map(str::to_owned)
+    }
+
+    /// The name of the newest `session_info` entry, trimmed (`None` when it
+    /// is blank: an empty name clears it).
+    #[napi]
+    pub fn session_name(&self) -> Option<String> {
+        self.inner.entries().iter().rev().find_map(|entry| match entry.kind() {
+            sess_core::EntryKind::SessionInfo(info) => {
+                Some(info.name.as_deref().map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned))
+            }
+            _ => None,
+        })?
+    }
+
+    /// pi-mono's context at the leaf, as JSON text ([`context::build`]).
+    #[napi]
+    pub fn context_json(&self) -> String {
+        let leaf = self.inner.leaf_id().map(|id| id.as_str());
+        context::build(self.inner.entries(), self.inner.index(), leaf)
+    }
+
     /// The header's line.
     #[napi]
     pub fn header_json(&self) -> String {
         self.inner.header().json().to_owned()
     }
 
-    /// Appends a message given as JSON text; returns the entry's line.
+    /// Appends a message given as JSON text; returns the entry's id.
     #[napi]
     pub fn append_message(&mut self, message: String) -> Result<String> {
         let message = sess_core::JsonText::parse_with(message, |_| {}).map_err(js)?;
-        let id = self.inner.append_message_json(&message).map_err(js)?;
-        self.line(&id)
+        Ok(self.inner.append_message_json(&message).map_err(js)?.as_str().to_owned())
     }
 
     /// Appends an entry of `entry_type` whose own fields are the JSON object
     /// `fields` (as `JSON.stringify` wrote it); `base_last` puts `id`,
-    /// `parentId` and `timestamp` after them. Returns the entry's line.
+    /// `parentId` and `timestamp` after them. Returns the entry's id.
     #[napi]
     pub fn append_fields(&mut self, entry_type: String, fields: String, base_last: bool) -> Result<String> {
-        let id = self.inner.append_fields_json(&entry_type, &fields, base_last).map_err(js)?;
-        self.line(&id)
-    }
-
-    fn line(&self, id: &sess_core::EntryId) -> Result<String> {
-        let entry = self.inner.entry(id.as_str()).ok_or_else(|| js(format!("entry {id} was not kept")))?;
-        Ok(entry.json().to_owned())
+        Ok(self.inner.append_fields_json(&entry_type, &fields, base_last).map_err(js)?.as_str().to_owned())
     }
 
     /// Moves the leaf to the entry `id`.
@@ -188,6 +220,14 @@ pub fn load_entries_json(path: String) -> Result<String> {
     let outcome = sess_store::read_session(&sess_store::FileStorage, path).map_err(js)?;
     let Some(header) = outcome.file.header() else { return Ok("[]".to_owned()) };
     Ok(array(std::iter::once(header.json()).chain(outcome.file.entries().iter().map(sess_core::Entry::json))))
+}
+
+/// Whether the file `path` exists and begins with a valid session header.
+#[napi]
+pub fn has_session_header(path: String) -> bool {
+    let path = Path::new(&path);
+    path.is_file()
+        && sess_store::read_session(&sess_store::FileStorage, path).is_ok_and(|outcome| outcome.file.header().is_some())
 }
 
 /// The most recently modified session file of `session_dir`.

@@ -51,10 +51,18 @@ function compare(written, readBack) {
   });
 }
 
-test("what pi-mono writes, the binding reads as pi-mono does", { skip }, () => {
+test("what pi-mono writes, the binding reads as pi-mono does", { skip }, async () => {
   const written = views(drive(piDriver, "generate", String(SEEDS[0]), String(SEEDS[1]), join(home, "pi")));
   assert.equal(written.length, SEEDS[1] * 4);
   compare(written, drive(ourDriver, "inspect", ...written.map((w) => w.file)));
+  // Before any entry is an object (the native session answers): the same context, name and labels.
+  const { SessionManager } = await import("../index.js");
+  for (const { file, view } of written) {
+    const sm = SessionManager.open(file);
+    assert.deepEqual(JSON.parse(JSON.stringify(sm.buildSessionContext())), view.last, `${file}: the context differs`);
+    assert.equal(sm.getSessionName() ?? null, view.name, file);
+    for (const [id, label] of Object.entries(view.labels)) assert.equal(sm.getLabel(id), label, file);
+  }
 });
 
 test("what the binding writes, pi-mono reads as the binding does, line for line as pi writes it", { skip }, () => {
