@@ -381,7 +381,7 @@ impl SessionManager {
 
     /// Starts a new, empty session (pi's `newSession`): its file in `dir`
     /// (none in memory or without one), its id `id` when given (else a new
-    /// UUIDv7), and `parent_session` in its header. Nothing is written
+    /// `UUIDv7`), and `parent_session` in its header. Nothing is written
     /// before its first assistant message, as for [`SessionManager::create`].
     ///
     /// # Errors

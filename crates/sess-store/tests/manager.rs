@@ -158,7 +158,7 @@ mod fields_spliced {
         let first =
             sm.append_fields_json("model_change", r#"{"provider":"p","modelId":"m","cost":1e-7}"#, false).unwrap();
         let last = sm.append_fields_json("custom", r#"{"customType":"x","data":{"b":1,"a":2}}"#, true).unwrap();
-        let bare = sm.append_fields_json("session_info", "{ }", false).unwrap();
+        let empty = sm.append_fields_json("session_info", "{ }", false).unwrap();
         let file = sm.session_file().unwrap().to_owned();
         let text = String::from_utf8(storage.read(&file).unwrap()).unwrap();
         let written: Vec<&str> = text.lines().skip(2).collect();
@@ -176,7 +176,7 @@ mod fields_spliced {
                     r#"{{"type":"custom","customType":"x","data":{{"b":1,"a":2}},{}}}"#,
                     base(last.as_str(), first.as_str(), 3)
                 ),
-                format!(r#"{{"type":"session_info",{}}}"#, base(bare.as_str(), last.as_str(), 4)),
+                format!(r#"{{"type":"session_info",{}}}"#, base(empty.as_str(), last.as_str(), 4)),
             ]
         );
         assert_eq!(sm.entries().len(), 4);
