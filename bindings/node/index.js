@@ -3,9 +3,9 @@
 // with the session kept by sess's Rust `SessionManager` in a native addon.
 //
 // The native half reads and writes the files (lenient reading, migration,
-// durable appends, branched sessions and forks); this half holds the entries
-// as the JSON pi would have parsed, parsed once from the native lines, and
-// answers the read methods from them.
+// durable appends, branched sessions and forks); this half makes the
+// entries the JSON objects pi would have parsed, once, when a method first
+// needs them, and answers the read methods from them.
 import { createRequire } from "node:module";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
@@ -31,8 +31,7 @@ function defaultAgentDir() {
  * `sessions/--<cwd with separators as dashes>--`.
  */
 export function getDefaultSessionDir(cwd, agentDir = defaultAgentDir()) {
-  const name = `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
-  const dir = join(agentDir, "sessions", name);
+  const dir = join(agentDir, "sessions", native.sessionDirName(cwd));
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   return dir;
 }
@@ -408,11 +407,8 @@ export class SessionManager {
   }
 
   static forkFrom(sourcePath, targetCwd, sessionDir) {
-    if (!native.hasSessionHeader(sourcePath)) {
-      throw new Error(`Cannot fork: source session file is empty or invalid: ${sourcePath}`);
-    }
-    const dir = sessionDir ?? getDefaultSessionDir(targetCwd);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    // The native fork makes the folder once the source is read.
+    const dir = sessionDir ?? join(defaultAgentDir(), "sessions", native.sessionDirName(targetCwd));
     return new SessionManager(MAKING, native.NativeSession.forkFrom(sourcePath, targetCwd, dir), targetCwd, dir, true);
   }
 

@@ -69,13 +69,26 @@ impl NativeSession {
     }
 
     /// A new session in `session_dir` for `cwd` with every entry of the file
-    /// `source`, which its header names as its parent.
+    /// `source`, which its header names as its parent (`session_dir` is made
+    /// then). A source that is missing or has no session header is pi's error.
     #[napi(factory)]
     pub fn fork_from(source: String, cwd: String, session_dir: String) -> Result<Self> {
-        let inner = SessionManager::builder()
-            .fork_from_naming(Path::new(&source), &cwd, Path::new(&session_dir), Some(&source))
-            .map_err(js)?;
-        Ok(Self { inner })
+        let forked = SessionManager::builder().fork_from_naming(
+            Path::new(&source),
+            &cwd,
+            Path::new(&session_dir),
+            Some(&source),
+        );
+        match forked {
+            Ok(inner) => Ok(Self { inner }),
+            Err(sess_store::Error::InvalidEntry { .. } | sess_store::Error::NotFound { .. }) => {
+                Err(js(format!("Cannot fork: source session file is empty or invalid: {source}")))
+            }
+            Err(sess_store::Error::Io { source: err, .. }) if err.kind() == std::io::ErrorKind::NotFound => {
+                Err(js(format!("Cannot fork: source session file is empty or invalid: {source}")))
+            }
+            Err(err) => Err(js(err)),
+        }
     }
 
     /// Every entry, as a JSON array of their lines.
@@ -222,12 +235,11 @@ pub fn load_entries_json(path: String) -> Result<String> {
     Ok(array(std::iter::once(header.json()).chain(outcome.file.entries().iter().map(sess_core::Entry::json))))
 }
 
-/// Whether the file `path` exists and begins with a valid session header.
+/// The name of the folder pi-mono keeps `cwd`'s sessions in:
+/// `--<cwd with separators as dashes>--`.
 #[napi]
-pub fn has_session_header(path: String) -> bool {
-    let path = Path::new(&path);
-    path.is_file()
-        && sess_store::read_session(&sess_store::FileStorage, path).is_ok_and(|outcome| outcome.file.header().is_some())
+pub fn session_dir_name(cwd: String) -> String {
+    sess_store::discovery::legacy_dir_name(&cwd)
 }
 
 /// The most recently modified session file of `session_dir`.
