@@ -181,6 +181,21 @@ fn two_feeds_over_one_catalog_each_tell_every_message() {
 }
 
 #[test]
+fn feeds_over_one_catalog_each_tell_a_session_gone() {
+    // Whichever feed takes the removed file's session out of the shared
+    // catalog first, the others still tell that it is gone.
+    let machine = Machine::new();
+    let file = machine.claude();
+    let feeds = [machine.feed(), machine.feed(), machine.feed(), machine.feed()];
+    let mut readers = feeds.each_ref().map(reader);
+    std::fs::remove_file(&file).unwrap();
+    for events in &mut readers {
+        let event = until(events, "the file removed", |e| matches!(e.change, Change::Gone { .. }));
+        assert_eq!(event.change.session().session_id, CLAUDE_ID);
+    }
+}
+
+#[test]
 fn without_the_systems_events_a_look_every_little_while_finds_the_changes() {
     let machine = Machine::new();
     let file = machine.claude();

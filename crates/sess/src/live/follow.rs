@@ -133,7 +133,12 @@ impl Follower {
             if kinds.is_empty() {
                 continue;
             }
-            let known = self.at(std::slice::from_ref(&path))?;
+            let mut known = self.at(std::slice::from_ref(&path))?;
+            if known.is_empty() {
+                // Another follower of the catalog may have taken a removed
+                // file's sessions out of it first: they are still this one's to tell.
+                known = self.seen.values().filter(|seen| seen.row.path == path).map(|seen| seen.row.clone()).collect();
+            }
             if known.iter().any(|row| row.database_row) {
                 agents.extend(known.iter().map(|row| row.source));
             } else if let Some(row) = known.first() {
