@@ -96,6 +96,16 @@ pub trait StorageWriter: Send {
 
     /// Makes everything written so far durable (`fsync`).
     fn sync(&mut self) -> io::Result<()>;
+
+    /// Takes the exclusive lock [`SessionStorage::lock`] takes, on the file
+    /// this writer has open, and holds it until [`unlock`](Self::unlock) (or
+    /// the writer is dropped). Returns that file's identity: the path may name
+    /// another file by now, which the caller finds by comparing it with the
+    /// path's.
+    fn lock(&mut self) -> io::Result<Option<(u64, u64)>>;
+
+    /// Releases the lock [`lock`](Self::lock) took.
+    fn unlock(&mut self);
 }
 
 /// An exclusive lock on a session file, released when dropped.

@@ -197,6 +197,23 @@ mod concurrent_writers {
     }
 
     #[test]
+    fn an_append_after_another_writer_replaced_the_file_goes_to_the_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = file_builder().create("/p", dir.path()).unwrap();
+        a.append_message(&message("user", 0)).unwrap();
+        a.append_message(&message("assistant", 1)).unwrap();
+        // `a` now has the file open, and appends to it as it is.
+        a.append_message(&message("user", 2)).unwrap();
+        let path = a.session_file().unwrap().to_owned();
+        // The same bytes in a new file: only the file's identity tells.
+        file_builder().open(&path).unwrap().rewrite_entries().unwrap();
+        let from_a = a.append_message(&message("assistant", 3)).unwrap();
+        let on_disk = ids_on_disk(&FileStorage, &path);
+        assert_eq!(on_disk.len(), 4, "{on_disk:?}");
+        assert_eq!(on_disk[3], from_a.to_string());
+    }
+
+    #[test]
     fn threads_appending_at_once_lose_nothing_and_keep_their_chains() {
         let dir = tempfile::tempdir().unwrap();
         let mut first = file_builder().create("/p", dir.path()).unwrap();

@@ -126,6 +126,14 @@ impl StorageWriter for FaultWriter {
         self.storage.check(Op::Sync)?;
         self.inner.sync()
     }
+
+    fn lock(&mut self) -> io::Result<Option<(u64, u64)>> {
+        self.inner.lock()
+    }
+
+    fn unlock(&mut self) {
+        self.inner.unlock();
+    }
 }
 
 impl SessionStorage for FaultStorage {

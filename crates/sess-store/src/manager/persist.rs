@@ -137,6 +137,9 @@ impl SessionManager {
 
     /// Appends the pending entries under the file lock.
     fn append_to_file(&mut self, path: &Path) -> Result<()> {
+        if self.append_on_open_file(path)? {
+            return Ok(());
+        }
         let Some(lock) = self.lock_file(path)? else {
             // The file was deleted under us: write it again, header included.
             return self.rewrite_file(path);
@@ -145,6 +148,27 @@ impl SessionManager {
         self.append_locked(path)?;
         drop(lock);
         Ok(())
+    }
+
+    /// The usual append, in four system calls: lock the file this manager
+    /// already has open, check with one `stat` that the path still names it
+    /// and that no one else wrote to it, write, unlock. Returns `false`, having
+    /// written nothing and released the lock, when there is no open file or
+    /// something changed; the caller then takes the full path (a fresh lock,
+    /// another writer's entries read in, a torn tail cut).
+    fn append_on_open_file(&mut self, path: &Path) -> Result<bool> {
+        if self.disk.tail != Tail::Clean || self.disk.identity.is_none() {
+            return Ok(false);
+        }
+        let Some(writer) = self.disk.writer.as_mut() else { return Ok(false) };
+        let held = writer.lock().map_err(|e| Error::io("locking", path, e))?;
+        let unchanged = held == self.disk.identity
+            && self.storage.stat(path).is_ok_and(|stat| stat.identity == held && stat.len == self.disk.known_len);
+        let result = if unchanged { self.append_locked(path).map(|()| true) } else { Ok(false) };
+        if let Some(writer) = self.disk.writer.as_mut() {
+            writer.unlock();
+        }
+        result
     }
 
     /// Appends the pending entries (a `title_change`), then writes `slot`

@@ -13,15 +13,35 @@ const MAX_LINKS: usize = 40;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FileStorage;
 
-struct FileWriter(File);
+/// An open file and its identity, read when it was opened.
+struct FileWriter {
+    file: File,
+    identity: Option<(u64, u64)>,
+}
+
+impl FileWriter {
+    fn new(file: File) -> io::Result<Self> {
+        let identity = identity(&file.metadata()?);
+        Ok(Self { file, identity })
+    }
+}
 
 impl StorageWriter for FileWriter {
     fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.0.write_all(bytes)
+        self.file.write_all(bytes)
     }
 
     fn sync(&mut self) -> io::Result<()> {
-        self.0.sync_data()
+        self.file.sync_data()
+    }
+
+    fn lock(&mut self) -> io::Result<Option<(u64, u64)>> {
+        self.file.lock()?;
+        Ok(self.identity)
+    }
+
+    fn unlock(&mut self) {
+        let _ = self.file.unlock();
     }
 }
 
@@ -88,11 +108,11 @@ impl SessionStorage for FileStorage {
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        Ok(Box::new(FileWriter(OpenOptions::new().write(true).create_new(true).open(path)?)))
+        Ok(Box::new(FileWriter::new(OpenOptions::new().write(true).create_new(true).open(path)?)?))
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        Ok(Box::new(FileWriter(open_regular(path, OpenOptions::new().append(true).create(true))?)))
+        Ok(Box::new(FileWriter::new(open_regular(path, OpenOptions::new().append(true).create(true))?)?))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {

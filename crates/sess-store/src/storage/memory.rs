@@ -43,6 +43,26 @@ impl MemoryStorage {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Takes the lock on `path`, waiting while another holds it.
+    fn wait_for_lock(&self, path: &Path) -> io::Result<()> {
+        let mut state = self.state();
+        state.check_not_special(path)?;
+        loop {
+            if !state.files.contains_key(path) {
+                return Err(not_found(path));
+            }
+            if state.locked.insert(path.to_owned()) {
+                return Ok(());
+            }
+            state = self.unlocked.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn release_lock(&self, path: &Path) {
+        self.state().locked.remove(path);
+        self.unlocked.notify_all();
+    }
+
     /// The paths of every file, sorted.
     pub fn files(&self) -> Vec<PathBuf> {
         self.state().files.keys().cloned().collect()
@@ -97,6 +117,9 @@ impl State {
 struct MemWriter {
     storage: MemoryStorage,
     path: PathBuf,
+    /// The identity of the file at `path` when it was opened.
+    identity: u64,
+    locked: bool,
 }
 
 impl StorageWriter for MemWriter {
@@ -111,6 +134,26 @@ impl StorageWriter for MemWriter {
     fn sync(&mut self) -> io::Result<()> {
         Ok(())
     }
+
+    fn lock(&mut self) -> io::Result<Option<(u64, u64)>> {
+        if !self.locked {
+            self.storage.wait_for_lock(&self.path)?;
+            self.locked = true;
+        }
+        Ok(Some((0, self.identity)))
+    }
+
+    fn unlock(&mut self) {
+        if std::mem::take(&mut self.locked) {
+            self.storage.release_lock(&self.path);
+        }
+    }
+}
+
+impl Drop for MemWriter {
+    fn drop(&mut self) {
+        self.unlock();
+    }
 }
 
 struct MemLock {
@@ -122,8 +165,7 @@ impl StorageLock for MemLock {}
 
 impl Drop for MemLock {
     fn drop(&mut self) {
-        self.storage.state().locked.remove(&self.path);
-        self.storage.unlocked.notify_all();
+        self.storage.release_lock(&self.path);
     }
 }
 
@@ -177,20 +219,22 @@ impl SessionStorage for MemoryStorage {
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        {
+        let identity = {
             let mut state = self.state();
             if state.files.contains_key(path) || state.specials.contains_key(path) {
                 return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", path.display())));
             }
             let file = state.new_file(Vec::new());
+            let identity = file.identity;
             state.files.insert(path.to_owned(), file);
             state.add_dirs(path);
-        }
-        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned() }))
+            identity
+        };
+        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned(), identity, locked: false }))
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        {
+        let identity = {
             let mut state = self.state();
             state.check_not_special(path)?;
             if !state.files.contains_key(path) {
@@ -198,8 +242,9 @@ impl SessionStorage for MemoryStorage {
                 state.files.insert(path.to_owned(), file);
                 state.add_dirs(path);
             }
-        }
-        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned() }))
+            state.files.get(path).map_or(0, |file| file.identity)
+        };
+        Ok(Box::new(MemWriter { storage: self.clone(), path: path.to_owned(), identity, locked: false }))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -271,16 +316,7 @@ impl SessionStorage for MemoryStorage {
     }
 
     fn lock(&self, path: &Path) -> io::Result<Box<dyn StorageLock>> {
-        let mut state = self.state();
-        state.check_not_special(path)?;
-        loop {
-            if !state.files.contains_key(path) {
-                return Err(not_found(path));
-            }
-            if state.locked.insert(path.to_owned()) {
-                return Ok(Box::new(MemLock { storage: self.clone(), path: path.to_owned() }));
-            }
-            state = self.unlocked.wait(state).unwrap_or_else(PoisonError::into_inner);
-        }
+        self.wait_for_lock(path)?;
+        Ok(Box::new(MemLock { storage: self.clone(), path: path.to_owned() }))
     }
 }
