@@ -124,8 +124,10 @@ export async function run(peer) {
     const [dir, ...pairs] = args;
     out = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) out.push(await peer.branch(pairs[i], dir, pairs[i + 1]));
+  } else if (command === "list" && peer.list) {
+    out = await peer.list(args[0]);
   } else {
-    console.error(`usage: driver generate SEED COUNT HOME | inspect FILE...${peer.legacy ? " | migrate FILE..." : ""}${peer.branch ? " | branch DIR FILE ID..." : ""}`);
+    console.error(`usage: driver generate SEED COUNT HOME | inspect FILE...${peer.legacy ? " | migrate FILE..." : ""}${peer.branch ? " | branch DIR FILE ID..." : ""}${peer.list ? " | list [DIR]" : ""}`);
     process.exit(2);
   }
   process.stdout.write(JSON.stringify(out));

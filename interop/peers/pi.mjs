@@ -32,6 +32,9 @@ export function piPeer(SessionManager, buildSessionContext, scenario, views = {}
       sm.createBranchedSession(id);
       return sm.getEntries();
     },
+    // The sessions of one folder, or with none every session of the agent
+    // folder ($PI_CODING_AGENT_DIR), as `SessionInfo`s.
+    list: (dir) => (dir ? SessionManager.list("/", dir) : SessionManager.listAll()),
   };
 }
 

@@ -91,3 +91,19 @@ test("a branched session holds what pi-mono's holds", { skip }, () => {
   assert.ok(theirs.every((list) => list.length > 0));
   assert.deepEqual(ours.map(anonymous), theirs.map(anonymous));
 });
+
+test("list and listAll give pi-mono's SessionInfo of each session, in pi-mono's order", { skip }, () => {
+  const listHome = join(home, "list");
+  const generated = drive(piDriver, "generate", "1", "4", listHome);
+  const agentDir = join(listHome, ".pi", "agent");
+  const env = { ...process.env, PI_CODING_AGENT_DIR: agentDir };
+  const listed = (driver, ...args) =>
+    JSON.parse(execFileSync(process.execPath, [driver, "list", ...args], { env, maxBuffer: 1 << 28, encoding: "utf8" }));
+  const all = listed(piDriver);
+  assert.ok(all.length >= generated.length, `pi-mono listed ${all.length} sessions`);
+  assert.deepEqual(listed(ourDriver), all);
+  const one = dirname(generated[0].session.file);
+  const inOne = listed(piDriver, one);
+  assert.ok(inOne.length > 0);
+  assert.deepEqual(listed(ourDriver, one), inOne);
+});
