@@ -11,8 +11,7 @@ import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 
 const started = performance.now();
-// `$SESS_PEER_MODULE` names another module with the same API (sess's Node binding).
-const { SessionManager } = await import(process.env.SESS_PEER_MODULE || "@mariozechner/pi-coding-agent");
+const { SessionManager } = await import("@mariozechner/pi-coding-agent");
 const imported = performance.now();
 const [messagesFile, dir] = process.argv.slice(2);
 const sm = SessionManager.create("/home/dev/project", dir);
