@@ -180,12 +180,24 @@ pub struct SessionReader {
     unterminated_tail: bool,
     len: u64,
     torn_tail_at: Option<u64>,
+    /// At most this many threads parse a block; `None`: as many as the
+    /// machine has.
+    parse_threads: Option<usize>,
 }
 
 impl SessionReader {
     /// A reader at line 1.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Parses a block's lines on at most `threads` threads (at least one),
+    /// for a caller that keeps some of the machine's cores busy itself, such
+    /// as a thread reading the next block.
+    #[must_use]
+    pub fn with_parse_threads(mut self, threads: usize) -> Self {
+        self.parse_threads = Some(threads.max(1));
+        self
     }
 
     /// Feeds the next line, without its `\n`. `terminated` is false only for a
@@ -256,7 +268,7 @@ impl SessionReader {
             first += 1;
         }
         let rest = &lines[first..];
-        for (line, parsed) in rest.iter().zip(parse_lines(&text, rest)) {
+        for (line, parsed) in rest.iter().zip(parse_lines(&text, rest, self.parse_threads)) {
             let (line_no, line_start) = self.count_line(line.raw_len, line.terminated);
             self.record(line_no, line_start, parsed);
         }
@@ -416,9 +428,17 @@ enum NoEntry {
 /// Below this many bytes a block's lines are parsed on the calling thread.
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// Parses `lines` of `text` (all after a v3 header), on as many threads as
-/// the machine has when there is enough text; in order.
-fn parse_lines(text: &Text, lines: &[BlockLine]) -> Vec<Parsed> {
+/// The threads this machine runs at once (asked of the system once: it
+/// reads the cgroup files on each call, which a listing of thousands of small
+/// files would pay for each).
+pub fn machine_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
+
+/// Parses `lines` of `text` (all after a v3 header), on up to `threads`
+/// threads (the machine's for `None`) when there is enough text; in order.
+fn parse_lines(text: &Text, lines: &[BlockLine], threads: Option<usize>) -> Vec<Parsed> {
     let bytes: usize = lines.iter().map(|l| l.raw_len).sum();
     let one = |lines: &[BlockLine]| -> Vec<Parsed> {
         lines.iter().map(|l| parse_line(text, l.span.clone(), l.terminated)).collect()
@@ -426,9 +446,7 @@ fn parse_lines(text: &Text, lines: &[BlockLine]) -> Vec<Parsed> {
     if bytes < PARALLEL_BYTES || lines.len() < 2 {
         return one(lines);
     }
-    // Asked only for a large block: it reads the cgroup files on each call,
-    // which a listing of thousands of small files would pay for each.
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let threads = threads.unwrap_or_else(machine_threads);
     if threads < 2 {
         return one(lines);
     }

@@ -183,3 +183,42 @@ fn a_torn_tail_is_located() {
     assert!(outcome.unterminated_tail);
     assert_eq!(outcome.torn_tail_at, None);
 }
+
+#[test]
+fn a_block_parsed_on_any_number_of_threads_reads_the_same() {
+    // Over the size a block is split at, with lines that are skipped, blank,
+    // repeated and cut spread through it.
+    let mut text = format!("{HEADER}\n");
+    let mut parent: Option<String> = None;
+    for n in 0..12_000 {
+        let id = format!("e{n}");
+        match n % 997 {
+            13 => text.push_str("{not json\n"),
+            14 => text.push('\n'),
+            15 => text.push_str(&format!("{}\n", entry("e0", None))),
+            _ => {}
+        }
+        text.push_str(&entry(&id, parent.as_deref()));
+        text.push('\n');
+        parent = Some(id);
+    }
+    text.push_str("{\"type\":\"mess");
+    assert!(text.len() > PARALLEL_BYTES);
+    let read_on = |threads: usize| {
+        let mut reader = SessionReader::new().with_parse_threads(threads);
+        reader.push_block(text.as_bytes(), true);
+        reader.finish()
+    };
+    let one = read_on(1);
+    // 13 of each kind of odd line: a repeated entry is read again (the tree
+    // decides which counts), a line that is no JSON is an issue.
+    assert_eq!(ids(&one).len(), 12_000 + 13);
+    assert_eq!(issues(&one).iter().filter(|(_, kind)| matches!(kind, IssueKind::InvalidJson(_))).count(), 13);
+    assert!(one.torn_tail_at.is_some());
+    for threads in [2, 3, 8] {
+        let many = read_on(threads);
+        assert_eq!(ids(&many), ids(&one), "{threads} threads");
+        assert_eq!(issues(&many), issues(&one), "{threads} threads");
+        assert_eq!((many.torn_tail_at, many.len), (one.torn_tail_at, one.len), "{threads} threads");
+    }
+}

@@ -59,7 +59,9 @@ pub use file_kind::FileKind;
 pub use header::{CURRENT_VERSION, SessionHeader, Version};
 pub use id::{EntryId, IdSource, SequentialIds, fresh_id, line_id};
 pub use json_text::JsonText;
-pub use jsonl::{BLOCK_BYTES, IssueKind, LineIssue, Lines, ReadOutcome, SessionReader, block_end, read};
+pub use jsonl::{
+    BLOCK_BYTES, IssueKind, LineIssue, Lines, ReadOutcome, SessionReader, block_end, machine_threads, read,
+};
 pub use raw::{RawJson, json_is_truthy, replace_lone_surrogate_escapes};
 pub use session_file::SessionFile;
 pub use time::{format_iso_millis, parse_iso_millis};
