@@ -195,7 +195,10 @@ fn a_block_parsed_on_any_number_of_threads_reads_the_same() {
         match n % 997 {
             13 => text.push_str("{not json\n"),
             14 => text.push('\n'),
-            15 => text.push_str(&format!("{}\n", entry("e0", None))),
+            15 => {
+                text.push_str(&entry("e0", None));
+                text.push('\n');
+            }
             _ => {}
         }
         text.push_str(&entry(&id, parent.as_deref()));
