@@ -150,6 +150,12 @@ export class SessionManager {
    * then, while the native session answers.
    */
   #entries = null;
+  /**
+   * The message objects handed out in contexts while `#entries` is null, by
+   * the id of their entry: a later context, and the entries when they are
+   * made, hold these same objects, as pi's do.
+   */
+  #messages = new Map();
   #byId = new Map();
   #labels = new Map();
   #labelTimes = new Map();
@@ -168,6 +174,7 @@ export class SessionManager {
   #reload() {
     this.#header = JSON.parse(this.#native.headerJson());
     this.#entries = null;
+    this.#messages.clear();
   }
 
   /** The entries as objects, made from the native lines the first time. */
@@ -178,6 +185,12 @@ export class SessionManager {
       this.#labels.clear();
       this.#labelTimes.clear();
       for (const entry of this.#entries) this.#index(entry);
+      // The entry an id names (the last of that id) gets the object a context gave out.
+      for (const [id, message] of this.#messages) {
+        const entry = this.#byId.get(id);
+        if (entry?.type === "message") entry.message = message;
+      }
+      this.#messages.clear();
     }
     return this.#entries;
   }
@@ -322,7 +335,18 @@ export class SessionManager {
   buildSessionContext() {
     // Before the entries are objects, the native session builds it: only
     // what the context holds is parsed.
-    if (this.#entries === null) return JSON.parse(this.#native.contextJson());
+    if (this.#entries === null) {
+      const { entryIds, ...context } = JSON.parse(this.#native.contextJson());
+      context.messages = context.messages.map((message, at) => {
+        const id = entryIds[at];
+        if (id === null) return message;
+        const known = this.#messages.get(id);
+        if (known !== undefined) return known;
+        this.#messages.set(id, message);
+        return message;
+      });
+      return context;
+    }
     return buildSessionContext(this.#entries, this.getLeafId(), this.#byId);
   }
 

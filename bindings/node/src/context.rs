@@ -12,20 +12,29 @@ use std::fmt::Write as _;
 
 use sess_core::{Entry, EntryIndex, EntryKind, RawJson};
 
-/// `{"messages":[…],"thinkingLevel":…,"model":…}` at the entry `leaf` (the
-/// last entry when it is unknown; an empty context for `None`).
+/// `{"messages":[…],"thinkingLevel":…,"model":…,"entryIds":[…]}` at the
+/// entry `leaf` (the last entry when it is unknown; an empty context for
+/// `None`). `entryIds` holds, for each message, the id of the `message` entry
+/// it is the message of, or `null` for one made here (a summary, a custom
+/// message): what JavaScript needs to hand out the entries' own objects, as pi
+/// does.
 pub(crate) fn build(entries: &[Entry], index: &EntryIndex, leaf: Option<&str>) -> String {
-    const EMPTY: &str = r#"{"messages":[],"thinkingLevel":"off","model":null}"#;
+    const EMPTY: &str = r#"{"messages":[],"thinkingLevel":"off","model":null,"entryIds":[]}"#;
     let Some(leaf) = leaf else { return EMPTY.to_owned() };
     let Some(position) = index.position(leaf).or(entries.len().checked_sub(1)) else { return EMPTY.to_owned() };
     let path: Vec<&Entry> = index.path(entries, position).entries.iter().map(|&at| &entries[at]).collect();
     let mut out = String::from(r#"{"messages":["#);
-    let mut first = true;
-    let mut push = |out: &mut String, message: &str| {
-        if !std::mem::take(&mut first) {
+    let mut ids = String::from(r#","entryIds":["#);
+    let mut push = |out: &mut String, message: &str, entry: Option<&Entry>| {
+        if ids.len() > r#","entryIds":["#.len() {
             out.push(',');
+            ids.push(',');
         }
         out.push_str(message);
+        match entry {
+            Some(entry) => ids.push_str(&serde_json::Value::from(entry.id().as_str()).to_string()),
+            None => ids.push_str("null"),
+        }
     };
     let compaction = path.iter().rposition(|e| matches!(e.kind(), EntryKind::Compaction(_)));
     let emitted: Box<dyn Iterator<Item = &&Entry>> = match compaction {
@@ -34,7 +43,7 @@ pub(crate) fn build(entries: &[Entry], index: &EntryIndex, leaf: Option<&str>) -
             let EntryKind::Compaction(c) = path[at].kind() else { unreachable!("a compaction") };
             let summary = [("role", "\"compactionSummary\"".to_owned()), ("summary", raw(c.summary.as_ref()))];
             let tokens = ("tokensBefore", raw(c.tokens_before.as_ref()));
-            push(&mut out, &object(&[&summary[..], &[tokens, ("timestamp", millis(path[at]))]].concat()));
+            push(&mut out, &object(&[&summary[..], &[tokens, ("timestamp", millis(path[at]))]].concat()), None);
             let kept = c.first_kept_entry_id.as_ref().map(|id| id.as_str());
             let from = path[..at].iter().position(|e| Some(e.id().as_str()) == kept).unwrap_or(at);
             Box::new(path[from..at].iter().chain(&path[at + 1..]))
@@ -42,7 +51,8 @@ pub(crate) fn build(entries: &[Entry], index: &EntryIndex, leaf: Option<&str>) -
     };
     for entry in emitted {
         if let Some(message) = message_of(entry) {
-            push(&mut out, &message);
+            let stored = matches!(entry.kind(), EntryKind::Message(_));
+            push(&mut out, &message, stored.then_some(*entry));
         }
     }
     out.push_str(r#"],"thinkingLevel":"#);
@@ -53,7 +63,8 @@ pub(crate) fn build(entries: &[Entry], index: &EntryIndex, leaf: Option<&str>) -
     out.push_str(level.as_deref().unwrap_or(r#""off""#));
     out.push_str(r#","model":"#);
     out.push_str(&model(&path).unwrap_or_else(|| "null".to_owned()));
-    out.push('}');
+    out.push_str(&ids);
+    out.push_str("]}");
     out
 }
 

@@ -69,6 +69,29 @@ test("what pi-mono writes, the binding reads as pi-mono does", { skip }, async (
     assert.equal(sm.getSessionName() ?? null, view.name, file);
     for (const [id, label] of Object.entries(view.labels)) assert.equal(sm.getLabel(id), label, file);
   }
+  // The context's messages are the entries' own objects, the same from call to
+  // call, before and after the entries are made, as pi-mono's are.
+  const pi = await import(join(repo, "interop", "peers", "pi-mono", "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js"));
+  const identities = (Manager, file) => {
+    const sm = Manager.open(file);
+    const first = sm.buildSessionContext().messages;
+    const second = sm.buildSessionContext().messages;
+    const own = new Set(sm.getEntries().filter((e) => e.type === "message").map((e) => e.message));
+    const after = sm.buildSessionContext().messages;
+    return {
+      messages: first.length,
+      sameAgain: first.filter((m, at) => m === second[at]).length,
+      entriesOwn: first.filter((m) => own.has(m)).length,
+      sameAfter: first.filter((m, at) => m === after[at]).length,
+    };
+  };
+  let shared = 0;
+  for (const { file, view } of written.filter(({ view }) => !view.refused)) {
+    const theirs = identities(pi.SessionManager, file);
+    assert.deepEqual(identities(SessionManager, file), theirs, `${file}: ${JSON.stringify(view.id)}`);
+    shared += theirs.entriesOwn;
+  }
+  assert.ok(shared > 0, "some context messages are entries' own");
 });
 
 test("what the binding writes, pi-mono reads as the binding does, line for line as pi writes it", { skip }, () => {
