@@ -388,21 +388,22 @@ impl SessionManager {
     ///
     /// [`Error::Io`] when `dir` cannot be made.
     pub fn start_session(&mut self, dir: Option<&Path>, id: Option<&str>, parent_session: Option<&str>) -> Result<()> {
-        self.new_session(dir, parent_session)?;
-        if let Some(id) = id {
-            self.header =
-                SessionHeader::new(id, self.header.timestamp().unwrap_or_default(), &self.cwd, parent_session);
-            if let Some(dir) = self.session_dir.clone().filter(|_| self.file.is_some()) {
-                let name = crate::discovery::session_file_name(self.header.timestamp().unwrap_or_default(), id);
-                self.file = Some(dir.join(name));
-            }
-        }
-        Ok(())
+        let header = match id {
+            Some(id) => SessionHeader::new(id, &self.now_iso(), &self.cwd, parent_session),
+            None => self.fresh_header(parent_session),
+        };
+        self.begin_session(header, dir)
     }
 
     /// Starts a new, empty session in `dir` (or in memory without one).
     fn new_session(&mut self, dir: Option<&Path>, parent_session: Option<&str>) -> Result<()> {
-        self.header = self.fresh_header(parent_session);
+        let header = self.fresh_header(parent_session);
+        self.begin_session(header, dir)
+    }
+
+    /// Starts the new, empty session `header` in `dir` (or in memory without one).
+    fn begin_session(&mut self, header: SessionHeader, dir: Option<&Path>) -> Result<()> {
+        self.header = header;
         self.title_line = None;
         self.entries.clear();
         self.index = EntryIndex::default();

@@ -20,9 +20,9 @@ struct FileWriter {
 }
 
 impl FileWriter {
-    fn new(file: File) -> io::Result<Self> {
-        let identity = identity(&file.metadata()?);
-        Ok(Self { file, identity })
+    /// `file`, whose metadata (read when it was opened) is `meta`.
+    fn new(file: File, meta: &fs::Metadata) -> Self {
+        Self { file, identity: identity(meta) }
     }
 }
 
@@ -108,11 +108,14 @@ impl SessionStorage for FileStorage {
     }
 
     fn create_new(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        Ok(Box::new(FileWriter::new(OpenOptions::new().write(true).create_new(true).open(path)?)?))
+        let file = OpenOptions::new().write(true).create_new(true).open(path)?;
+        let meta = file.metadata()?;
+        Ok(Box::new(FileWriter::new(file, &meta)))
     }
 
     fn open_append(&self, path: &Path) -> io::Result<Box<dyn StorageWriter>> {
-        Ok(Box::new(FileWriter::new(open_regular(path, OpenOptions::new().append(true).create(true))?)?))
+        let (file, meta) = open_regular_stat(path, OpenOptions::new().append(true).create(true))?;
+        Ok(Box::new(FileWriter::new(file, &meta)))
     }
 
     fn truncate(&self, path: &Path, len: u64) -> io::Result<()> {
@@ -154,9 +157,9 @@ impl SessionStorage for FileStorage {
         // Lock the file, then check the path still names it: a concurrent atomic
         // rewrite may have replaced it while we waited.
         loop {
-            let file = open_regular(path, OpenOptions::new().read(true))?;
+            let (file, meta) = open_regular_stat(path, OpenOptions::new().read(true))?;
             file.lock()?;
-            let locked = identity(&file.metadata()?);
+            let locked = identity(&meta);
             let current = fs::metadata(path).ok().and_then(|m| identity(&m));
             if locked.is_none() || locked == current {
                 return Ok(Box::new(FileLock(file)));
@@ -189,6 +192,11 @@ impl SessionStorage for FileStorage {
 /// put there in between fails the check on the open file instead of blocking).
 /// A missing file is left to `options` (created, or `NotFound`).
 fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    open_regular_stat(path, options).map(|(file, _)| file)
+}
+
+/// [`open_regular`], with the open file's metadata.
+fn open_regular_stat(path: &Path, options: &mut OpenOptions) -> io::Result<(File, fs::Metadata)> {
     match fs::metadata(path) {
         Ok(meta) if !meta.is_file() => return Err(not_regular(path, FileKind::of(meta.file_type()))),
         Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
@@ -199,7 +207,7 @@ fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     if !meta.is_file() {
         return Err(not_regular(path, FileKind::of(meta.file_type())));
     }
-    Ok(file)
+    Ok((file, meta))
 }
 
 #[cfg(unix)]
