@@ -142,7 +142,6 @@ export class SessionManager {
   #native;
   #cwd;
   #sessionDir;
-  #persist;
   #header = null;
   /**
    * The entries as JavaScript objects, made the first time a method needs
@@ -161,13 +160,13 @@ export class SessionManager {
   #labelTimes = new Map();
 
   /** Made by the static constructors only. */
-  constructor(making, session, cwd, sessionDir, persist) {
+  constructor(making, session, cwd, sessionDir) {
     if (making !== MAKING) throw new TypeError("SessionManager is made by create, open, continueRecent, inMemory or forkFrom");
     this.#native = session;
-    this.#cwd = cwd;
     this.#sessionDir = sessionDir;
-    this.#persist = persist;
     this.#reload();
+    // Without one given (`open`), the header's, else the process's.
+    this.#cwd = cwd ?? this.#header.cwd ?? process.cwd();
   }
 
   /** Takes the header from the native session again; the entries are made again when asked for. */
@@ -217,9 +216,9 @@ export class SessionManager {
     return id;
   }
 
-  /** Appends an entry of `type` with `fields` (in pi's key order); `baseLast` as pi's custom entries. */
-  #append(type, fields, baseLast = false) {
-    return this.#added(this.#native.appendFields(type, JSON.stringify(fields), baseLast));
+  /** Appends an entry of `type` with `fields` (in pi's key order; the native session puts the base fields where pi does). */
+  #append(type, fields) {
+    return this.#added(this.#native.appendFields(type, JSON.stringify(fields)));
   }
 
   #mustHave(id) {
@@ -232,13 +231,13 @@ export class SessionManager {
   }
 
   newSession(options) {
-    const file = this.#native.newSession(this.#persist ? this.#sessionDir : undefined, options?.id, options?.parentSession);
+    const file = this.#native.newSession(this.#native.isPersisted() ? this.#sessionDir : undefined, options?.id, options?.parentSession);
     this.#reload();
     return file ?? undefined;
   }
 
   isPersisted() {
-    return this.#persist;
+    return this.#native.isPersisted();
   }
 
   getCwd() {
@@ -274,7 +273,7 @@ export class SessionManager {
   }
 
   appendCustomEntry(customType, data) {
-    return this.#append("custom", { customType, data }, true);
+    return this.#append("custom", { customType, data });
   }
 
   appendSessionInfo(name) {
@@ -291,7 +290,7 @@ export class SessionManager {
   }
 
   appendCustomMessageEntry(customType, content, display, details) {
-    return this.#append("custom_message", { customType, content, display, details }, true);
+    return this.#append("custom_message", { customType, content, display, details });
   }
 
   getLeafId() {
@@ -400,14 +399,15 @@ export class SessionManager {
 
   createBranchedSession(leafId) {
     if (!leafId || !this.#native.hasEntry(leafId)) throw new Error(`Entry ${leafId} not found`);
-    const file = this.#native.createBranchedSession(leafId, this.#persist ? this.#sessionDir : undefined);
+    const persisted = this.#native.isPersisted();
+    const file = this.#native.createBranchedSession(leafId, persisted ? this.#sessionDir : undefined);
     this.#reload();
-    return this.#persist ? (file ?? undefined) : undefined;
+    return file ?? undefined;
   }
 
   static create(cwd, sessionDir) {
     const dir = sessionDir ?? getDefaultSessionDir(cwd);
-    return new SessionManager(MAKING, native.NativeSession.create(cwd, dir), cwd, dir, true);
+    return new SessionManager(MAKING, native.NativeSession.create(cwd, dir), cwd, dir);
   }
 
   static open(path, sessionDir, cwdOverride) {
@@ -417,23 +417,22 @@ export class SessionManager {
     // A new session (no file there) is for the cwd given, else the process's;
     // an existing one's is its header's, unless one is given.
     const session = native.NativeSession.open(file, cwdOverride ?? process.cwd());
-    const cwd = cwdOverride ?? JSON.parse(session.headerJson()).cwd ?? process.cwd();
-    return new SessionManager(MAKING, session, cwd, dir, true);
+    return new SessionManager(MAKING, session, cwdOverride, dir);
   }
 
   static continueRecent(cwd, sessionDir) {
     const dir = sessionDir ?? getDefaultSessionDir(cwd);
-    return new SessionManager(MAKING, native.NativeSession.continueRecent(cwd, dir), cwd, dir, true);
+    return new SessionManager(MAKING, native.NativeSession.continueRecent(cwd, dir), cwd, dir);
   }
 
   static inMemory(cwd = process.cwd()) {
-    return new SessionManager(MAKING, native.NativeSession.inMemory(cwd), cwd, "", false);
+    return new SessionManager(MAKING, native.NativeSession.inMemory(cwd), cwd, "");
   }
 
   static forkFrom(sourcePath, targetCwd, sessionDir) {
     // The native fork makes the folder once the source is read.
     const dir = sessionDir ?? join(defaultAgentDir(), "sessions", native.sessionDirName(targetCwd));
-    return new SessionManager(MAKING, native.NativeSession.forkFrom(sourcePath, targetCwd, dir), targetCwd, dir, true);
+    return new SessionManager(MAKING, native.NativeSession.forkFrom(sourcePath, targetCwd, dir), targetCwd, dir);
   }
 
   static async list(cwd, sessionDir, onProgress) {

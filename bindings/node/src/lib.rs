@@ -148,11 +148,11 @@ impl NativeSession {
     }
 
     /// Appends an entry of `entry_type` whose own fields are the JSON object
-    /// `fields` (as `JSON.stringify` wrote it); `base_last` puts `id`,
-    /// `parentId` and `timestamp` after them. Returns the entry's id.
+    /// `fields` (as `JSON.stringify` wrote it), with `id`, `parentId` and
+    /// `timestamp` where pi puts them. Returns the entry's id.
     #[napi]
-    pub fn append_fields(&mut self, entry_type: String, fields: String, base_last: bool) -> Result<String> {
-        Ok(self.inner.append_fields_json(&entry_type, &fields, base_last).map_err(js)?.as_str().to_owned())
+    pub fn append_fields(&mut self, entry_type: String, fields: String) -> Result<String> {
+        Ok(self.inner.append_fields_json(&entry_type, &fields).map_err(js)?.as_str().to_owned())
     }
 
     /// Moves the leaf to the entry `id`.

@@ -155,10 +155,9 @@ mod fields_spliced {
         let storage = memory();
         let mut sm = builder(&storage).create("/p", Path::new(DIR)).unwrap();
         sm.append_message(&assistant("a")).unwrap();
-        let first =
-            sm.append_fields_json("model_change", r#"{"provider":"p","modelId":"m","cost":1e-7}"#, false).unwrap();
-        let last = sm.append_fields_json("custom", r#"{"customType":"x","data":{"b":1,"a":2}}"#, true).unwrap();
-        let empty = sm.append_fields_json("session_info", "{ }", false).unwrap();
+        let first = sm.append_fields_json("model_change", r#"{"provider":"p","modelId":"m","cost":1e-7}"#).unwrap();
+        let last = sm.append_fields_json("custom", r#"{"customType":"x","data":{"b":1,"a":2}}"#).unwrap();
+        let empty = sm.append_fields_json("session_info", "{ }").unwrap();
         let file = sm.session_file().unwrap().to_owned();
         let text = String::from_utf8(storage.read(&file).unwrap()).unwrap();
         let written: Vec<&str> = text.lines().skip(2).collect();
@@ -186,7 +185,7 @@ mod fields_spliced {
     fn fields_that_are_no_object_or_name_a_base_field_are_refused() {
         let mut sm = SessionManager::in_memory("/p");
         for fields in ["[1]", r#""text""#, r#"{"id":"x"}"#, r#"{"parentId":null}"#, "{", r#"{"a":1} {"#] {
-            assert!(sm.append_fields_json("custom", fields, true).is_err(), "{fields}");
+            assert!(sm.append_fields_json("custom", fields).is_err(), "{fields}");
         }
         assert!(sm.entries().is_empty());
     }

@@ -17,6 +17,14 @@ pub(crate) enum BaseFields {
     Last,
 }
 
+impl BaseFields {
+    /// Where an entry of `entry_type` has them: last for the agents' `custom`
+    /// and `custom_message` entries, first for every other.
+    fn of(entry_type: &str) -> Self {
+        if matches!(entry_type, "custom" | "custom_message") { Self::Last } else { Self::First }
+    }
+}
+
 /// The fields of a `compaction` entry.
 #[derive(Clone, Debug, Default)]
 pub struct CompactionParams {
@@ -186,8 +194,7 @@ impl SessionManager {
     /// Appends an entry of any type from its type-specific fields; `id`,
     /// `parentId` and `timestamp` are filled in (any given are replaced).
     pub fn append_raw(&mut self, entry_type: &str, fields: Map<String, Value>) -> Result<EntryId> {
-        let layout =
-            if matches!(entry_type, "custom" | "custom_message") { BaseFields::Last } else { BaseFields::First };
+        let layout = BaseFields::of(entry_type);
         let fields = fields
             .into_iter()
             .filter(|(k, _)| !matches!(k.as_str(), "type" | "id" | "parentId" | "timestamp"))
@@ -198,15 +205,15 @@ impl SessionManager {
     /// Appends an entry of `entry_type` whose own fields are the members of
     /// the JSON object `fields`, spliced in as written (key order, spacing and
     /// number spelling kept): `id`, `parentId` and `timestamp` right after
-    /// `type`, or after the fields with `base_last` (as `custom` and
-    /// `custom_message` entries have them). The line is what a JavaScript
+    /// `type`, or after the fields for `custom` and `custom_message` entries
+    /// (as [`append_raw`](Self::append_raw) places them). The line is what a JavaScript
     /// agent's `JSON.stringify` of the whole entry gives, for the Node binding.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidEntry`] when `fields` is not an object or names a base
     /// field; as [`append_raw`](Self::append_raw) otherwise.
-    pub fn append_fields_json(&mut self, entry_type: &str, fields: &str, base_last: bool) -> Result<EntryId> {
+    pub fn append_fields_json(&mut self, entry_type: &str, fields: &str) -> Result<EntryId> {
         let mut named_base = false;
         let object = fields.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
         let inner = object.strip_prefix('{').and_then(|rest| rest.strip_suffix('}')).map(str::trim);
@@ -228,10 +235,10 @@ impl SessionManager {
         let text = |value: &str| Value::from(value).to_string();
         let parent = self.leaf.as_ref().map_or_else(|| "null".to_owned(), |p| text(p.as_str()));
         let base = format!(r#""id":{},"parentId":{parent},"timestamp":{}"#, text(id.as_str()), text(&timestamp));
-        let line = match (inner.is_empty(), base_last) {
+        let line = match (inner.is_empty(), BaseFields::of(entry_type)) {
             (true, _) => format!(r#"{{"type":{},{base}}}"#, text(entry_type)),
-            (false, false) => format!(r#"{{"type":{},{base},{inner}}}"#, text(entry_type)),
-            (false, true) => format!(r#"{{"type":{},{inner},{base}}}"#, text(entry_type)),
+            (false, BaseFields::First) => format!(r#"{{"type":{},{base},{inner}}}"#, text(entry_type)),
+            (false, BaseFields::Last) => format!(r#"{{"type":{},{inner},{base}}}"#, text(entry_type)),
         };
         self.push_line(&line)
     }
