@@ -71,16 +71,19 @@ impl PostgresVault {
                 if found < 2 {
                     add_digests(&mut tx).map_err(fail)?;
                 }
+                tx.batch_execute(VECTORS).map_err(fail)?;
                 tx.execute("UPDATE archive_meta SET value = $1 WHERE key = 'version'", &[&VERSION.to_string()])
                     .map_err(fail)?;
             }
+            // An archive of this version has them: ALTER TABLE would lock the
+            // documents against every reader on each connection.
             Some(_) => {}
             None => {
+                tx.batch_execute(VECTORS).map_err(fail)?;
                 tx.execute("INSERT INTO archive_meta (key, value) VALUES ('version', $1)", &[&VERSION.to_string()])
                     .map_err(fail)?;
             }
         }
-        tx.batch_execute(VECTORS).map_err(fail)?;
         tx.commit().map_err(fail)?;
         Ok(vault)
     }

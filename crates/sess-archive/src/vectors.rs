@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use sess_catalog::{EmbedReport, SnippetPart, Stop};
+use sess_catalog::{EmbedReport, Stop, lead_snippet};
 use sess_embed::Model;
 
 use crate::error::{Error, Result};
@@ -15,9 +15,6 @@ use crate::vault::{DocKey, Filter, Hit, Vault, Vectors};
 
 /// Documents embedded per batch (and per transaction).
 const BATCH: usize = 256;
-
-/// How many words a hit's snippet has.
-const SNIPPET_WORDS: usize = 40;
 
 /// Embeds with `model` every document of the archive that has no vectors,
 /// a batch at a time, telling `progress` the documents done and those in
@@ -88,8 +85,7 @@ pub fn search_meaning(
             return Err(Error::Query(sess_catalog::Error::Stopped { reason }));
         }
         let (Some(doc), Some(session)) = (vault.doc(key)?, sessions.remove(&key.session)) else { continue };
-        let words: Vec<&str> = doc.body.split_whitespace().take(SNIPPET_WORDS).collect();
-        let snippet = vec![SnippetPart { text: words.join(" "), hit: false }];
+        let snippet = lead_snippet(&doc.body);
         hits.push(Hit { session, entry_id: doc.entry_id, role: doc.role, snippet });
     }
     Ok(hits)

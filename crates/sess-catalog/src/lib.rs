@@ -69,7 +69,7 @@ pub use listing::ListedSessions;
 pub use meaning::{Bits, CANDIDATES, Fused, Ranked, fuse};
 pub use query::{MAX_WORDS, check_words, to_fts, to_tsquery};
 pub use refresh::{Problem, Progress, RefreshReport, SourceFile, Within};
-pub use search::{Hit, SearchParams, SnippetPart, snippet_window};
+pub use search::{Hit, SearchParams, SnippetPart, lead_snippet, snippet_window};
 pub use stop::{Stop, Stopped};
 pub use stores::StoredSession;
 pub use usage::UsageParams;

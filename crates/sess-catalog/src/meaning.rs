@@ -16,11 +16,8 @@ use sess_embed::{binarize, hamming, nearest_piece};
 
 use crate::catalog::{Catalog, SESSION_COLUMNS, session_row};
 use crate::error::Result;
-use crate::search::{Hit, SearchParams, SnippetPart};
+use crate::search::{Hit, SearchParams, lead_snippet};
 use crate::stop::stopped;
-
-/// How many words a hit's snippet has.
-const SNIPPET_WORDS: usize = 40;
 
 /// How many pieces the sign bits pass on for their documents to be ranked by
 /// their int8 vectors, at least (twenty for each session asked for, when
@@ -180,8 +177,7 @@ impl Catalog {
             let row = sessions.query_row([session], session_row)?;
             let (entry_id, role, text): (Option<String>, String, String) =
                 docs.query_row([doc], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-            let words: Vec<&str> = text.split_whitespace().take(SNIPPET_WORDS).collect();
-            let snippet = vec![SnippetPart { text: words.join(" "), hit: false }];
+            let snippet = lead_snippet(&text);
             hits.push(Hit { session: row, entry_id, role, snippet, score: f64::from(-score) });
         }
         Ok(hits)

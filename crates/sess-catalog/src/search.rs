@@ -300,6 +300,16 @@ impl Catalog {
 /// The marks `highlight()` puts around the catalog's matches.
 const MARKS: (char, char) = ('\u{2}', '\u{3}');
 
+/// How many words the snippet of a hit found by meaning has.
+const LEAD_WORDS: usize = 40;
+
+/// The snippet of a hit found by meaning: the first words of its text,
+/// nothing marked (no word of the query need be in it).
+pub fn lead_snippet(text: &str) -> Vec<SnippetPart> {
+    let words: Vec<&str> = text.split_whitespace().take(LEAD_WORDS).collect();
+    vec![SnippetPart { text: words.join(" "), hit: false }]
+}
+
 /// About `size` words of `marked` (a text whose matches are between the two
 /// `marks`, as FTS5's `highlight()` gives it) where its matches are
 /// densest, the first such place; `…` where it is cut. In one pass over the

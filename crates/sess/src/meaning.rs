@@ -212,10 +212,49 @@ pub fn archive_has_vectors(vault: &mut dyn Vault, model: &Model) -> Result<bool>
     Ok(vault.vector_model().map_err(archive_error)?.is_some_and(|id| id == model.id()))
 }
 
+/// The modes a search of the archive `vault` can take, its default first:
+/// by words and meaning, by meaning, by words when it has vectors of `model`;
+/// else by words alone.
+///
+/// # Errors
+///
+/// [`Error::Failed`] when the archive cannot be read.
+pub fn archive_modes(vault: &mut dyn Vault, model: Option<&Model>) -> Result<Vec<SearchMode>> {
+    Ok(match model {
+        Some(model) if archive_has_vectors(vault, model)? => {
+            vec![SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical]
+        }
+        _ => vec![SearchMode::Lexical],
+    })
+}
+
+/// The mode a search of the archive `vault` takes: `asked`, else the
+/// default of [`archive_modes`]. For sessions shown `beside` others (the
+/// default archive's deleted sessions beside the catalog's), a mode the
+/// archive cannot search is searched by words, and by meaning alone not at
+/// all (`None`).
+///
+/// # Errors
+///
+/// [`Error::Failed`] when the archive cannot be read.
+pub fn archive_mode(
+    vault: &mut dyn Vault,
+    model: Option<&Model>,
+    asked: Option<SearchMode>,
+    beside: bool,
+) -> Result<Option<SearchMode>> {
+    let searchable = archive_modes(vault, model)?;
+    let mode = asked.unwrap_or(searchable[0]);
+    Ok(match mode {
+        _ if !beside || searchable.contains(&mode) => Some(mode),
+        SearchMode::Semantic => None,
+        _ => Some(SearchMode::Lexical),
+    })
+}
+
 /// The hits of the archive `vault` for `query` within `filter`, ranked as
-/// `mode` says, with the sides that found each: `limit` of them from
-/// `offset` on. The meaning is searched in the vectors `sess archive
-/// --model` made.
+/// `mode` says, with the sides that found each: the first `limit`. The
+/// meaning is searched in the vectors `sess archive --model` made.
 ///
 /// # Errors
 ///
@@ -230,18 +269,14 @@ pub fn search_archive(
     mode: SearchMode,
     query: &str,
     filter: &Filter,
-    (offset, limit): (usize, usize),
+    limit: usize,
     stop: &Stop,
 ) -> Result<Vec<Fused<sess_archive::Hit>>> {
-    let wanted = offset.saturating_add(limit);
-    let window = if mode == SearchMode::Lexical { wanted } else { wanted.max(FUSED_WINDOW) };
-    let mut words = match mode {
+    let window = if mode == SearchMode::Lexical { limit } else { limit.max(FUSED_WINDOW) };
+    let words = match mode {
         SearchMode::Semantic => Vec::new(),
         _ => vault.search(query, filter, window, stop).map_err(archive_error)?,
     };
-    if mode == SearchMode::Lexical {
-        words.drain(..offset.min(words.len()));
-    }
     let mut meaning = Vec::new();
     if mode.by_meaning() {
         let model = model.ok_or_else(no_model)?;
@@ -257,7 +292,7 @@ pub fn search_archive(
             meaning = sess_archive::search_meaning(vault, &vector, filter, window, stop).map_err(archive_error)?;
         }
     }
-    Ok(rank(mode, words, meaning, (offset, limit)))
+    Ok(rank(mode, words, meaning, (0, limit)))
 }
 
 /// An archive's error as the library's: a query it refused or a search

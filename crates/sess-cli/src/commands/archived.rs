@@ -114,7 +114,7 @@ pub(crate) fn search(
     (limit, stop): (usize, &sess_catalog::Stop),
     (mode, model): (SearchMode, Option<&sess_embed::Model>),
 ) -> anyhow::Result<Vec<(Hit, Vec<Side>)>> {
-    let hits = sess::meaning::search_archive(vault, model, mode, query, filter, (0, limit), stop)?;
+    let hits = sess::meaning::search_archive(vault, model, mode, query, filter, limit, stop)?;
     Ok(hits
         .into_iter()
         .filter_map(|fused| {

@@ -136,12 +136,7 @@ fn search(args: &SearchArgs, store: Option<&str>) -> anyhow::Result<Outcome> {
         && let mut vault = sess::archive::open(&url)?
         // By meaning too when the archive has vectors of the model; else by
         // words, and not at all by meaning alone.
-        && let Some(how) = match &model {
-            Some(model) if !sess::meaning::archive_has_vectors(vault.as_mut(), model)? => {
-                (how != SearchMode::Semantic).then_some(SearchMode::Lexical)
-            }
-            _ => Some(how),
-        }
+        && let Some(how) = sess::meaning::archive_mode(vault.as_mut(), model.as_ref(), Some(how), true)?
     {
         let gone = Filter { gone: true, ..filter };
         let scope = (args.query.as_str(), &gone);
@@ -173,10 +168,9 @@ fn search_archive(
     let cwd = args.scope.cwd.as_ref().map(std::path::absolute).transpose()?;
     let wanted = args.mode.is_none_or(SearchMode::by_meaning);
     let model = model_dir.filter(|_| wanted).map(|dir| sess::meaning::load_model_for_queries(&dir)).transpose()?;
-    let how = match (args.mode, &model) {
-        (Some(mode), _) => mode,
-        (None, Some(model)) if sess::meaning::archive_has_vectors(vault, model)? => SearchMode::Hybrid,
-        (None, _) => SearchMode::Lexical,
+    let how = match args.mode {
+        Some(mode) => mode,
+        None => sess::meaning::archive_modes(vault, model.as_ref())?[0],
     };
     let scope = (args.query.as_str(), filter);
     let found = archived::search(vault, url, scope, (args.limit, stop), (how, model.as_ref()))?;

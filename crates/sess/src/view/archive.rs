@@ -70,16 +70,7 @@ impl Archive {
     /// How it can be searched: by meaning too when it has vectors of the
     /// model, its default first.
     pub(super) fn search_modes(&self) -> Result<Vec<SearchMode>> {
-        self.modes_of(self.vault()?.as_mut())
-    }
-
-    fn modes_of(&self, vault: &mut dyn Vault) -> Result<Vec<SearchMode>> {
-        Ok(match &self.model {
-            Some(model) if crate::meaning::archive_has_vectors(vault, model)? => {
-                vec![SearchMode::Hybrid, SearchMode::Semantic, SearchMode::Lexical]
-            }
-            _ => vec![SearchMode::Lexical],
-        })
+        crate::meaning::archive_modes(self.vault()?.as_mut(), self.model.as_deref())
     }
 
     fn vault(&self) -> Result<Lease<'_, Box<dyn Vault>>> {
@@ -181,22 +172,18 @@ impl Archive {
         let wanted = params.offset.saturating_add(params.limit);
         let stop = Stop::never().or_when(cancel.flag());
         let mut vault = self.vault()?;
-        let modes = self.modes_of(vault.as_mut())?;
-        let mut mode = params.mode.unwrap_or(modes[0]);
-        if self.shown == Shown::Gone && !modes.contains(&mode) {
-            match mode {
-                SearchMode::Semantic => return Ok(Vec::new()),
-                _ => mode = SearchMode::Lexical,
-            }
-        }
-        let page = (0, wanted);
+        let beside = self.shown == Shown::Gone;
+        let Some(mode) = crate::meaning::archive_mode(vault.as_mut(), self.model.as_deref(), params.mode, beside)?
+        else {
+            return Ok(Vec::new());
+        };
         let hits = crate::meaning::search_archive(
             vault.as_mut(),
             self.model.as_deref(),
             mode,
             &params.query,
             &filter,
-            page,
+            wanted,
             &stop,
         )?;
         Ok(hits
