@@ -386,8 +386,15 @@ impl SessionManager {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when `dir` cannot be made.
+    /// [`Error::InvalidEntry`] for an `id` with a path separator or a NUL (it
+    /// is part of the file's name, which must stay in `dir`); [`Error::Io`]
+    /// when `dir` cannot be made.
     pub fn start_session(&mut self, dir: Option<&Path>, id: Option<&str>, parent_session: Option<&str>) -> Result<()> {
+        if let Some(id) = id.filter(|id| id.contains(['/', '\\', '\0'])) {
+            return Err(Error::InvalidEntry {
+                reason: format!("the session id {id:?} holds a path separator or NUL, and names the session's file"),
+            });
+        }
         let header = match id {
             Some(id) => SessionHeader::new(id, &self.now_iso(), &self.cwd, parent_session),
             None => self.fresh_header(parent_session),

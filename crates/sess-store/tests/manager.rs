@@ -691,6 +691,24 @@ mod new_sessions {
     }
 
     #[test]
+    fn a_new_session_id_that_would_lead_out_of_its_folder_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("agent").join("sessions");
+        let mut sm = SessionManager::create("/p", &dir).unwrap();
+        let file = sm.session_file().unwrap().to_owned();
+        // The id is part of the file's name: this one names `agent/escape.jsonl`.
+        for id in ["x/../../escape", "x\\..\\escape", "a\0b"] {
+            let err = sm.start_session(Some(&dir), Some(id), None).unwrap_err();
+            assert!(matches!(err, sess_store::Error::InvalidEntry { .. }), "{id}: {err}");
+        }
+        sm.append_message(&user("q")).unwrap();
+        sm.append_message(&assistant("a")).unwrap();
+        assert_eq!(sm.session_file(), Some(file.as_path()));
+        assert!(file.exists());
+        assert!(!root.path().join("agent").join("escape.jsonl").exists());
+    }
+
+    #[test]
     fn session_names_are_sanitized_and_user_titles_win() {
         let storage = memory();
         let mut sm = populated(&storage);
